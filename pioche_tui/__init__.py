@@ -1,0 +1,1 @@
+"""Pioche: card games in the terminal, over SSH."""

@@ -1,0 +1,1 @@
+"""The Textual application: one per session, driven by the coordinator's views."""

@@ -1,0 +1,1 @@
+"""Screens: lobby, a table per game, help, scores; each with its .tcss beside it."""

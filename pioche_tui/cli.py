@@ -1,0 +1,34 @@
+"""The ``pioche`` command: one subcommand per job.
+
+Each subcommand lives in its own module with ``register(subparsers)``, which adds its parser and
+sets ``run`` (a function of the parsed arguments returning an exit status). Heavy imports
+(Textual, asyncssh) happen inside ``run``, so ``pioche sim`` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import sim
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pioche",
+        description="Pioche: card games in the terminal, over SSH.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sim.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    status: int = args.run(args)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

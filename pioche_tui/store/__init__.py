@@ -1,0 +1,1 @@
+"""Table logs (msgpack, append-only, replayable) and the SQLite database (players, results)."""

@@ -1,0 +1,1 @@
+"""The asyncssh server and the Textual driver over an SSH channel."""

@@ -1,0 +1,1 @@
+"""Textual widgets: dumb, driven by view models (see design.md)."""
