@@ -1,0 +1,106 @@
+"""A session's mailbox: the newest of each kind of news, never a growing queue.
+
+The coordinator writes, the session's app reads. However slow the reader, a mailbox holds one
+lobby snapshot, one table update (whose events pile up to a cap, newest kept), and the last few
+chat lines and notices: memory stays bounded whatever a client does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from dataclasses import dataclass, replace
+
+from .model import ChatLine, LobbySnapshot, TableUpdate
+
+MAX_EVENTS = 64  # events kept in one pending update: more than a screen's log shows
+MAX_CHAT = 50
+MAX_NOTICES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A one-off message for the session's screen (``code`` for translation, as Refused)."""
+
+    code: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Mail:
+    """Everything that arrived since the last read; None or empty where nothing did."""
+
+    lobby: LobbySnapshot | None
+    table: TableUpdate | None
+    left_table: bool  # the session's table is gone (left, closed, moved elsewhere)
+    chat: tuple[ChatLine, ...]
+    notices: tuple[Notice, ...]
+    closed: bool  # the coordinator ended this session (server stopping, replaced)
+
+
+class Mailbox:
+    def __init__(self) -> None:
+        self._lobby: LobbySnapshot | None = None
+        self._table: TableUpdate | None = None
+        self._left_table = False
+        self._chat: deque[ChatLine] = deque(maxlen=MAX_CHAT)
+        self._notices: deque[Notice] = deque(maxlen=MAX_NOTICES)
+        self._closed = False
+        self._ready = asyncio.Event()
+
+    def put_lobby(self, snapshot: LobbySnapshot) -> None:
+        self._lobby = snapshot
+        self._ready.set()
+
+    def put_table(self, update: TableUpdate) -> None:
+        pending = self._table
+        if pending is not None and pending.table.id == update.table.id and pending.events:
+            events = (pending.events + update.events)[-MAX_EVENTS:]
+            update = replace(update, events=events)
+        self._table = update
+        self._left_table = False
+        self._ready.set()
+
+    def put_left_table(self) -> None:
+        self._table = None
+        self._left_table = True
+        self._ready.set()
+
+    def put_chat(self, line: ChatLine) -> None:
+        self._chat.append(line)
+        self._ready.set()
+
+    def put_notice(self, notice: Notice) -> None:
+        self._notices.append(notice)
+        self._ready.set()
+
+    def close(self) -> None:
+        self._closed = True
+        self._ready.set()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def take(self) -> Mail | None:
+        """What is waiting, or None if nothing is; never blocks."""
+        if not self._ready.is_set():
+            return None
+        mail = Mail(
+            self._lobby, self._table, self._left_table, tuple(self._chat),
+            tuple(self._notices), self._closed,
+        )
+        self._lobby = self._table = None
+        self._left_table = False
+        self._chat.clear()
+        self._notices.clear()
+        self._ready.clear()
+        return mail
+
+    async def get(self) -> Mail:
+        """Wait for news and take it all."""
+        while True:
+            await self._ready.wait()
+            mail = self.take()
+            if mail is not None:
+                return mail

@@ -1,0 +1,113 @@
+"""What the coordinator hands to sessions: frozen values, safe to share between them.
+
+Nothing here holds a game state; a table update carries the engine's *view* for one seat (or
+the public view for a spectator) and the events of that seat's eyes only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..engine.base import Event
+
+SeatKind = Literal["free", "player", "bot"]
+TableStatus = Literal["waiting", "playing", "finished", "closed"]
+
+
+class Refused(Exception):
+    """A request the coordinator turns down; nothing changed.
+
+    ``code`` names the reason for translation (the app's catalogue); ``str(error)`` is the
+    French sentence, used when the catalogue has nothing better.
+    """
+
+    def __init__(self, code: str, message: str, **params: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """Who a session is. ``identity`` is a key's ``SHA256:…`` fingerprint, or for a guest
+    ``guest:NAME@ADDRESS`` (so a guest reclaims a seat with the same name from the same place)."""
+
+    identity: str
+    name: str
+    guest: bool = False
+    watch_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """A seat as everyone sees it."""
+
+    kind: SeatKind
+    name: str = ""
+    bot: str = ""  # the bot's name for a bot seat ("basic", "random")
+    away: bool = False  # a player whose connection dropped: the stand-in plays for now
+    identity: str | None = None  # the player's identity (public: a key fingerprint or guest id)
+
+
+@dataclass(frozen=True, slots=True)
+class TableSummary:
+    """One line of the lobby, and the header of a table screen."""
+
+    id: str
+    game: str
+    title: str
+    options: tuple[tuple[str, Any], ...]
+    seats: tuple[SeatInfo, ...]
+    status: TableStatus
+    spectators: int
+    private: bool
+    timer: float | None  # seconds per decision, None for no timer
+    creator: str  # the creator's name
+
+    @property
+    def free_seats(self) -> int:
+        return sum(1 for s in self.seats if s.kind == "free")
+
+    def option(self, name: str, default: Any = None) -> Any:
+        return dict(self.options).get(name, default)
+
+
+@dataclass(frozen=True, slots=True)
+class OnlineEntry:
+    name: str
+    watch_only: bool
+    table: str | None  # the table they sit at or watch, None in the lobby
+
+
+@dataclass(frozen=True, slots=True)
+class LobbySnapshot:
+    tables: tuple[TableSummary, ...]
+    online: tuple[OnlineEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLine:
+    scope: str  # "lobby" or a table id
+    name: str
+    text: str  # sanitised plain text: render it as Text, never as markup
+    time: float  # wall-clock seconds
+
+
+@dataclass(frozen=True, slots=True)
+class TableUpdate:
+    """The newest state of a table for one subscriber.
+
+    ``step`` counts the actions applied so far: an action sent with an older step is stale and
+    refused. ``events`` are those since the subscriber's previous update (several actions'
+    worth when it was slow to read), already filtered for its eyes. ``deadline`` is the event
+    loop's time at which the turn timer of the seats in ``to_act`` runs out.
+    """
+
+    table: TableSummary
+    seat: int | None
+    step: int
+    view: Any  # the engine's view for ``seat``, None before the game starts
+    events: tuple[Event, ...] = ()
+    to_act: tuple[int, ...] = ()
+    deadline: float | None = None

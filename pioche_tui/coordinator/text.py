@@ -1,0 +1,65 @@
+"""User text (nicknames, chat): made safe to store and to show, and rate-limited.
+
+Safe means: no control or escape character can reach a terminal (C0, C1 — U+009B is a CSI —
+DEL, ESC), no bidirectional override or zero-width character can disguise a line, no pile of
+combining marks can overflow a cell, and the length is capped. The result is plain text: screens
+render it as ``Text``, never as markup (design.md, convention 7).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import deque
+
+CHAT_MAX = 300
+MAX_MARKS = 2  # combining marks kept after one base character (enough for any real script)
+
+
+def sanitise(text: str, limit: int = CHAT_MAX) -> str:
+    """Plain, single-line, printable text of at most ``limit`` characters."""
+    text = unicodedata.normalize("NFC", text)
+    out: list[str] = []
+    marks = 0
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in "\t\n\r\x0b\x0c\u2028\u2029":
+            ch, cat = " ", "Zs"
+        if cat in ("Cc", "Cf", "Cs", "Co", "Cn"):
+            # controls (C0, C1, DEL), formats (bidi overrides, zero-width), surrogates,
+            # private use and unassigned code points: none is text a player meant
+            continue
+        if 0xFE00 <= ord(ch) <= 0xFE0F:
+            continue  # variation selectors: terminals disagree on the width they give
+        if cat.startswith("M"):
+            if marks >= MAX_MARKS or not out:
+                continue
+            marks += 1
+        else:
+            marks = 0
+        if ch == " " and (not out or out[-1] == " "):
+            continue  # collapse runs of spaces, no leading space
+        out.append(ch)
+        if len(out) >= limit:
+            break
+    return "".join(out).rstrip()
+
+
+class RateLimiter:
+    """At most ``count`` events per ``period`` seconds per key (a sliding window)."""
+
+    def __init__(self, count: int = 3, period: float = 3.0) -> None:
+        self.count = count
+        self.period = period
+        self._times: dict[str, deque[float]] = {}
+
+    def allow(self, key: str, now: float) -> bool:
+        times = self._times.setdefault(key, deque())
+        while times and now - times[0] >= self.period:
+            times.popleft()
+        if len(times) >= self.count:
+            return False
+        times.append(now)
+        return True
+
+    def forget(self, key: str) -> None:
+        self._times.pop(key, None)
