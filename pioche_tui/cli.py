@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import sim
+from . import play, sim
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Pioche: card games in the terminal, over SSH.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    play.register(sub)
     sim.register(sub)
     return parser
 

@@ -1,0 +1,88 @@
+"""Help: every key of the screen it was opened from, then the rules of the game(s)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Markdown, Static
+
+from widgets.keybar import KeyBar
+
+from ..games import game_title, game_ui
+from .base import Dialog, describe
+
+
+def screen_bindings(screen: Screen[Any]) -> list[Binding]:
+    """Every binding a Pioche screen class declares (its own first, then its bases'); the
+    keys Textual itself binds everywhere are described apart."""
+    found: list[Binding] = []
+    for cls in type(screen).__mro__:
+        if not cls.__module__.startswith("pioche_tui."):
+            continue
+        declared: Iterable[BindingType] = cls.__dict__.get("BINDINGS", ())
+        found.extend(Binding.make_bindings(declared))
+    return found
+
+
+def merge_keys(keys: Sequence[str]) -> str:
+    """"1", "2", … "9" → "1–9"; otherwise the keys joined with " / "."""
+    if len(keys) > 2 and all(len(k) == 1 and k.isdigit() for k in keys):
+        return f"{keys[0]}–{keys[-1]}"
+    return " / ".join(keys)
+
+
+class HelpScreen(Dialog[None]):
+    CSS_PATH = "help.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark,q", "close", "key.close", show=False),
+    ]
+
+    def __init__(self, under: Screen[Any], games: Sequence[str]) -> None:
+        super().__init__()
+        self.under = under
+        self.games = tuple(games)
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.t("help.title"), id="help-title", classes="title", markup=False)
+        with VerticalScroll(id="help-scroll"):
+            yield Markdown(self.document(), id="help-text")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#help-scroll").focus()
+
+    def keys_table(self) -> list[str]:
+        t = self.t
+        rows: dict[str, list[str]] = {}
+        for binding in screen_bindings(self.under):
+            keys = rows.setdefault(describe(t, binding), [])
+            display = self.app.get_key_display(binding)
+            if display not in keys:
+                keys.append(display)
+        everywhere = (("Ctrl+Q", t("help.ctrl_q")), ("Tab", t("help.tab")),
+                      ("Esc", t("help.escape")))
+        lines = [f"## {t('help.keys')}", "", f"| {t('help.col.key')} | {t('help.col.action')} |",
+                 "|---|---|"]
+        lines += [f"| `{merge_keys(keys)}` | {text} |" for text, keys in rows.items()]
+        lines += [f"| `{key}` | {text} |" for key, text in everywhere]
+        return lines
+
+    def document(self) -> str:
+        t = self.t
+        parts = ["\n".join(self.keys_table())]
+        for game in self.games:
+            title = game_title(t, game)
+            path = game_ui(game).rules_path
+            try:
+                rules = path.read_text(encoding="utf-8")
+            except OSError:
+                rules = t("help.no_rules", game=title)
+            note = t("help.rules_french")
+            parts.append(f"## {t('help.rules', game=title)}\n\n" + (f"*{note}*\n\n" if note
+                                                                      else "") + rules)
+        return "\n\n".join(parts)

@@ -1,0 +1,298 @@
+"""A table, for any game: the header, the spectator banner, the waiting room, the log, the
+table chat, the turn timer, leaving, help and the final podium.
+
+A game's screen subclasses :class:`TableScreen`: it composes its body (``compose_game``), shows
+each new view (``show_view``), says which of its keys act now (``check_game_action``) and gives
+the final outcome (``outcome``). Without a subclass this screen still shows any game's seats and
+log, for example to spectators.
+
+Updates arrive latest-wins; each widget is given only its slice of the view and repaints only
+when that slice changed (reactives skip equal values).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Static
+
+from widgets.chat import ChatInput
+from widgets.keybar import KeyBar
+from widgets.log import GameLog
+from widgets.people import LineList
+from widgets.timer import TurnTimer
+
+from ...coordinator.core import Session
+from ...coordinator.model import Refused, SeatInfo, TableUpdate
+from ...coordinator.text import CHAT_MAX
+from ...engine.base import Event, Outcome
+from ...narrate import narrator
+from ..games import game_title
+from .base import PiocheScreen
+
+if TYPE_CHECKING:
+    from ..app import PiocheApp
+
+TABLE_ACTIONS = {"start", "chat", "leave", "help"}  # the keys every table screen has
+
+
+class TableScreen(PiocheScreen[None]):
+    CSS_PATH = "table.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "start", "key.start"),
+        Binding("c", "chat", "key.chat"),
+        Binding("l", "leave", "key.leave"),
+        Binding("question_mark", "help", "key.help"),
+    ]
+
+    def __init__(self, session: Session, update: TableUpdate) -> None:
+        super().__init__()
+        self.session = session
+        self.update = update
+        self.table_id = update.table.id
+        self.names: tuple[str, ...] = ()
+        self._header: Text | None = None
+        self._keys: tuple[Any, ...] = ()
+        self._podium_shown = False
+        self._chat: list[tuple[str, str]] = []  # lines that came before the screen was up
+        self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
+        self._narrate = narrator(update.table.game)
+
+    @property
+    def pioche(self) -> PiocheApp:
+        return cast("PiocheApp", self.app)
+
+    @property
+    def seat(self) -> int | None:
+        return self.update.seat
+
+    @property
+    def started(self) -> bool:
+        return self.update.view is not None
+
+    @property
+    def chatting(self) -> bool:
+        return self.focused is not None and isinstance(self.focused, ChatInput)
+
+    # --- layout ---------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        t = self.t
+        with Horizontal(id="table-header"):
+            yield Static(id="header-text", markup=False)
+            yield TurnTimer(t("table.timer"))
+        yield Static(t("table.spectator"), id="banner", markup=False)
+        with Vertical(id="waiting"):
+            yield Static(id="waiting-title", classes="title", markup=False)
+            yield LineList(id="waiting-seats")
+            yield Static(id="waiting-hint", markup=False)
+        with Vertical(id="game"):
+            yield from self.compose_game()
+        yield ChatInput(placeholder=t("chat.placeholder"), max_length=CHAT_MAX, id="chat-input")
+        yield KeyBar()
+
+    def compose_game(self) -> ComposeResult:
+        """The game's own widgets; it must include a GameLog with id ``log``."""
+        yield LineList(id="seats")
+        yield GameLog(id="log")
+
+    def on_mount(self) -> None:
+        self.ready = True
+        self.query_one(ChatInput).display = False
+        self.show_update(self.update)
+        for name, text in self._chat:
+            self.show_chat(name, text)
+        self._chat.clear()
+
+    # --- updates --------------------------------------------------------------------------
+
+    def show_update(self, update: TableUpdate) -> None:
+        self.update = update
+        if not self.ready:
+            return  # on_mount shows the newest one
+        self.names = tuple(seat.name for seat in update.table.seats)
+        started = self.started
+        self.query_one("#waiting").display = not started
+        self.query_one("#game").display = started
+        self.query_one("#banner").display = update.seat is None
+        header = self.header_text(update)
+        if header != self._header:
+            self._header = header
+            self.query_one("#header-text", Static).update(header)
+        self.query_one(TurnTimer).deadline = update.deadline
+        if started:
+            self.show_view(update)
+            if update.events:
+                self.query_one("#log", GameLog).add_lines(self.narrate(update.events))
+            outcome = self.outcome(update)
+            if outcome is not None and not self._podium_shown:
+                self._podium_shown = True
+                self.show_podium(outcome)
+        else:
+            self.show_waiting(update)
+        self.sync_keys()
+
+    def header_text(self, update: TableUpdate) -> Text:
+        summary = update.table
+        text = Text(self.t("table.header", game=game_title(self.t, summary.game),
+                           id=summary.id), "bold")
+        extra = self.header_extra(update)
+        if extra:
+            text.append("  ·  " + extra)
+        return text
+
+    def header_extra(self, update: TableUpdate) -> str:
+        """Game details for the header (a round, a target)."""
+        return ""
+
+    def show_view(self, update: TableUpdate) -> None:
+        """Show a started game's view. The generic screen lists the seats."""
+        self.query_one("#seats", LineList).lines = tuple(
+            self.seat_label(i, seat) for i, seat in enumerate(update.table.seats))
+
+    def narrate(self, events: Iterable[Event]) -> list[str]:
+        return self._narrate(tuple(events), self.names, self.t) if self._narrate else []
+
+    def outcome(self, update: TableUpdate) -> Outcome | None:
+        """The game's result once it is over (the generic screen cannot read views)."""
+        return None
+
+    def seat_label(self, index: int, seat: SeatInfo) -> Text:
+        """A seat's name with its marks: you, bot, away. Names are user text: Text only."""
+        t = self.t
+        if seat.kind == "free":
+            return Text(t("table.seat_free"), "dim")
+        text = Text(seat.name, "bold" if index == self.seat else "")
+        marks = []
+        if index == self.seat:
+            marks.append(t("table.you"))
+        if seat.kind == "bot":
+            marks.append(t("table.bot"))
+        if seat.away:
+            marks.append(t("table.away"))
+        if marks:
+            text.append(f" ({', '.join(marks)})", "dim")
+        return text
+
+    def show_waiting(self, update: TableUpdate) -> None:
+        t = self.t
+        summary = update.table
+        free = summary.free_seats
+        self.query_one("#waiting-title", Static).update(
+            f"{t('table.waiting')} — {t.count('table.free_seats', free)}")
+        self.query_one("#waiting-seats", LineList).lines = tuple(
+            Text(f"{i + 1}. ").append_text(self.seat_label(i, seat))
+            for i, seat in enumerate(summary.seats))
+        hints: list[str] = []
+        if update.seat is not None:
+            if self.is_creator:
+                hints.append(t("table.can_start"))
+            else:
+                hints.append(t("table.wait_creator", name=summary.creator))
+            code = self.session.table_code()
+            if code:
+                hints.append(t("table.code", code=code))
+        self.query_one("#waiting-hint", Static).update("\n".join(hints))
+
+    @property
+    def is_creator(self) -> bool:
+        return self.seat is not None and self.update.table.creator == self.session.player.name
+
+    def show_chat(self, name: str, text: str) -> None:
+        if not self.ready:
+            self._chat.append((name, text))
+            return
+        self.query_one("#log", GameLog).add_chat(name, text, self.t("chat.separator"))
+
+    def show_podium(self, outcome: Outcome) -> None:
+        from .podium import PodiumScreen
+
+        def closed(leave: bool | None) -> None:
+            if leave:
+                self.action_leave()
+
+        self.pioche.open(PodiumScreen(self.names, outcome), closed)
+
+    # --- keys -----------------------------------------------------------------------------
+
+    def sync_keys(self) -> None:
+        """Refresh the key bar only when the set of keys that act has changed."""
+        keys = tuple((key, active.enabled) for key, active in self.active_bindings.items())
+        if keys != self._keys:
+            self._keys = keys
+            self.refresh_bindings()
+
+    def on_descendant_focus(self) -> None:
+        self.sync_keys()
+
+    def on_descendant_blur(self) -> None:
+        self.sync_keys()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.chatting:
+            return False
+        if action == "start":
+            return not self.started and self.is_creator
+        if action == "chat":
+            return not self.session.player.watch_only
+        if action in TABLE_ACTIONS:
+            return True
+        if self.seat is None or not self.started:
+            return False  # spectators and waiting rooms: no game key acts
+        return self.check_game_action(action, parameters)
+
+    def check_game_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Whether the game's own key ``action`` acts now (the player is seated, the game on)."""
+        return False
+
+    def act(self, action: Any) -> None:
+        """Send an action for this view's step. A stale refusal only means a newer view is on
+        its way, so it is not shown."""
+        try:
+            self.session.act(action, self.update.step)
+        except Refused as e:
+            if e.code != "stale":
+                self.pioche.warn(self.t.refusal(e))
+
+    def action_start(self) -> None:
+        self.pioche.call(self.session.start)
+
+    def action_leave(self) -> None:
+        playing = self.seat is not None and self.update.table.status == "playing"
+        if not playing:
+            self.pioche.call(self.session.leave)
+            return
+        from .dialogs import Confirm
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.pioche.call(self.session.leave)
+
+        self.app.push_screen(Confirm(self.t("confirm.leave")), answered)
+
+    def action_help(self) -> None:
+        from .help import HelpScreen
+
+        self.app.push_screen(HelpScreen(self, (self.update.table.game,)))
+
+    def action_chat(self) -> None:
+        chat = self.query_one(ChatInput)
+        chat.display = True
+        chat.focus()
+
+    def on_chat_input_send(self, event: ChatInput.Send) -> None:
+        self.pioche.call(self.session.chat, event.text)
+
+    def on_chat_input_done(self) -> None:
+        chat = self.query_one(ChatInput)
+        chat.display = False
+        self.focus_game()
+
+    def focus_game(self) -> None:
+        """Give the keys back to the game's main widget (none in the generic screen)."""
+        self.set_focus(None)
