@@ -32,8 +32,8 @@ class KeyBar(Widget):
 
     def render(self) -> Text:
         key_style = self.get_component_rich_style("keybar--key")
-        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        text = Text(" ", no_wrap=True, overflow="ellipsis", end="")
         for key, description in self.keys:
-            text.append(f" {key} ", key_style)
+            text.append(key, key_style)
             text.append(f" {description}  ")
         return text

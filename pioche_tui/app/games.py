@@ -87,7 +87,7 @@ def game_title(t: Catalogue, game: str) -> str:
 def summarise_options(t: Catalogue, game: str, options: Mapping[str, Any], timer: float | None,
                       private: bool) -> str:
     """A table's options in a few words, for the lobby (yes/no options only when on)."""
-    words: list[str] = []
+    words: list[str] = [t("lobby.private")] if private else []
     for spec in game_ui(game).options:
         value = options.get(spec.name, spec.default)
         if spec.kind == "choice":
@@ -97,6 +97,4 @@ def summarise_options(t: Catalogue, game: str, options: Mapping[str, Any], timer
         elif value:
             words.append(t(f"optshort.{spec.name}"))
     words.append(t("optshort.timer", n=round(timer)) if timer else t("optshort.no_timer"))
-    if private:
-        words.append(t("lobby.private"))
     return ", ".join(words)

@@ -23,7 +23,7 @@ class ToyState:
 class ToyView:
     total: int
     current: int | None
-    winner: int | None
+    outcome: Outcome | None
 
 
 class Toy:
@@ -66,7 +66,7 @@ class Toy:
 
     def view(self, state: ToyState, seat: int | None) -> ToyView:
         return ToyView(state.total, None if state.winner is not None else state.current,
-                       state.winner)
+                       self.outcome(state))
 
     def outcome(self, state: ToyState) -> Outcome | None:
         if state.winner is None:

@@ -24,8 +24,10 @@ class HasCatalogue(Protocol):
     t: Catalogue
 
 
-def describe(t: Catalogue, binding: Binding) -> str:
-    key = binding.description
+def describe(t: Catalogue, binding: Binding, long: bool = False) -> str:
+    """A binding's description in the player's language: short for the key bar, or the longer
+    one in its tooltip (a catalogue key too) for the help."""
+    key = binding.tooltip if long and binding.tooltip else binding.description
     return t(key) if key in MESSAGES else key
 
 

@@ -44,8 +44,8 @@ class Confirm(Dialog[bool | None]):
 
     CSS_PATH = "dialogs.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y,o", "answer(True)", "yes"),
-        Binding("n", "answer(False)", "no"),
+        Binding("y,o", "answer(True)", "key.yes"),
+        Binding("n", "answer(False)", "key.no"),
     ]
 
     def __init__(self, question: str) -> None:

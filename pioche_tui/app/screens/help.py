@@ -60,7 +60,7 @@ class HelpScreen(Dialog[None]):
         t = self.t
         rows: dict[str, list[str]] = {}
         for binding in screen_bindings(self.under):
-            keys = rows.setdefault(describe(t, binding), [])
+            keys = rows.setdefault(describe(t, binding, long=True), [])
             display = self.app.get_key_display(binding)
             if display not in keys:
                 keys.append(display)

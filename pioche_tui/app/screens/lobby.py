@@ -42,15 +42,15 @@ PLAYER_ACTIONS = {"new_table", "join", "quick", "chat"}  # not for watch-only se
 class LobbyScreen(PiocheScreen[None]):
     CSS_PATH = "lobby.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "new_table", "key.new_table"),
-        Binding("j", "join", "key.join"),
-        Binding("w", "watch", "key.watch"),
-        Binding("p", "quick('defausse')", "key.quick"),
-        Binding("P", "quick('collection')", "key.quick"),
-        Binding("s", "scores", "key.scores"),
-        Binding("c", "chat", "key.chat"),
+        Binding("n", "new_table", "key.new_table", tooltip="help.new_table"),
+        Binding("j", "join", "key.join", tooltip="help.join"),
+        Binding("w", "watch", "key.watch", tooltip="help.watch"),
+        Binding("p", "quick('defausse')", "key.quick", tooltip="help.quick_defausse"),
+        Binding("P", "quick('collection')", "key.quick", tooltip="help.quick_collection"),
+        Binding("s", "scores", "key.scores", tooltip="help.scores"),
+        Binding("c", "chat", "key.chat", tooltip="help.chat"),
         Binding("question_mark", "help", "key.help"),
-        Binding("q", "quit", "key.quit"),
+        Binding("q", "quit", "key.quit", tooltip="help.quit"),
     ]
 
     def __init__(self, session: Session) -> None:

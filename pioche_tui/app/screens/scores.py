@@ -80,10 +80,11 @@ class ScoresScreen(Dialog[None]):
         if stats is None or not stats.games:
             text = t("scores.none_mine")
         else:
-            lines = [t("scores.stats", games=stats.games, wins=stats.wins, points=stats.points,
-                       best=stats.best_score)]
-            lines += [t("scores.by_game", game=game_title(t, g), games=n, wins=w)
-                      for g, n, w in stats.by_game]
+            lines = [t("scores.stats", games=t.count("n.games", stats.games),
+                       wins=t.count("n.wins", stats.wins),
+                       points=t.count("n.points", stats.points), best=stats.best_score)]
+            lines += [t("scores.by_game", game=game_title(t, g), games=t.count("n.games", n),
+                        wins=t.count("n.wins", w)) for g, n, w in stats.by_game]
             text = "\n".join(lines)
         if self.player.guest:
             text += "\n" + t("scores.guest")

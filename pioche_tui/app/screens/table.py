@@ -1,7 +1,8 @@
 """A table, for any game: the header, the spectator banner, the waiting room, the log, the
 table chat, the turn timer, leaving, help and the final podium.
 
-A game's screen subclasses :class:`TableScreen`: it composes its body (``compose_game``), shows
+A game's screen subclasses :class:`TableScreen`: it composes its widgets above and below the log
+(``compose_board``, ``compose_controls``), shows
 each new view (``show_view``), says which of its keys act now (``check_game_action``) and gives
 the final outcome (``outcome``). Without a subclass this screen still shows any game's seats and
 log, for example to spectators.
@@ -44,9 +45,9 @@ TABLE_ACTIONS = {"start", "chat", "leave", "help"}  # the keys every table scree
 class TableScreen(PiocheScreen[None]):
     CSS_PATH = "table.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "start", "key.start"),
-        Binding("c", "chat", "key.chat"),
-        Binding("l", "leave", "key.leave"),
+        Binding("enter", "start", "key.start", tooltip="help.start"),
+        Binding("c", "chat", "key.chat", tooltip="help.chat"),
+        Binding("l", "leave", "key.leave", tooltip="help.leave"),
         Binding("question_mark", "help", "key.help"),
     ]
 
@@ -91,15 +92,22 @@ class TableScreen(PiocheScreen[None]):
             yield Static(id="waiting-title", classes="title", markup=False)
             yield LineList(id="waiting-seats")
             yield Static(id="waiting-hint", markup=False)
-        with Vertical(id="game"):
-            yield from self.compose_game()
+        with Vertical(id="board"):
+            yield from self.compose_board()
+        yield GameLog(id="log")
+        with Vertical(id="controls"):
+            yield from self.compose_controls()
         yield ChatInput(placeholder=t("chat.placeholder"), max_length=CHAT_MAX, id="chat-input")
         yield KeyBar()
 
-    def compose_game(self) -> ComposeResult:
-        """The game's own widgets; it must include a GameLog with id ``log``."""
+    def compose_board(self) -> ComposeResult:
+        """The game's widgets above the log (the waiting room takes their place before the
+        game starts)."""
         yield LineList(id="seats")
-        yield GameLog(id="log")
+
+    def compose_controls(self) -> ComposeResult:
+        """The game's widgets below the log (hidden before the game starts)."""
+        yield from ()
 
     def on_mount(self) -> None:
         self.ready = True
@@ -118,7 +126,8 @@ class TableScreen(PiocheScreen[None]):
         self.names = tuple(seat.name for seat in update.table.seats)
         started = self.started
         self.query_one("#waiting").display = not started
-        self.query_one("#game").display = started
+        self.query_one("#board").display = started
+        self.query_one("#controls").display = started
         self.query_one("#banner").display = update.seat is None
         header = self.header_text(update)
         if header != self._header:
@@ -159,8 +168,9 @@ class TableScreen(PiocheScreen[None]):
         return self._narrate(tuple(events), self.names, self.t) if self._narrate else []
 
     def outcome(self, update: TableUpdate) -> Outcome | None:
-        """The game's result once it is over (the generic screen cannot read views)."""
-        return None
+        """The game's result once it is over: the view's ``outcome`` field, when it has one."""
+        outcome = getattr(update.view, "outcome", None)
+        return outcome if isinstance(outcome, Outcome) else None
 
     def seat_label(self, index: int, seat: SeatInfo) -> Text:
         """A seat's name with its marks: you, bot, away. Names are user text: Text only."""
