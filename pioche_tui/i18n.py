@@ -84,6 +84,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "help.start": ("lancer la partie (créateur ; des robots prennent les places libres)",
                    "start the game (creator; bots take the free seats)"),
     "help.quit": ("quitter Pioche", "quit Pioche"),
+    "help.play": ("jouer la carte choisie (un Joker demande sa couleur)",
+                  "play the chosen card (a Joker asks for its colour)"),
+    "help.draw": ("piocher une carte", "draw a card"),
+    "help.take": ("prendre les cartes en attente (cumul)", "take the pending cards (stacking)"),
+    "help.pass": ("passer : plus rien à piocher ni à jouer",
+                  "pass: nothing left to draw or play"),
+    "help.keep": ("garder la carte piochée au lieu de la jouer",
+                  "keep the drawn card instead of playing it"),
+    "help.announce": ("jouer la carte choisie en annonçant sa dernière carte (option annonce)",
+                      "play the chosen card announcing your last card (announce option)"),
+    "help.catch": ("contrer un joueur qui n'a pas annoncé sa dernière carte : il pioche 2",
+                   "catch a player who did not announce their last card: they draw 2"),
     # --- nickname ------------------------------------------------------------------------
     "nick.welcome": ("Bienvenue sur Pioche !", "Welcome to Pioche!"),
     "nick.intro": (
@@ -105,18 +117,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "lobby.tables": ("Tables", "Tables"),
     "lobby.online": ("En ligne ({n})", "Online ({n})"),
     "lobby.chat": ("Discussion du salon", "Lobby chat"),
-    "lobby.no_tables": (
-        "Bienvenue ! Aucune table pour l'instant.\n\n"
-        "  p   jouer tout de suite à Défausse contre des robots\n"
-        "  P   jouer tout de suite à Collection contre des robots\n"
-        "  n   créer une table : le jeu, les joueurs, les robots, les options\n"
-        "  ?   les règles et toutes les touches",
-        "Welcome! No tables yet.\n\n"
-        "  p   play Défausse right now against bots\n"
-        "  P   play Collection right now against bots\n"
-        "  n   create a table: the game, the players, the bots, the options\n"
-        "  ?   the rules and every key",
-    ),
+    "lobby.welcome": ("Bienvenue ! Aucune table pour l'instant.",
+                      "Welcome! No tables yet."),
+    "lobby.hint_quick": ("jouer tout de suite à {game} contre des robots",
+                         "play {game} right now against bots"),
+    "lobby.hint_new": ("créer une table : le jeu, les joueurs, les robots, les options",
+                       "create a table: the game, the players, the bots, the options"),
+    "lobby.hint_help": ("les règles et toutes les touches", "the rules and every key"),
     "lobby.col.id": ("Table", "Table"),
     "lobby.col.game": ("Jeu", "Game"),
     "lobby.col.options": ("Options", "Options"),
@@ -285,8 +292,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "df.pending": ("{n} cartes en attente", "{n} cards pending"),
     "df.announced": ("dernière carte !", "last card!"),
     "df.dealer": ("donneur", "dealer"),
-    "df.your_turn": ("À vous : jouez une carte marquée ▴ ou piochez.",
-                     "Your turn: play a card marked ▴ or draw."),
+    "df.your_turn": ("À vous : jouez une carte levée (Entrée) ou piochez (d).",
+                     "Your turn: play a raised card (Enter) or draw (d)."),
     "df.your_turn_no_play": ("À vous : aucune carte ne va, piochez (d).",
                              "Your turn: no card fits, draw (d)."),
     "df.pending_turn": (
@@ -307,38 +314,29 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "df.round_over": ("Fin de la manche {n}", "End of round {n}"),
     "df.round_winner": ("{name} gagne la manche et marque {gained} points.",
                         "{name} wins the round and scores {gained} points."),
-    "df.round_blocked": ("Manche bloquée : égalité, personne ne marque.",
-                         "Blocked round: a tie, nobody scores."),
-    "df.round_blocked_winner": (
-        "Manche bloquée : {name} a la main la plus faible et marque {gained} points.",
-        "Blocked round: {name} has the lowest hand and scores {gained} points.",
-    ),
     "df.col.hand": ("En main", "In hand"),
     "df.col.total": ("Total", "Total"),
     # Défausse's log: one sentence per action, its consequences joined with " — "
     "ev.round": ("Manche {n} : {dealer} distribue.", "Round {n}: {dealer} deals."),
-    "ev.flip": ("première carte : {card}", "first card: {card}"),
+    "ev.flip": ("Première carte : {card}", "First card: {card}"),
     "ev.reshuffle": ("la défausse est remélangée ({n} cartes à piocher)",
                      "the discard is reshuffled ({n} cards to draw)"),
     "ev.skip": ("{name} passe son tour", "{name} loses a turn"),
     "ev.reverse": ("le sens change {arrow}", "the direction changes {arrow}"),
     "ev.play": ("{name} joue {card}", "{name} plays {card}"),
-    "ev.play_wild": ("{name} joue {card} et demande {colour}",
-                     "{name} plays {card} and calls {colour}"),
+    "ev.play_wild": ("{name} joue {card}, couleur : {colour}",
+                     "{name} plays {card}, colour: {colour}"),
     "ev.announce": ("{name} annonce sa dernière carte", "{name} announces their last card"),
     "ev.pass": ("{name} ne peut ni jouer ni piocher et passe",
                 "{name} can neither play nor draw and passes"),
     "ev.draw": ("{name} pioche {cards}", "{name} draws {cards}"),
     "ev.drew": ("{name} pioche {cards} : {which}", "{name} draws {cards}: {which}"),
     "ev.keep": ("{name} garde la carte piochée", "{name} keeps the drawn card"),
-    "ev.colour": ("{name} choisit {colour}", "{name} chooses {colour}"),
+    "ev.colour": ("{name} choisit la couleur : {colour}", "{name} picks the colour: {colour}"),
     "ev.catch": ("{catcher} contre {name}, qui n'a pas annoncé",
                  "{catcher} catches {name}, who did not announce"),
     "ev.round_end": ("{name} gagne la manche : +{gained} points",
                      "{name} wins the round: +{gained} points"),
-    "ev.round_blocked": ("manche bloquée, personne ne marque", "blocked round, nobody scores"),
-    "ev.round_blocked_winner": ("manche bloquée : {name} a la main la plus faible, +{gained}",
-                                "blocked round: {name} has the lowest hand, +{gained}"),
     "ev.game_end": ("Partie terminée : {names} l'emporte avec {score} points.",
                     "Game over: {names} wins with {score} points."),
     # --- refusals (the coordinator's codes) and notices ----------------------------------

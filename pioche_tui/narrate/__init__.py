@@ -31,10 +31,6 @@ def narrator(game: str) -> Narrator | None:
 
 
 def join_clauses(groups: list[list[str]]) -> list[str]:
-    """Each group of clauses as one line: joined with " — ", first letter capitalised."""
-    lines = []
-    for clauses in groups:
-        if clauses:
-            line = " — ".join(clauses)
-            lines.append(line[0].upper() + line[1:])
-    return lines
+    """Each group of clauses as one line, joined with " — ". (No capital forced on the line:
+    most lines start with a player's name, written as the player wrote it.)"""
+    return [" — ".join(clauses) for clauses in groups if clauses]

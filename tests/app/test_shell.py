@@ -338,6 +338,18 @@ async def test_english_when_the_locale_says_so(make_app: MakeApp) -> None:
         assert "Hello Alice!" in text and "n create" in text
 
 
+async def test_q_quits_from_the_lobby_and_frees_the_session(coordinator: Coordinator,
+                                                             make_app: MakeApp) -> None:
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert "SHA256:Alice" in coordinator.sessions
+        await pilot.press("q")
+        await settle(pilot)
+    assert app.return_code == 0
+    assert "SHA256:Alice" not in coordinator.sessions
+
+
 async def test_session_closed_by_the_server_ends_the_app(coordinator: Coordinator,
                                                          make_app: MakeApp) -> None:
     app = make_app("Alice")

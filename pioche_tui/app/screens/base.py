@@ -18,6 +18,8 @@ from widgets.keybar import KeyBar
 from ...i18n import MESSAGES, Catalogue
 
 ResultT = TypeVar("ResultT")
+TRAILING_ACTIONS = {"chat", "leave", "help", "app.quit", "close"}
+"""Shown last in the key bar: what acts now in the game comes first."""
 
 
 class HasCatalogue(Protocol):
@@ -50,7 +52,9 @@ class KeyBarMixin:
         if not bars:
             return
         shown: dict[str, list[str]] = {}  # description → keys, in binding order
-        for active in screen.active_bindings.values():
+        actives = sorted(screen.active_bindings.values(),
+                         key=lambda active: active.binding.action in TRAILING_ACTIONS)
+        for active in actives:
             binding = active.binding
             if binding.show and active.enabled:
                 keys = shown.setdefault(describe(self.t, binding), [])

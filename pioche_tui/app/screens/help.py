@@ -18,12 +18,15 @@ from .base import Dialog, describe
 
 
 def screen_bindings(screen: Screen[Any]) -> list[Binding]:
-    """Every binding a Pioche screen class declares (its own first, then its bases'); the
-    keys Textual itself binds everywhere are described apart."""
+    """Every binding of a Pioche screen and of the widgets on it (a hand's arrows, the chat
+    input's keys), in that order; the keys Textual binds everywhere are described apart."""
+    classes: list[type] = []
+    for node in (screen, *screen.walk_children()):
+        for cls in type(node).__mro__:
+            if cls.__module__.startswith(("pioche_tui.", "widgets.")) and cls not in classes:
+                classes.append(cls)
     found: list[Binding] = []
-    for cls in type(screen).__mro__:
-        if not cls.__module__.startswith("pioche_tui."):
-            continue
+    for cls in classes:
         declared: Iterable[BindingType] = cls.__dict__.get("BINDINGS", ())
         found.extend(Binding.make_bindings(declared))
     return found

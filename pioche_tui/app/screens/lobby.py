@@ -50,7 +50,7 @@ class LobbyScreen(PiocheScreen[None]):
         Binding("s", "scores", "key.scores", tooltip="help.scores"),
         Binding("c", "chat", "key.chat", tooltip="help.chat"),
         Binding("question_mark", "help", "key.help"),
-        Binding("q", "quit", "key.quit", tooltip="help.quit"),
+        Binding("q", "app.quit", "key.quit", tooltip="help.quit"),
     ]
 
     def __init__(self, session: Session) -> None:
@@ -70,7 +70,7 @@ class LobbyScreen(PiocheScreen[None]):
         t = self.t
         yield Static(id="lobby-header", markup=False)
         yield TablesList([(t(key), width) for key, width in COLUMNS], id="tables")
-        yield Static(t("lobby.no_tables"), id="no-tables", classes="muted", markup=False)
+        yield Static(self.welcome(), id="no-tables", markup=False)
         with Horizontal(id="lobby-bottom"):
             chat = GameLog(id="lobby-chat")
             chat.border_title = t("lobby.chat")
@@ -78,6 +78,22 @@ class LobbyScreen(PiocheScreen[None]):
             yield LineList(id="online")
         yield ChatInput(placeholder=t("chat.placeholder"), max_length=CHAT_MAX, id="chat-input")
         yield KeyBar()
+
+    def welcome(self) -> Text:
+        """What an empty lobby says: the keys that start something."""
+        t = self.t
+        text = Text(t("lobby.welcome"), "bold")
+        text.append("\n")
+        games = self.pioche.coordinator.games
+        hints = [] if self.session.player.watch_only else [
+            *((key, t("lobby.hint_quick", game=game_title(t, game)))
+              for key, game in (("p", "defausse"), ("P", "collection")) if game in games),
+            ("n", t("lobby.hint_new")),
+        ]
+        for key, hint in [*hints, ("?", t("lobby.hint_help"))]:
+            text.append(f"\n  {key}", "bold")
+            text.append(f"   {hint}")
+        return text
 
     def on_mount(self) -> None:
         self.ready = True
