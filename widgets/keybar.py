@@ -6,10 +6,11 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widget import Widget
+
+from .lines import TextLine
 
 
-class KeyBar(Widget):
+class KeyBar(TextLine):
     """Shows ``keys``: pairs of (key as displayed, what it does), in order."""
 
     DEFAULT_CSS = """
@@ -17,6 +18,7 @@ class KeyBar(Widget):
         dock: bottom;
         height: 1;
         width: 1fr;
+        padding: 0;
         background: $footer-background;
         color: $footer-description-foreground;
     }
@@ -28,12 +30,12 @@ class KeyBar(Widget):
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"keybar--key"}
 
-    keys: reactive[tuple[tuple[str, str], ...]] = reactive((), layout=False)
+    keys: reactive[tuple[tuple[str, str], ...]] = reactive((), repaint=False)
 
-    def render(self) -> Text:
+    def watch_keys(self, keys: tuple[tuple[str, str], ...]) -> None:
         key_style = self.get_component_rich_style("keybar--key")
-        text = Text(" ", no_wrap=True, overflow="ellipsis", end="")
-        for key, description in self.keys:
+        text = Text(" ")
+        for key, description in keys:
             text.append(key, key_style)
             text.append(f" {description}  ")
-        return text
+        self.text = text

@@ -197,7 +197,7 @@ async def test_lobby_and_table_chat(coordinator: Coordinator, make_app: MakeApp)
         await settle(pilot)
         assert isinstance(app.screen, LobbyScreen)
         log = app.screen.query_one("#lobby-chat", GameLog)
-        assert len(log.lines) == 2
+        assert len(log.entries) == 2
 
 
 async def test_help_lists_every_key_and_closes(make_app: MakeApp) -> None:

@@ -7,6 +7,7 @@ only when the screen's bindings change, not on every update.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, ClassVar, Protocol, TypeVar, cast
 
 from textual import events
@@ -36,7 +37,7 @@ def describe(t: Catalogue, binding: Binding, long: bool = False) -> str:
 class KeyBarMixin:
     """For screens that compose a KeyBar: keeps it in step with the active bindings."""
 
-    @property
+    @cached_property
     def t(self) -> Catalogue:
         return cast(HasCatalogue, cast(Screen[Any], self).app).t
 

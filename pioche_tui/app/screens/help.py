@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
+from rich.markdown import Markdown
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Markdown, Static
+from textual.widgets import Input, Static
 
 from widgets.keybar import KeyBar
 
@@ -18,10 +19,13 @@ from .base import Dialog, describe
 
 
 def screen_bindings(screen: Screen[Any]) -> list[Binding]:
-    """Every binding of a Pioche screen and of the widgets on it (a hand's arrows, the chat
-    input's keys), in that order; the keys Textual binds everywhere are described apart."""
+    """Every binding of a Pioche screen and of the widgets on it: the game's widgets (a hand's
+    arrows) first, then the screen's, then the inputs' (the chat's Enter and Escape). The keys
+    Textual binds everywhere are described apart."""
     classes: list[type] = []
-    for node in (screen, *screen.walk_children()):
+    widgets = screen.walk_children()
+    inputs = [w for w in widgets if isinstance(w, Input)]  # typing keys: least needed, last
+    for node in (*(w for w in widgets if not isinstance(w, Input)), screen, *inputs):
         for cls in type(node).__mro__:
             if cls.__module__.startswith(("pioche_tui.", "widgets.")) and cls not in classes:
                 classes.append(cls)
@@ -53,7 +57,9 @@ class HelpScreen(Dialog[None]):
     def compose(self) -> ComposeResult:
         yield Static(self.t("help.title"), id="help-title", classes="title", markup=False)
         with VerticalScroll(id="help-scroll"):
-            yield Markdown(self.document(), id="help-text")
+            # Rich's Markdown in one Static: Textual's Markdown widget builds a widget per
+            # block, which costs seconds of CPU for a page of rules on a shared server.
+            yield Static(Markdown(self.document()), id="help-text")
         yield KeyBar()
 
     def on_mount(self) -> None:

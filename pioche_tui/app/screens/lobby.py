@@ -12,8 +12,8 @@ from textual.widgets import DataTable, Static
 
 from widgets.chat import ChatInput
 from widgets.keybar import KeyBar
+from widgets.lines import TextLines
 from widgets.log import GameLog
-from widgets.people import LineList
 from widgets.tables import TableRow, TablesList
 
 from ...coordinator.core import Session
@@ -33,9 +33,10 @@ COLUMNS = (
     ("lobby.col.seats", 6),
     ("lobby.col.status", 10),
     ("lobby.col.spectators", 6),
-    ("lobby.col.options", 18),
     ("lobby.col.players", 0),
 )
+"""The options do not fit beside these at 80 columns: the line under the list gives them in
+full for the table under the cursor."""
 PLAYER_ACTIONS = {"new_table", "join", "quick", "chat"}  # not for watch-only sessions
 
 
@@ -70,12 +71,13 @@ class LobbyScreen(PiocheScreen[None]):
         t = self.t
         yield Static(id="lobby-header", markup=False)
         yield TablesList([(t(key), width) for key, width in COLUMNS], id="tables")
+        yield Static(id="table-detail", markup=False)
         yield Static(self.welcome(), id="no-tables", markup=False)
         with Horizontal(id="lobby-bottom"):
             chat = GameLog(id="lobby-chat")
             chat.border_title = t("lobby.chat")
             yield chat
-            yield LineList(id="online")
+            yield TextLines(id="online")
         yield ChatInput(placeholder=t("chat.placeholder"), max_length=CHAT_MAX, id="chat-input")
         yield KeyBar()
 
@@ -122,7 +124,9 @@ class LobbyScreen(PiocheScreen[None]):
         tables = self.query_one(TablesList)
         tables.set_rows(rows)
         tables.display = bool(rows)
+        self.query_one("#table-detail").display = bool(rows)
         self.query_one("#no-tables").display = not rows
+        self.show_detail()
         lines = []
         for entry in snapshot.online:
             line = Text(entry.name)
@@ -131,7 +135,7 @@ class LobbyScreen(PiocheScreen[None]):
                     "lobby.at_table", id=entry.table)
                 line.append(f" · {where}", "dim")
             lines.append(line)
-        online = self.query_one("#online", LineList)
+        online = self.query_one("#online", TextLines)
         online.lines = tuple(lines)
         if len(lines) != self._online_count:
             self._online_count = len(lines)
@@ -145,16 +149,30 @@ class LobbyScreen(PiocheScreen[None]):
         bots = sum(1 for seat in s.seats if seat.kind == "bot")
         players = Text(", ".join(humans))
         if bots:
-            players.append(f"{' + ' if humans else ''}{bots} {t('table.bot')}", "dim")
+            players.append(f"{' + ' if humans else ''}{t.count('n.bots', bots)}", "dim")
         return TableRow(s.id, (
             Text(s.id, "bold"),
             Text(game_title(t, s.game)),
             Text(f"{taken}/{len(s.seats)}"),
             Text(t(f"status.{s.status}")),
             Text(str(s.spectators) if s.spectators else ""),
-            Text(summarise_options(t, s.game, dict(s.options), s.timer, s.private)),
             players,
         ))
+
+    def show_detail(self) -> None:
+        """The options of the table under the cursor, in full."""
+        key = self.query_one(TablesList).selected_key()
+        summary = self.tables.get(key) if key is not None else None
+        text = Text()
+        if summary is not None:
+            text.append(f"{summary.id} · {game_title(self.t, summary.game)} : ", "bold")
+            text.append(summarise_options(self.t, summary.game, dict(summary.options),
+                                          summary.timer, summary.private))
+        self.query_one("#table-detail", Static).update(text)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self.show_detail()
 
     def show_chat(self, name: str, text: str) -> None:
         if not self.ready:

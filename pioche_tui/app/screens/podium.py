@@ -21,7 +21,10 @@ class PodiumScreen(Dialog[bool | None]):
     """Enter: back to the lobby (result True); Escape: look at the final table."""
 
     CSS_PATH = "podium.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "lobby", "key.lobby")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "lobby", "key.lobby"),
+        Binding("escape", "close", "key.see_table"),
+    ]
 
     def __init__(self, names: Sequence[str], outcome: Outcome) -> None:
         super().__init__()
@@ -54,7 +57,6 @@ class PodiumScreen(Dialog[bool | None]):
             yield Static(t("podium.title"), classes="title", markup=False)
             yield Static(t(key, names=t.names(winners)), id="podium-winners", markup=False)
             yield Static(ranking, id="podium-ranking")
-            yield Static(t("podium.back"), classes="muted", markup=False)
             yield KeyBar()
 
     def action_lobby(self) -> None:

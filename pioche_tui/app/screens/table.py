@@ -14,19 +14,23 @@ when that slice changed (reactives skip equal values).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
+from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Static
 
 from widgets.chat import ChatInput
 from widgets.keybar import KeyBar
+from widgets.lines import TextLines
 from widgets.log import GameLog
-from widgets.people import LineList
-from widgets.timer import TurnTimer
+from widgets.timer import TitleBar
 
 from ...coordinator.core import Session
 from ...coordinator.model import Refused, SeatInfo, TableUpdate
@@ -40,15 +44,18 @@ if TYPE_CHECKING:
     from ..app import PiocheApp
 
 TABLE_ACTIONS = {"start", "chat", "leave", "help"}  # the keys every table screen has
+PANEL_SECONDS = 15.0  # how long a panel (a round's summary) stays before the log returns
 
 
 class TableScreen(PiocheScreen[None]):
     CSS_PATH = "table.tcss"
+    AUTO_FOCUS = ""  # nothing: a game's screen names its main widget
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "start", "key.start", tooltip="help.start"),
         Binding("c", "chat", "key.chat", tooltip="help.chat"),
         Binding("l", "leave", "key.leave", tooltip="help.leave"),
         Binding("question_mark", "help", "key.help"),
+        Binding("escape", "hide_panel", "key.close", tooltip="help.close_panel"),
     ]
 
     def __init__(self, session: Session, update: TableUpdate) -> None:
@@ -57,11 +64,12 @@ class TableScreen(PiocheScreen[None]):
         self.update = update
         self.table_id = update.table.id
         self.names: tuple[str, ...] = ()
-        self._header: Text | None = None
         self._keys: tuple[Any, ...] = ()
         self._podium_shown = False
+        self._panel_timer: Timer | None = None
         self._chat: list[tuple[str, str]] = []  # lines that came before the screen was up
         self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
+        self._backlog: list[Event] = list(update.events)  # events that came before that
         self._narrate = narrator(update.table.game)
 
     @property
@@ -83,61 +91,80 @@ class TableScreen(PiocheScreen[None]):
     # --- layout ---------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        # No containers around the game's widgets: every widget between the highest and the
+        # lowest row an update repaints is drawn again, so fewer widgets cost less.
         t = self.t
-        with Horizontal(id="table-header"):
-            yield Static(id="header-text", markup=False)
-            yield TurnTimer(t("table.timer"))
+        yield TitleBar(t("table.timer"), id="title")
         yield Static(t("table.spectator"), id="banner", markup=False)
         with Vertical(id="waiting"):
             yield Static(id="waiting-title", classes="title", markup=False)
-            yield LineList(id="waiting-seats")
+            yield TextLines(id="waiting-seats")
             yield Static(id="waiting-hint", markup=False)
-        with Vertical(id="board"):
-            yield from self.compose_board()
+        for widget in self.compose_board():
+            widget.add_class("game")
+            yield widget
         yield GameLog(id="log")
-        with Vertical(id="controls"):
-            yield from self.compose_controls()
+        yield Static(id="panel")
+        for widget in self.compose_controls():
+            widget.add_class("game")
+            yield widget
         yield ChatInput(placeholder=t("chat.placeholder"), max_length=CHAT_MAX, id="chat-input")
         yield KeyBar()
 
-    def compose_board(self) -> ComposeResult:
+    def compose_board(self) -> Iterable[Widget]:
         """The game's widgets above the log (the waiting room takes their place before the
         game starts)."""
-        yield LineList(id="seats")
+        yield TextLines(id="seats")
 
-    def compose_controls(self) -> ComposeResult:
+    def compose_controls(self) -> Iterable[Widget]:
         """The game's widgets below the log (hidden before the game starts)."""
         yield from ()
 
+    @property
+    def covered(self) -> bool:
+        """Another screen is on top of this one."""
+        stack = self.app.screen_stack
+        return self in stack and stack[-1] is not self
+
     def on_mount(self) -> None:
         self.ready = True
-        self.query_one(ChatInput).display = False
-        self.show_update(self.update)
+        self.title_bar = self.query_one(TitleBar)
+        self.log_widget = self.query_one("#log", GameLog)
+        self.query_one("#panel").display = False
+        self._catch_up()
         for name, text in self._chat:
             self.show_chat(name, text)
         self._chat.clear()
+
+    def on_screen_resume(self) -> None:
+        if self.ready:
+            self._catch_up()
+
+    def _catch_up(self) -> None:
+        """Show the newest update with every event held back meanwhile."""
+        backlog, self._backlog = tuple(self._backlog), []
+        self.show_update(replace(self.update, events=backlog))
 
     # --- updates --------------------------------------------------------------------------
 
     def show_update(self, update: TableUpdate) -> None:
         self.update = update
-        if not self.ready:
-            return  # on_mount shows the newest one
+        if not self.ready or self.covered:
+            # Not shown yet, or under a window (help, a question): a change to a screen under
+            # another costs a repaint of the whole stack, many times a normal update's. Keep
+            # the newest view and the events; they are shown when this screen is back on top.
+            self._backlog.extend(update.events)
+            return
         self.names = tuple(seat.name for seat in update.table.seats)
         started = self.started
-        self.query_one("#waiting").display = not started
-        self.query_one("#board").display = started
-        self.query_one("#controls").display = started
-        self.query_one("#banner").display = update.seat is None
-        header = self.header_text(update)
-        if header != self._header:
-            self._header = header
-            self.query_one("#header-text", Static).update(header)
-        self.query_one(TurnTimer).deadline = update.deadline
+        self.set_class(not started, "-waiting")
+        self.set_class(update.seat is None, "-spectator")
+        self.title_bar.title = self.header_text(update)
+        self.title_bar.deadline = update.deadline
         if started:
             self.show_view(update)
             if update.events:
-                self.query_one("#log", GameLog).add_lines(self.narrate(update.events))
+                self.log_widget.add_lines(self.narrate(update.events))
             outcome = self.outcome(update)
             if outcome is not None and not self._podium_shown:
                 self._podium_shown = True
@@ -161,7 +188,7 @@ class TableScreen(PiocheScreen[None]):
 
     def show_view(self, update: TableUpdate) -> None:
         """Show a started game's view. The generic screen lists the seats."""
-        self.query_one("#seats", LineList).lines = tuple(
+        self.query_one("#seats", TextLines).lines = tuple(
             self.seat_label(i, seat) for i, seat in enumerate(update.table.seats))
 
     def narrate(self, events: Iterable[Event]) -> list[str]:
@@ -195,7 +222,7 @@ class TableScreen(PiocheScreen[None]):
         free = summary.free_seats
         self.query_one("#waiting-title", Static).update(
             f"{t('table.waiting')} — {t.count('table.free_seats', free)}")
-        self.query_one("#waiting-seats", LineList).lines = tuple(
+        self.query_one("#waiting-seats", TextLines).lines = tuple(
             Text(f"{i + 1}. ").append_text(self.seat_label(i, seat))
             for i, seat in enumerate(summary.seats))
         hints: list[str] = []
@@ -217,7 +244,27 @@ class TableScreen(PiocheScreen[None]):
         if not self.ready:
             self._chat.append((name, text))
             return
-        self.query_one("#log", GameLog).add_chat(name, text, self.t("chat.separator"))
+        self.log_widget.add_chat(name, text, self.t("chat.separator"))
+
+    def show_panel(self, content: RenderableType, seconds: float = PANEL_SECONDS) -> None:
+        """Show ``content`` where the log is, for ``seconds`` or until Escape; the game's
+        keys keep working meanwhile (a window on top would hold them)."""
+        panel = self.query_one("#panel", Static)
+        panel.update(content)
+        panel.display = True
+        self.query_one("#log").display = False
+        if self._panel_timer is not None:
+            self._panel_timer.stop()
+        self._panel_timer = self.set_timer(seconds, self.action_hide_panel)
+        self.sync_keys()
+
+    def action_hide_panel(self) -> None:
+        if self._panel_timer is not None:
+            self._panel_timer.stop()
+            self._panel_timer = None
+        self.query_one("#panel").display = False
+        self.query_one("#log").display = True
+        self.sync_keys()
 
     def show_podium(self, outcome: Outcome) -> None:
         from .podium import PodiumScreen
@@ -231,11 +278,17 @@ class TableScreen(PiocheScreen[None]):
     # --- keys -----------------------------------------------------------------------------
 
     def sync_keys(self) -> None:
-        """Refresh the key bar only when the set of keys that act has changed."""
-        keys = tuple((key, active.enabled) for key, active in self.active_bindings.items())
+        """Refresh the key bar only when what decides the keys has changed (working out the
+        active keys themselves costs more than a whole update)."""
+        keys = self.key_state()
         if keys != self._keys:
             self._keys = keys
             self.refresh_bindings()
+
+    def key_state(self) -> tuple[Any, ...]:
+        """Everything ``check_action`` reads: a game's screen adds its own."""
+        return (self.started, self.is_creator, self.chatting, self.seat,
+                self._panel_timer is not None)
 
     def on_descendant_focus(self) -> None:
         self.sync_keys()
@@ -252,6 +305,8 @@ class TableScreen(PiocheScreen[None]):
             return not self.session.player.watch_only
         if action in TABLE_ACTIONS:
             return True
+        if action == "hide_panel":
+            return self._panel_timer is not None
         if self.seat is None or not self.started:
             return False  # spectators and waiting rooms: no game key acts
         return self.check_game_action(action, parameters)
@@ -291,16 +346,14 @@ class TableScreen(PiocheScreen[None]):
         self.app.push_screen(HelpScreen(self, (self.update.table.game,)))
 
     def action_chat(self) -> None:
-        chat = self.query_one(ChatInput)
-        chat.display = True
-        chat.focus()
+        self.add_class("-chatting")
+        self.query_one(ChatInput).focus()
 
     def on_chat_input_send(self, event: ChatInput.Send) -> None:
         self.pioche.call(self.session.chat, event.text)
 
     def on_chat_input_done(self) -> None:
-        chat = self.query_one(ChatInput)
-        chat.display = False
+        self.remove_class("-chatting")
         self.focus_game()
 
     def focus_game(self) -> None:
