@@ -1,0 +1,115 @@
+"""Défausse's bots: ``random`` (uniform over the legal actions) and ``basic``.
+
+Bots read the state only as their seat could see it: their own hand and the public table (top
+card, active colour, direction, card counts, pending cards, who may be caught).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Collection, Sequence
+
+from ..base import Bot, RandomBot
+from .cards import COLOUR, COLOURS, INVERSE, JOKER4, PASSE, PLUS2, POINTS, RANK, WILD
+from .rules import (
+    AFTER_DRAW,
+    CHOOSE,
+    CHOOSE_COLOUR,
+    DRAW,
+    KEEP,
+    Action,
+    Catch,
+    Play,
+    State,
+)
+
+THREAT = 2
+"""A player holding this many cards or fewer is about to go out: worth attacking."""
+
+
+def _colour_counts(hand: Collection[int], without: int = -1) -> list[int]:
+    """How many cards of each colour ``hand`` holds, leaving out the card ``without``."""
+    counts = [0] * len(COLOURS)
+    for c in hand:
+        if c != without and COLOUR[c] != WILD:
+            counts[COLOUR[c]] += 1
+    return counts
+
+
+def _best_colour(hand: Collection[int], without: int = -1) -> int:
+    """The colour the hand holds most of (ties: the one worth most in points)."""
+    counts = _colour_counts(hand, without)
+    worth = [0] * len(COLOURS)
+    for c in hand:
+        if c != without and COLOUR[c] != WILD:
+            worth[COLOUR[c]] += POINTS[c]
+    return max(range(len(COLOURS)), key=lambda k: (counts[k], worth[k]))
+
+
+class BasicBot:
+    """A sensible player.
+
+    It catches every missed announcement and always announces its own; keeps its Jokers until
+    nothing else can be laid (or a player is about to go out); when the next player is close to
+    going out it attacks with +4, +2, Passe or Inverse; otherwise it lays the card that keeps it
+    in the colour it holds most, high points first; a Joker's colour is the one it holds most.
+    """
+
+    name = "basic"
+
+    def choose(
+        self, state: State, seat: int, legal: Sequence[Action], rng: random.Random
+    ) -> Action:
+        for action in legal:
+            if type(action) is Catch:
+                return action
+        hand = state.hands[seat]
+        if state.phase is CHOOSE_COLOUR:
+            return CHOOSE[_best_colour(hand)]
+        plays = [a for a in legal if type(a) is Play]
+        if any(a.announce for a in plays):
+            plays = [a for a in plays if a.announce]
+        plays = [a for a in plays if a.colour is None or a.colour == _best_colour(hand, a.card)]
+        if not plays:
+            return DRAW
+        n = state.seats
+        nxt = (seat + state.direction) % n
+        threat = len(state.hands[nxt]) <= THREAT
+        counts = _colour_counts(hand)
+
+        def worth(action: Play) -> float:
+            card = action.card
+            rank = RANK[card]
+            if COLOUR[card] == WILD:  # keep Jokers for need: worth less than any other card
+                score = -100.0
+                if rank == JOKER4:
+                    score += 10
+            else:
+                score = 3 * counts[COLOUR[card]] + POINTS[card] / 10
+            if threat:
+                if rank == JOKER4:
+                    score += 300
+                elif rank == PLUS2:
+                    score += 250
+                elif rank == PASSE or (rank == INVERSE and n == 2):
+                    score += 200
+                elif rank == INVERSE:
+                    score += 150
+            return score
+
+        best = max(plays, key=worth)
+        if state.phase is AFTER_DRAW and COLOUR[best.card] == WILD and not threat and len(hand) > 2:
+            return KEEP
+        return best
+
+    def interject(
+        self, state: State, seat: int, legal: Sequence[Action], rng: random.Random
+    ) -> Action | None:
+        """Catch every missed announcement."""
+        for action in legal:
+            if type(action) is Catch:
+                return action
+        return None
+
+
+BOTS: dict[str, Bot] = {"random": RandomBot(), "basic": BasicBot()}
