@@ -99,7 +99,7 @@ def test_first_card_joker_the_first_player_chooses_the_colour_then_plays() -> No
     p = Pool()
     state = rigged_deal(3, [p("Joker")])
     assert state.phase == CHOOSE_COLOUR and state.current == 1
-    assert GAME.legal_actions(state, 1) == [ChooseColour(c) for c in range(4)]
+    assert list(GAME.legal_actions(state, 1)) == [ChooseColour(c) for c in range(4)]
     assert GAME.view(state, 1).colour is None
     refused(state, 1, Draw(), "couleur")
     refused(state, 2, ChooseColour(VERT), "tour")
@@ -163,7 +163,7 @@ def test_match_by_colour_number_or_symbol_or_lay_a_joker() -> None:
     refused(state, 0, Play(blue2), "ne va pas")
     refused(state, 1, Play(p("4 jaune")), "tour")
     symbol = rig(2, [[green_passe], [blue2]], p("Passe jaune"))
-    assert GAME.legal_actions(symbol, 0) == [Play(green_passe), Draw()]
+    assert list(GAME.legal_actions(symbol, 0)) == [Play(green_passe), Draw()]
 
 
 def test_a_joker_needs_a_colour_and_only_a_joker_changes_it() -> None:
@@ -201,7 +201,7 @@ def test_draw_allowed_with_a_playable_card_then_play_the_drawn_card() -> None:
     events = GAME.apply(state, 0, Draw())
     assert events[-1].kind == "draw" and events[-1].secret == (drawn,)
     assert state.phase == AFTER_DRAW and state.current == 0
-    assert GAME.legal_actions(state, 0) == [Play(drawn), Keep()]
+    assert list(GAME.legal_actions(state, 0)) == [Play(drawn), Keep()]
     refused(state, 0, Play(red2), "seule la carte piochée")
     refused(state, 0, Draw(), "déjà pioché")
     GAME.apply(state, 0, Play(drawn))
@@ -329,7 +329,7 @@ def test_nothing_to_draw_a_player_who_can_play_must_play() -> None:
     red2 = p("2 rouge")
     state = nothing_left(p, 2, [[red2], []], p("7 rouge"))
     assert state.draw == [] and state.discard == [state.discard[-1]]
-    assert GAME.legal_actions(state, 0) == [Play(red2)]
+    assert list(GAME.legal_actions(state, 0)) == [Play(red2)]
     refused(state, 0, Draw(), "plus rien à piocher")
 
 
@@ -337,7 +337,7 @@ def test_nothing_to_draw_a_player_who_cannot_play_passes() -> None:
     p = Pool()
     blue2 = p("2 bleu")
     state = nothing_left(p, 2, [[blue2], []], p("7 rouge"))
-    assert GAME.legal_actions(state, 0) == [Draw()]
+    assert list(GAME.legal_actions(state, 0)) == [Draw()]
     events = GAME.apply(state, 0, Draw())
     assert kinds(events) == ["pass"] and state.current == 1
 
@@ -406,7 +406,7 @@ def test_the_game_ends_when_a_score_reaches_the_target() -> None:
     assert outcome.scores == (160, 140) and outcome.winners == (0,) and outcome.rounds == 1
     assert outcome.reason
     for seat in (0, 1):
-        assert GAME.legal_actions(state, seat) == []
+        assert list(GAME.legal_actions(state, seat)) == []
     refused(state, 1, Draw(), "terminée")
     assert GAME.view(state, None).current is None and GAME.view(state, 0).outcome == outcome
 
@@ -476,9 +476,9 @@ def test_a_missing_announcement_is_caught_and_the_culprit_draws_two() -> None:
     GAME.apply(state, 0, Play(red2))
     assert state.current == 1 and GAME.to_act(state) == (1,)
     assert GAME.interjectors(state) == (2, 3)
-    assert GAME.legal_actions(state, 2) == [Catch(0)]
+    assert list(GAME.legal_actions(state, 2)) == [Catch(0)]
     assert Catch(0) in GAME.legal_actions(state, 1)  # the player to act may catch too
-    assert GAME.legal_actions(state, 0) == []
+    assert list(GAME.legal_actions(state, 0)) == []
     assert GAME.view(state, None).catchable == 0
     refused(state, 0, Catch(0), "vous-même")
     refused(state, 2, Catch(1), "pas oublié")
@@ -525,11 +525,11 @@ def test_cumul_a_plus2_answers_a_plus2_and_the_next_draws_the_total() -> None:
     state = rig(3, hands, p("7 rouge"), options=CUMUL)
     GAME.apply(state, 0, Play(red_plus2))
     assert state.pending == 2 and state.current == 1 and GAME.view(state, 2).pending == 2
-    assert GAME.legal_actions(state, 1) == [Play(blue_plus2), Draw()]  # no Joker on a +2
+    assert list(GAME.legal_actions(state, 1)) == [Play(blue_plus2), Draw()]  # no Joker on a +2
     refused(state, 1, Play(joker, BLEU), "répondez par un \\+2")
     GAME.apply(state, 1, Play(blue_plus2))
     assert state.pending == 4 and state.current == 2
-    assert GAME.legal_actions(state, 2) == [Draw()]
+    assert list(GAME.legal_actions(state, 2)) == [Draw()]
     events = GAME.apply(state, 2, Draw())
     assert kinds(events) == ["penalty"] and len(events[0].secret) == 4
     assert len(state.hands[2]) == 5 and state.pending == 0 and state.current == 0
@@ -542,7 +542,7 @@ def test_cumul_a_joker4_answers_a_joker4() -> None:
     state = rig(3, hands, p("7 rouge"), options=CUMUL)
     GAME.apply(state, 0, Play(four_a, JAUNE))
     assert state.pending == 4
-    assert GAME.legal_actions(state, 1) == [*(Play(four_b, c) for c in range(4)), Draw()]
+    assert list(GAME.legal_actions(state, 1)) == [*(Play(four_b, c) for c in range(4)), Draw()]
     GAME.apply(state, 1, Play(four_b, VERT))
     GAME.apply(state, 2, Draw())
     assert len(state.hands[2]) == 9 and state.current == 0
@@ -554,7 +554,7 @@ def test_cumul_a_joker4_answer_still_needs_a_hand_without_the_active_colour() ->
     hands = [[four_a, p("1 vert")], [four_b, p("2 jaune")], p.many("5 jaune")]
     state = rig(3, hands, p("7 rouge"), options=CUMUL)
     GAME.apply(state, 0, Play(four_a, JAUNE))
-    assert GAME.legal_actions(state, 1) == [Draw()]
+    assert list(GAME.legal_actions(state, 1)) == [Draw()]
 
 
 def test_cumul_a_last_plus2_passes_on_the_whole_total() -> None:
@@ -582,7 +582,7 @@ def test_pioche_jusqua_jouer_draws_until_a_card_can_be_laid() -> None:
     events = GAME.apply(state, 0, Draw())
     assert events[-1].kind == "draw" and events[-1].secret == (*misses, hit)
     assert state.phase == AFTER_DRAW and state.drawn == hit
-    assert GAME.legal_actions(state, 0) == [Play(hit), Keep()]
+    assert list(GAME.legal_actions(state, 0)) == [Play(hit), Keep()]
     GAME.apply(state, 0, Keep())
     assert len(state.hands[0]) == 5 and state.current == 1
 

@@ -8,7 +8,7 @@ ints and lookup tables and hand out pre-built action objects.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,6 +88,26 @@ PLAYS = tuple(_plays(c, False) for c in CARDS)
 """``PLAYS[card]``: the ways to lay a card (four for a Joker, one per colour)."""
 PLAYS_OR_ANNOUNCE = tuple(_plays(c, False) + _plays(c, True) for c in CARDS)
 """The same, each with and without the announcement (second-to-last card, option annonce)."""
+ONLY_DRAW: tuple[Action, ...] = (DRAW,)
+PLAY_OR_KEEP: tuple[tuple[Action, ...], ...] = tuple((*p, KEEP) for p in PLAYS)
+"""``PLAY_OR_KEEP[card]``: after drawing ``card``, which fits: lay it or keep it."""
+PLAY_OR_KEEP_ANNOUNCE: tuple[tuple[Action, ...], ...] = tuple(
+    (*p, KEEP) for p in PLAYS_OR_ANNOUNCE
+)
+ACTORS = tuple((s,) for s in range(MAX_SEATS))
+"""``to_act``'s answer for each seat."""
+
+# Events are immutable, so the ones nearly every move makes are built once: creating a frozen
+# dataclass costs about as much as the rest of a move (bench/engine.py, docs/performance.md).
+PLAYED = tuple(
+    tuple(Event("play", s, (c, k)) for c in CARDS for k in range(len(COLOURS)))
+    for s in range(MAX_SEATS)
+)
+"""``PLAYED[seat][card * 4 + colour]``: seat laid card, colour is now active."""
+DREW_ONE = tuple(tuple(Event("draw", s, (1,), (c,)) for c in CARDS) for s in range(MAX_SEATS))
+"""``DREW_ONE[seat][card]``: seat drew one card (secret to them)."""
+KEPT = tuple(Event("keep", s) for s in range(MAX_SEATS))
+SKIPPED = tuple(Event("skip", s) for s in range(MAX_SEATS))
 
 # --- options --------------------------------------------------------------------------------
 
@@ -302,7 +322,7 @@ def _layable(state: State, hand: set[int]) -> set[int]:
 
 
 def to_act(state: State) -> tuple[int, ...]:
-    return () if state.phase is OVER else (state.current,)
+    return () if state.phase is OVER else ACTORS[state.current]
 
 
 def interjectors(state: State) -> tuple[int, ...]:
@@ -315,33 +335,35 @@ def interjectors(state: State) -> tuple[int, ...]:
     return tuple(s for s in range(state.seats) if s != culprit and s != current)
 
 
-def legal_actions(state: State, seat: int) -> list[Action]:
+def legal_actions(state: State, seat: int) -> Sequence[Action]:
+    """What ``seat`` may do now, plays in card order; often a shared tuple (never mutate it)."""
     culprit = state.culprit
     if seat != state.current:
         if culprit >= 0 and seat != culprit and 0 <= seat < state.seats:
-            return [CATCH[culprit]]
-        return []
+            return (CATCH[culprit],)
+        return ()
     phase = state.phase
-    out: list[Action] = []
+    out: Sequence[Action]
     if phase is PLAY:
         hand = state.hands[seat]
-        table = PLAYS_OR_ANNOUNCE if state.annonce and len(hand) == 2 else PLAYS
         cards = _layable(state, hand)
-        for c in sorted(cards):
-            out += table[c]
-        if state.pending or not cards or state.draw or len(state.discard) > 1:
-            out.append(DRAW)
+        if not cards:
+            out = ONLY_DRAW
+        else:
+            table = PLAYS_OR_ANNOUNCE if state.annonce and len(hand) == 2 else PLAYS
+            plays: list[Action] = [a for c in sorted(cards) for a in table[c]]
+            if state.pending or state.draw or len(state.discard) > 1:
+                plays.append(DRAW)
+            out = plays
     elif phase is AFTER_DRAW:
-        hand = state.hands[seat]
-        table = PLAYS_OR_ANNOUNCE if state.annonce and len(hand) == 2 else PLAYS
-        out += table[state.drawn]
-        out.append(KEEP)
+        announce = state.annonce and len(state.hands[seat]) == 2
+        out = (PLAY_OR_KEEP_ANNOUNCE if announce else PLAY_OR_KEEP)[state.drawn]
     elif phase is CHOOSE_COLOUR:
-        out += CHOOSE
+        out = CHOOSE
     else:
-        return out
+        return ()
     if culprit >= 0 and culprit != seat:
-        out.append(CATCH[culprit])
+        return (*out, CATCH[culprit])
     return out
 
 
@@ -424,10 +446,18 @@ def _refuse_play(state: State, seat: int, action: Play) -> str | None:
 
 
 def _play(state: State, seat: int, action: Play) -> list[Event]:
-    refusal = _refuse_play(state, seat, action)
-    if refusal is not None:
-        raise IllegalAction(refusal)
     card = action.card
+    # The common move (a coloured card that fits, nothing pending, no announcement) passes one
+    # quick test; anything else gets the full check, which also says why it is refused.
+    if not (
+        seat == state.current and state.phase is PLAY and not state.pending
+        and action.colour is None and action.announce is False
+        and type(card) is int and card in state.hands[seat] and COLOUR[card] != WILD
+        and card in MATCHING[state.colour * _RANKS + state.rank]
+    ):  # fmt: skip
+        refusal = _refuse_play(state, seat, action)
+        if refusal is not None:
+            raise IllegalAction(refusal)
     hand = state.hands[seat]
     hand.remove(card)
     state.discard.append(card)
@@ -440,7 +470,7 @@ def _play(state: State, seat: int, action: Play) -> list[Event]:
     state.phase = PLAY
     state.drawn = -1
     state.culprit = -1  # the next player acted: a missed announcement can no longer be caught
-    events = [Event("play", seat, (card, colour))]
+    events = [PLAYED[seat][card * 4 + colour]]
     if action.announce:
         state.announced[seat] = True
         events.append(Event("announce", seat))
@@ -459,7 +489,7 @@ def _play(state: State, seat: int, action: Play) -> list[Event]:
     if rank <= 9 or rank == JOKER:
         state.current = nxt
     elif rank == PASSE or (rank == INVERSE and n == 2):  # with 2 players Inverse acts as Passe
-        events.append(Event("skip", nxt))
+        events.append(SKIPPED[nxt])
         state.current = (nxt + d) % n
     elif rank == INVERSE:
         state.direction = d = -d
@@ -475,21 +505,27 @@ def _play(state: State, seat: int, action: Play) -> list[Event]:
 
 
 def _draw(state: State, seat: int) -> list[Event]:
-    _check_turn(state, seat)
-    if state.phase is not PLAY:
+    if seat != state.current or state.phase is not PLAY:
+        _check_turn(state, seat)
         if state.phase is AFTER_DRAW:
             raise IllegalAction("Vous avez déjà pioché : posez cette carte ou gardez-la.")
         raise IllegalAction("Choisissez d'abord la couleur de départ.")
     hand = state.hands[seat]
     n = state.seats
-    events: list[Event] = []
+    events: list[Event]
     if state.pending:  # cumul: take everything pending and lose the turn
         state.culprit = -1
+        events = []
         _penalty(state, seat, state.pending, events)
         state.pending = 0
         state.current = (seat + state.direction) % n
         return events
-    if not state.draw and len(state.discard) <= 1:
+    draw = state.draw
+    if draw and not state.pioche:  # the common case: one card off the pile
+        card = draw.pop()
+        hand.add(card)
+        events = [DREW_ONE[seat][card]]
+    elif not draw and len(state.discard) <= 1:
         # Nothing to draw anywhere: who can play must play, the others pass. The whole table can
         # never be stuck: the active colour's cards (24 at least) are all in hands.
         if _layable(state, hand):
@@ -497,22 +533,21 @@ def _draw(state: State, seat: int) -> list[Event]:
         state.culprit = -1
         state.current = (seat + state.direction) % n
         return [Event("pass", seat)]
+    else:  # the discard is turned over; with pioche_jusqua_jouer, until a card can be laid
+        events = []
+        drawn: list[int] = []
+        while got := _take(state, 1, events):
+            hand.update(got)
+            drawn += got
+            if not state.pioche or _can_lay(state, hand, got[0]):
+                break
+        card = drawn[-1]
+        events.append(Event("draw", seat, (len(drawn),), tuple(drawn)))
     state.culprit = -1
     state.announced[seat] = False
-    drawn: list[int] = []
-    while True:  # one card; with pioche_jusqua_jouer, until one can be laid
-        got = _take(state, 1, events)
-        if not got:
-            break
-        card = got[0]
-        hand.add(card)
-        drawn.append(card)
-        if not state.pioche or _can_lay(state, hand, card):
-            break
-    events.append(Event("draw", seat, (len(drawn),), tuple(drawn)))
-    if _can_lay(state, hand, drawn[-1]):
+    if _can_lay(state, hand, card):
         state.phase = AFTER_DRAW
-        state.drawn = drawn[-1]
+        state.drawn = card
     else:
         state.current = (seat + state.direction) % n
     return events
@@ -526,7 +561,7 @@ def _keep(state: State, seat: int) -> list[Event]:
     state.drawn = -1
     state.culprit = -1
     state.current = (seat + state.direction) % state.seats
-    return [Event("keep", seat)]
+    return [KEPT[seat]]
 
 
 def _choose_colour(state: State, seat: int, action: ChooseColour) -> list[Event]:
@@ -565,7 +600,12 @@ def _catch(state: State, seat: int, action: Catch) -> list[Event]:
 def _take(state: State, count: int, events: list[Event]) -> list[int]:
     """Up to ``count`` cards off the draw pile, turning the discard over when it runs out."""
     draw = state.draw
-    got: list[int] = []
+    if len(draw) >= count:  # the common case
+        got = draw[-count:]
+        del draw[-count:]
+        got.reverse()  # the top card first
+        return got
+    got = []
     while len(got) < count:
         if not draw:
             discard = state.discard
