@@ -3,6 +3,22 @@
 ``GAME`` is the engine (a :class:`~pioche_tui.engine.base.Game`); the rules are in
 ``docs/rules/defausse.md``. Cards are ints 0–107 (see :mod:`.cards`), actions the small frozen
 dataclasses of :mod:`.rules`, views :class:`.views.DefausseView`.
+
+Events (``kind``, ``seat``, ``args``; ``secret`` only for ``seat``), in the order they happen:
+
+- ``round`` (None; round number, dealer): a round starts; ``deal`` (seat; 7; secret: the hand)
+  for each seat; ``flip`` (None; card): a card turned to start the discard (a Joker +4 is
+  followed by ``reshuffle`` and another ``flip``); then the first card's effect, as below.
+- ``play`` (seat; card, colour now active); ``announce`` (seat): with the card, option annonce.
+- ``skip`` (the seat that loses its turn); ``reverse`` (None; new direction, 1 or -1).
+- ``penalty`` (seat; how many; secret: the cards): drawn for a +2, a Joker +4, the cumul total
+  or a catch; ``catch`` (culprit; catcher) comes before its penalty.
+- ``draw`` (seat; how many; secret: the cards); ``keep`` (seat): a drawn card kept;
+  ``pass`` (seat): nothing left to draw and nothing to lay; ``colour`` (seat; colour): the
+  colour of a first-card Joker.
+- ``reshuffle`` (None; new draw pile size): the discard but its top became the draw pile.
+- ``round_end`` (winner; points left in each hand, points scored); then ``game_end`` (None;
+  scores, winners) or the next round's events.
 """
 
 from __future__ import annotations

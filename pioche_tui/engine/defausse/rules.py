@@ -339,7 +339,7 @@ def legal_actions(state: State, seat: int) -> Sequence[Action]:
     """What ``seat`` may do now, plays in card order; often a shared tuple (never mutate it)."""
     culprit = state.culprit
     if seat != state.current:
-        if culprit >= 0 and seat != culprit and 0 <= seat < state.seats:
+        if culprit >= 0 and seat != culprit and seat in range(state.seats):
             return (CATCH[culprit],)
         return ()
     phase = state.phase

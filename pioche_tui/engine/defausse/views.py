@@ -52,7 +52,8 @@ def view(state: State, seat: int | None) -> DefausseView:
     hand: tuple[int, ...] = ()
     legal: tuple[Action, ...] = ()
     drawn: int | None = None
-    if seat is not None and 0 <= seat < state.seats:
+    if seat in range(state.seats):
+        assert seat is not None
         me = seat
         hand = tuple(sorted(state.hands[seat]))
         legal = tuple(legal_actions(state, seat))
