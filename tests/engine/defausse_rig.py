@@ -10,7 +10,7 @@ from typing import Any
 
 from pioche_tui.engine.base import Event
 from pioche_tui.engine.defausse import GAME
-from pioche_tui.engine.defausse.cards import CARDS, COLOUR, COLOURS, RANK, WILD, card_name
+from pioche_tui.engine.defausse.cards import CARDS, COLOUR, COLOURS, RANK, WILD, card_name, mask_of
 from pioche_tui.engine.defausse.rules import HAND_SIZE, PLAY, State, deal
 
 
@@ -50,7 +50,7 @@ def rig(
     placed = [c for h in hands for c in h] + [top, *draw]
     assert len(placed) == len(set(placed)), "a card is placed twice"
     others = [c for c in CARDS if c not in set(placed)]
-    state.hands = [set(h) for h in hands]
+    state.hands = [mask_of(h) for h in hands]
     if rest == "draw":
         state.draw, state.discard = others + list(reversed(draw)), [top]
     else:
@@ -79,8 +79,8 @@ def rigged_deal(seats: int, flip: Sequence[int], options: dict[str, Any] | None 
 
 def card_places(state: State) -> Counter[int]:
     places: Counter[int] = Counter()
-    for hand in state.hands:
-        places.update(hand)
+    for seat in range(state.seats):
+        places.update(state.hand(seat))
     places.update(state.draw)
     places.update(state.discard)
     return places
@@ -98,19 +98,19 @@ def check_view_hides(state: State, seat: int | None, rng: random.Random) -> None
     """What ``seat`` sees holds its own hand and nothing of the other hands or the draw pile: the
     view stays the same when those hidden cards are dealt out again at random."""
     view = GAME.view(state, seat)
-    own = state.hands[seat] if seat is not None else set()
+    own = set(state.hand(seat)) if seat is not None else set()
     assert list(view.hand) == sorted(own)
     assert {getattr(a, "card", None) for a in view.legal} <= own | {None}
     assert view.drawn is None or view.drawn in own
     if seat is None:
         assert view.legal == () and view.seat is None
     other = copy.deepcopy(state)
-    hidden = [c for s, h in enumerate(other.hands) if s != seat for c in h] + other.draw
+    hidden = [c for s in range(other.seats) if s != seat for c in other.hand(s)] + other.draw
     rng.shuffle(hidden)
-    for s, hand in enumerate(other.hands):
+    for s in range(other.seats):
         if s != seat:
-            size = len(hand)
-            other.hands[s], hidden = set(hidden[:size]), hidden[size:]
+            size = other.hand_size(s)
+            other.hands[s], hidden = mask_of(hidden[:size]), hidden[size:]
     other.draw = hidden
     assert GAME.view(other, seat) == view
 

@@ -160,7 +160,7 @@ def test_dealt_hands_are_secret_to_their_seat() -> None:
     deals = [e for e in state.opening if e.kind == "deal"]
     assert [e.seat for e in deals] == [0, 1, 2]
     for e in deals:
-        assert set(e.secret) == state.hands[e.seat]
+        assert list(e.secret) == state.hand(e.seat)
         assert e.seen_by(None).secret == () and e.seen_by((e.seat + 1) % 3).secret == ()
 
 
@@ -211,7 +211,7 @@ def test_basic_announces_and_catches() -> None:
 def test_basic_chooses_the_colour_it_holds_most() -> None:
     p = Pool()
     state = rigged_deal(3, [p("Joker")])
-    hand = state.hands[1]
+    hand = state.hand(1)
     action = basic_choice(state, 1)
     assert isinstance(action, ChooseColour)
     counts = [sum(1 for c in hand if COLOUR[c] == k) for k in range(4)]

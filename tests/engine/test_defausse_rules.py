@@ -79,7 +79,7 @@ def test_points_in_a_hand() -> None:
 def test_deal_seven_cards_each_dealer_seat_0_first_player_next(seats: int) -> None:
     five = Pool()("5 rouge")
     state = rigged_deal(seats, [five])
-    assert [len(h) for h in state.hands] == [HAND_SIZE] * seats
+    assert [state.hand_size(s) for s in range(state.seats)] == [HAND_SIZE] * seats
     assert state.dealer == 0 and state.round == 1 and state.discard == [five]
     assert state.current == 1 and state.colour == ROUGE and state.phase == PLAY
     assert len(state.draw) == 108 - HAND_SIZE * seats - 1
@@ -128,7 +128,7 @@ def test_first_card_inverse_reverses_and_the_dealer_plays_first(seats: int) -> N
 def test_first_card_plus2_the_first_player_draws_two_and_loses_their_turn() -> None:
     p = Pool()
     state = rigged_deal(4, [p("+2 rouge")], {"cumul": True})  # no answering the first card
-    assert [len(h) for h in state.hands] == [7, 9, 7, 7]
+    assert [state.hand_size(s) for s in range(state.seats)] == [7, 9, 7, 7]
     assert state.current == 2 and state.pending == 0
     penalty = [e for e in state.opening if e.kind == "penalty"]
     assert penalty[0].seat == 1 and len(penalty[0].secret) == 2
@@ -141,7 +141,7 @@ def test_the_dealer_moves_one_seat_each_round() -> None:
     events = GAME.apply(state, 0, Play(last))
     assert "round_end" in kinds(events) and "round" in kinds(events)
     assert state.round == 2 and state.dealer == 1
-    assert [len(h) for h in state.hands] == [7, 7, 7]
+    assert [state.hand_size(s) for s in range(state.seats)] == [7, 7, 7]
     check_cards(state)
 
 
@@ -190,7 +190,7 @@ def test_joker4_only_without_a_card_of_the_active_colour() -> None:
     assert Play(four, VERT) in legal and Play(blue7) in legal
     events = GAME.apply(no_red, 0, Play(four, VERT))
     assert kinds(events) == ["play", "penalty"]
-    assert len(no_red.hands[1]) == 6 and no_red.current == 0 and no_red.colour == VERT
+    assert no_red.hand_size(1) == 6 and no_red.current == 0 and no_red.colour == VERT
 
 
 def test_draw_allowed_with_a_playable_card_then_play_the_drawn_card() -> None:
@@ -214,7 +214,7 @@ def test_after_a_draw_the_player_may_keep_the_card() -> None:
     state = rig(2, [p.many("2 bleu"), p.many("4 jaune")], p("7 rouge"), draw=[drawn])
     GAME.apply(state, 0, Draw())
     events = GAME.apply(state, 0, Keep())
-    assert kinds(events) == ["keep"] and drawn in state.hands[0] and state.current == 1
+    assert kinds(events) == ["keep"] and drawn in state.hand(0) and state.current == 1
     refused(state, 1, Keep(), "rien à garder")
 
 
@@ -222,7 +222,7 @@ def test_a_drawn_card_that_cannot_be_laid_ends_the_turn() -> None:
     p = Pool()
     state = rig(2, [p.many("2 bleu"), p.many("4 jaune")], p("7 rouge"), draw=[p("5 vert")])
     GAME.apply(state, 0, Draw())
-    assert state.phase == PLAY and state.current == 1 and len(state.hands[0]) == 2
+    assert state.phase == PLAY and state.current == 1 and state.hand_size(0) == 2
 
 
 def test_a_drawn_joker4_is_playable_only_without_the_active_colour() -> None:
@@ -274,7 +274,7 @@ def test_plus2_the_next_player_draws_two_and_loses_their_turn() -> None:
     events = GAME.apply(state, 0, Play(plus2))
     assert kinds(events) == ["play", "penalty"]
     assert events[1].seat == 1 and events[1].secret == tuple(drawn)
-    assert state.hands[1] >= set(drawn) and state.current == 2
+    assert set(state.hand(1)) >= set(drawn) and state.current == 2
 
 
 def test_joker4_the_next_player_draws_four_and_loses_their_turn() -> None:
@@ -282,7 +282,7 @@ def test_joker4_the_next_player_draws_four_and_loses_their_turn() -> None:
     four = p("Joker +4")
     state = rig(3, [[four, p("1 bleu")], p.many("4 jaune"), p.many("5 jaune")], p("7 rouge"))
     GAME.apply(state, 0, Play(four, JAUNE))
-    assert len(state.hands[1]) == 5 and state.current == 2 and state.colour == JAUNE
+    assert state.hand_size(1) == 5 and state.current == 2 and state.colour == JAUNE
 
 
 # --- empty draw pile --------------------------------------------------------------------------
@@ -484,7 +484,7 @@ def test_a_missing_announcement_is_caught_and_the_culprit_draws_two() -> None:
     refused(state, 2, Catch(1), "pas oublié")
     events = GAME.apply(state, 3, Catch(0))
     assert kinds(events) == ["catch", "penalty"] and events[0].args == (3,)
-    assert len(state.hands[0]) == 3 and state.current == 1
+    assert state.hand_size(0) == 3 and state.current == 1
     assert GAME.interjectors(state) == () and Catch(0) not in GAME.legal_actions(state, 1)
 
 
@@ -532,7 +532,7 @@ def test_cumul_a_plus2_answers_a_plus2_and_the_next_draws_the_total() -> None:
     assert list(GAME.legal_actions(state, 2)) == [Draw()]
     events = GAME.apply(state, 2, Draw())
     assert kinds(events) == ["penalty"] and len(events[0].secret) == 4
-    assert len(state.hands[2]) == 5 and state.pending == 0 and state.current == 0
+    assert state.hand_size(2) == 5 and state.pending == 0 and state.current == 0
 
 
 def test_cumul_a_joker4_answers_a_joker4() -> None:
@@ -545,7 +545,7 @@ def test_cumul_a_joker4_answers_a_joker4() -> None:
     assert list(GAME.legal_actions(state, 1)) == [*(Play(four_b, c) for c in range(4)), Draw()]
     GAME.apply(state, 1, Play(four_b, VERT))
     GAME.apply(state, 2, Draw())
-    assert len(state.hands[2]) == 9 and state.current == 0
+    assert state.hand_size(2) == 9 and state.current == 0
 
 
 def test_cumul_a_joker4_answer_still_needs_a_hand_without_the_active_colour() -> None:
@@ -565,7 +565,7 @@ def test_cumul_a_last_plus2_passes_on_the_whole_total() -> None:
     GAME.apply(state, 0, Play(plus2_a))
     events = GAME.apply(state, 1, Play(plus2_b))
     penalty = next(e for e in events if e.kind == "penalty")
-    assert penalty.seat == 2 and len(penalty.secret) == 4 and len(state.hands[2]) == 5
+    assert penalty.seat == 2 and len(penalty.secret) == 4 and state.hand_size(2) == 5
 
 
 # --- option pioche jusqu'à jouer --------------------------------------------------------------
@@ -584,7 +584,7 @@ def test_pioche_jusqua_jouer_draws_until_a_card_can_be_laid() -> None:
     assert state.phase == AFTER_DRAW and state.drawn == hit
     assert list(GAME.legal_actions(state, 0)) == [Play(hit), Keep()]
     GAME.apply(state, 0, Keep())
-    assert len(state.hands[0]) == 5 and state.current == 1
+    assert state.hand_size(0) == 5 and state.current == 1
 
 
 def test_pioche_jusqua_jouer_stops_when_nothing_is_left() -> None:

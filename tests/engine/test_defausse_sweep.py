@@ -34,7 +34,7 @@ def points(cards: Any) -> int:
     return sum(POINTS[c] for c in cards)
 
 
-def check_round_end(before: Sequence[set[int]], events: Sequence[Event], state: State) -> None:
+def check_round_end(before: Sequence[list[int]], events: Sequence[Event], state: State) -> None:
     """The round's result matches the hands: what each held, plus the penalty it just drew."""
     expected = [points(h) for h in before]
     for event in events:
@@ -84,7 +84,7 @@ def play_checked(
         turns = [(seat, bots[seat].choose(state, seat, legal, rng))]
         while turns:
             actor, action = turns.pop()
-            before = [set(h) for h in state.hands]
+            before = [state.hand(s) for s in range(seats)]
             round_before = state.round
             events = GAME.apply(state, actor, action)
             log.append((actor, GAME.action_to_wire(action)))

@@ -63,7 +63,7 @@ class BasicBot:
         for action in legal:
             if type(action) is Catch:
                 return action
-        hand = state.hands[seat]
+        hand = state.hand(seat)
         if state.phase is CHOOSE_COLOUR:
             return CHOOSE[_best_colour(hand)]
         plays = [a for a in legal if type(a) is Play]
@@ -74,7 +74,7 @@ class BasicBot:
             return DRAW
         n = state.seats
         nxt = (seat + state.direction) % n
-        threat = len(state.hands[nxt]) <= THREAT
+        threat = state.hand_size(nxt) <= THREAT
         counts = _colour_counts(hand)
 
         def worth(action: Play) -> float:

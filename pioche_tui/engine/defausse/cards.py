@@ -7,6 +7,7 @@ by colour then rank. Everything about a card is read from the tuples below, buil
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 COLOURS = ("rouge", "jaune", "vert", "bleu")
@@ -75,5 +76,29 @@ def card_name(card: int) -> str:
     return name if colour is None else f"{name} {COLOURS[colour]}"
 
 
-def hand_points(hand: list[int] | tuple[int, ...]) -> int:
-    return sum(POINTS[c] for c in hand)
+# A set of cards (a hand) is an int whose bit ``card`` is set for each card it holds: the engine
+# then finds the playable cards of a hand with one ``&``, whatever the hand's history.
+BIT = tuple(1 << c for c in CARDS)
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    """The set of ``cards`` as a bit mask."""
+    mask = 0
+    for c in cards:
+        mask |= BIT[c]
+    return mask
+
+
+def cards_of(mask: int) -> list[int]:
+    """The cards of a bit mask, in id order (colour, then rank)."""
+    cards = []
+    while mask:
+        low = mask & -mask
+        cards.append(low.bit_length() - 1)
+        mask ^= low
+    return cards
+
+
+def mask_points(mask: int) -> int:
+    """What the cards of a bit mask are worth at the end of a round."""
+    return sum(POINTS[c] for c in cards_of(mask))

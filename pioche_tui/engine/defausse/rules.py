@@ -14,6 +14,7 @@ from typing import Any
 
 from ..base import BadOptions, Event, IllegalAction, Outcome, new_rng
 from .cards import (
+    BIT,
     CARDS,
     COLOUR,
     COLOURS,
@@ -23,10 +24,12 @@ from .cards import (
     JOKER4,
     PASSE,
     PLUS2,
-    POINTS,
     RANK,
     WILD,
     card_name,
+    cards_of,
+    mask_of,
+    mask_points,
 )
 
 MIN_SEATS, MAX_SEATS = 2, 10
@@ -160,7 +163,8 @@ class RoundResult:
 class State:
     """One game in progress. Mutable; only this module changes it.
 
-    Piles are lists whose top is the end. ``colour`` is the active colour (WILD while a
+    Hands are bit masks of cards (see cards.py; :meth:`hand` lists one), piles are lists whose
+    top is the end. ``colour`` is the active colour (WILD while a
     first-card Joker waits for its colour) and ``rank`` the top card's rank. ``culprit`` is the
     seat that may be caught for a missing announcement (-1: none); ``drawn`` the card just drawn
     that may still be laid (-1: none).
@@ -182,7 +186,7 @@ class State:
         self.pioche: bool = options["pioche_jusqua_jouer"]
         self.single_round: bool = options["single_round"]
         self.rng = rng
-        self.hands: list[set[int]] = [set() for _ in range(seats)]
+        self.hands: list[int] = [0] * seats
         self.draw: list[int] = []
         self.discard: list[int] = []
         self.colour = WILD
@@ -203,11 +207,18 @@ class State:
         """The events of the current round's deal (the first round's are not returned by any
         apply(); a screen may show them in its log)."""
 
+    def hand(self, seat: int) -> list[int]:
+        """The cards ``seat`` holds, in id order (colour, then rank)."""
+        return cards_of(self.hands[seat])
+
+    def hand_size(self, seat: int) -> int:
+        return self.hands[seat].bit_count()
+
     def snapshot(self) -> tuple[Any, ...]:
         """Everything the state holds, as comparable builtins (replay checks, debugging)."""
         return (
             self.seats, sorted(self.options.items()), self.rng.getstate(),
-            [sorted(h) for h in self.hands], list(self.draw), list(self.discard), self.colour,
+            list(self.hands), list(self.draw), list(self.discard), self.colour,
             self.rank, self.direction, self.current, self.phase, self.drawn, self.pending,
             self.culprit, list(self.announced), list(self.scores), self.dealer,
             self.round, self.last_round, self.result,
@@ -246,7 +257,7 @@ def deal(state: State, deck: list[int]) -> list[Event]:
         events.append(Event("reshuffle", None, (len(deck),)))
         card = deck.pop()
     events.append(Event("flip", None, (card,)))
-    state.hands = [set(h) for h in dealt]
+    state.hands = [mask_of(h) for h in dealt]
     state.draw, state.discard = deck, [card]
     state.colour, state.rank = COLOUR[card], RANK[card]
     state.direction, state.pending, state.culprit, state.drawn = 1, 0, -1, -1
@@ -278,47 +289,32 @@ def deal(state: State, deck: list[int]) -> list[Event]:
 _RANKS = 15
 
 
-def _matching(colour: int, top_rank: int) -> frozenset[int]:
+def _matching(colour: int, top_rank: int) -> int:
     """The cards that may be laid on a top card of ``top_rank`` when ``colour`` is active: the
     same colour, the same number or symbol, or a Joker. (A Joker +4 is checked apart: it also
     needs a hand without the active colour.)"""
-    return frozenset(
+    return mask_of(
         c for c in CARDS
         if RANK[c] == JOKER or (COLOUR[c] != WILD and (COLOUR[c] == colour or RANK[c] == top_rank))
     )  # fmt: skip
 
 
 MATCHING = tuple(_matching(c, r) for c in range(len(COLOURS)) for r in range(_RANKS))
-"""``MATCHING[colour * 15 + top rank]``: hands are sets, so the playable cards are one
-intersection."""
-OF_COLOUR = tuple(frozenset(c for c in CARDS if COLOUR[c] == k) for k in range(len(COLOURS)))
-FOURS = frozenset(c for c in CARDS if RANK[c] == JOKER4)
-PLUS_TWOS = frozenset(c for c in CARDS if RANK[c] == PLUS2)
+"""``MATCHING[colour * 15 + top rank]``, a mask: a hand's playable cards are ``hand & it``."""
+OF_COLOUR = tuple(mask_of(c for c in CARDS if COLOUR[c] == k) for k in range(len(COLOURS)))
+FOURS = mask_of(c for c in CARDS if RANK[c] == JOKER4)
+PLUS_TWOS = mask_of(c for c in CARDS if RANK[c] == PLUS2)
 
 
-def _can_lay(state: State, hand: set[int], card: int) -> bool:
+def _can_lay(state: State, hand: int, card: int) -> bool:
     """Whether ``card`` (in ``hand``) may be laid now, answering pending cards if any."""
     rank = RANK[card]
     if state.pending:  # cumul: only the same kind of draw card answers
         if rank != state.rank:
             return False
     elif rank != JOKER4:
-        return card in MATCHING[state.colour * _RANKS + state.rank]
-    return rank != JOKER4 or hand.isdisjoint(OF_COLOUR[state.colour])
-
-
-def _layable(state: State, hand: set[int]) -> set[int]:
-    """The cards of ``hand`` that may be laid now (phase PLAY)."""
-    if state.pending:
-        cards = hand & (PLUS_TWOS if state.rank == PLUS2 else FOURS)
-    else:
-        cards = hand & MATCHING[state.colour * _RANKS + state.rank]
-        if hand.isdisjoint(FOURS):
-            return cards
-        cards |= hand & FOURS
-    if cards and not hand.isdisjoint(OF_COLOUR[state.colour]):
-        cards -= FOURS  # a Joker +4 only without the active colour
-    return cards
+        return MATCHING[state.colour * _RANKS + state.rank] & BIT[card] != 0
+    return rank != JOKER4 or not hand & OF_COLOUR[state.colour]
 
 
 def to_act(state: State) -> tuple[int, ...]:
@@ -346,17 +342,29 @@ def legal_actions(state: State, seat: int) -> Sequence[Action]:
     out: Sequence[Action]
     if phase is PLAY:
         hand = state.hands[seat]
-        cards = _layable(state, hand)
+        colour = state.colour
+        if state.pending:  # cumul: only the same kind of draw card answers
+            cards = hand & (PLUS_TWOS if state.rank == PLUS2 else FOURS)
+        else:
+            cards = hand & MATCHING[colour * _RANKS + state.rank]
+            if hand & FOURS:
+                cards |= hand & FOURS
+        if cards & FOURS and hand & OF_COLOUR[colour]:
+            cards &= ~FOURS  # a Joker +4 only without the active colour
         if not cards:
             out = ONLY_DRAW
         else:
-            table = PLAYS_OR_ANNOUNCE if state.annonce and len(hand) == 2 else PLAYS
-            plays: list[Action] = [a for c in sorted(cards) for a in table[c]]
+            table = PLAYS_OR_ANNOUNCE if state.annonce and hand.bit_count() == 2 else PLAYS
+            plays: list[Action] = []
+            while cards:  # each card of the mask, lowest first
+                low = cards & -cards
+                plays += table[low.bit_length() - 1]
+                cards ^= low
             if state.pending or state.draw or len(state.discard) > 1:
                 plays.append(DRAW)
             out = plays
     elif phase is AFTER_DRAW:
-        announce = state.annonce and len(state.hands[seat]) == 2
+        announce = state.annonce and state.hands[seat].bit_count() == 2
         out = (PLAY_OR_KEEP_ANNOUNCE if announce else PLAY_OR_KEEP)[state.drawn]
     elif phase is CHOOSE_COLOUR:
         out = CHOOSE
@@ -409,7 +417,7 @@ def _refuse_play(state: State, seat: int, action: Play) -> str | None:
     if phase is CHOOSE_COLOUR:
         return "Choisissez d'abord la couleur de départ."
     hand = state.hands[seat]
-    if card not in hand:
+    if not hand & BIT[card]:
         return "Vous n'avez pas cette carte."
     if phase is AFTER_DRAW and card != state.drawn:
         return "Après avoir pioché, seule la carte piochée peut être posée."
@@ -440,7 +448,7 @@ def _refuse_play(state: State, seat: int, action: Play) -> str | None:
             return "Annonce invalide."
         if not state.annonce:
             return "L'annonce n'est pas en jeu à cette table."
-        if len(hand) != 2:
+        if hand.bit_count() != 2:
             return "On annonce en posant son avant-dernière carte."
     return None
 
@@ -452,14 +460,13 @@ def _play(state: State, seat: int, action: Play) -> list[Event]:
     if not (
         seat == state.current and state.phase is PLAY and not state.pending
         and action.colour is None and action.announce is False
-        and type(card) is int and card in state.hands[seat] and COLOUR[card] != WILD
-        and card in MATCHING[state.colour * _RANKS + state.rank]
+        and type(card) is int and 0 <= card < DECK_SIZE and COLOUR[card] != WILD
+        and state.hands[seat] & MATCHING[state.colour * _RANKS + state.rank] & BIT[card]
     ):  # fmt: skip
         refusal = _refuse_play(state, seat, action)
         if refusal is not None:
             raise IllegalAction(refusal)
-    hand = state.hands[seat]
-    hand.remove(card)
+    state.hands[seat] = hand = state.hands[seat] ^ BIT[card]
     state.discard.append(card)
     colour = COLOUR[card]
     if colour == WILD:
@@ -474,7 +481,7 @@ def _play(state: State, seat: int, action: Play) -> list[Event]:
     if action.announce:
         state.announced[seat] = True
         events.append(Event("announce", seat))
-    elif state.annonce and len(hand) == 1:
+    elif state.annonce and hand.bit_count() == 1:
         state.culprit = seat
     n = state.seats
     d = state.direction
@@ -523,12 +530,12 @@ def _draw(state: State, seat: int) -> list[Event]:
     draw = state.draw
     if draw and not state.pioche:  # the common case: one card off the pile
         card = draw.pop()
-        hand.add(card)
+        hand |= BIT[card]
         events = [DREW_ONE[seat][card]]
     elif not draw and len(state.discard) <= 1:
         # Nothing to draw anywhere: who can play must play, the others pass. The whole table can
         # never be stuck: the active colour's cards (24 at least) are all in hands.
-        if _layable(state, hand):
+        if any(isinstance(a, Play) for a in legal_actions(state, seat)):
             raise IllegalAction("Il n'y a plus rien à piocher : posez une carte.")
         state.culprit = -1
         state.current = (seat + state.direction) % n
@@ -537,12 +544,13 @@ def _draw(state: State, seat: int) -> list[Event]:
         events = []
         drawn: list[int] = []
         while got := _take(state, 1, events):
-            hand.update(got)
+            hand |= BIT[got[0]]
             drawn += got
             if not state.pioche or _can_lay(state, hand, got[0]):
                 break
         card = drawn[-1]
         events.append(Event("draw", seat, (len(drawn),), tuple(drawn)))
+    state.hands[seat] = hand
     state.culprit = -1
     state.announced[seat] = False
     if _can_lay(state, hand, card):
@@ -624,7 +632,7 @@ def _take(state: State, count: int, events: list[Event]) -> list[int]:
 def _penalty(state: State, seat: int, count: int, events: list[Event]) -> None:
     """``seat`` draws ``count`` cards (+2, Joker +4, cumul, a catch) and loses any announcement."""
     got = _take(state, count, events)
-    state.hands[seat].update(got)
+    state.hands[seat] |= mask_of(got)
     state.announced[seat] = False
     events.append(Event("penalty", seat, (len(got),), tuple(got)))
 
@@ -632,7 +640,7 @@ def _penalty(state: State, seat: int, count: int, events: list[Event]) -> None:
 def _end_round(state: State, winner: int, events: list[Event]) -> None:
     """``winner`` laid their last card: score the round, then deal the next one or end the
     game."""
-    points = tuple(sum(POINTS[c] for c in hand) for hand in state.hands)
+    points = tuple(mask_points(hand) for hand in state.hands)
     gained = sum(points)
     state.scores[winner] += gained
     state.last_round = RoundResult(state.round, winner, points, gained)

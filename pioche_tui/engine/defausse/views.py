@@ -55,7 +55,7 @@ def view(state: State, seat: int | None) -> DefausseView:
     if seat in range(state.seats):
         assert seat is not None
         me = seat
-        hand = tuple(sorted(state.hands[seat]))
+        hand = tuple(state.hand(seat))
         legal = tuple(legal_actions(state, seat))
         if seat == state.current and state.drawn >= 0:
             drawn = state.drawn
@@ -69,7 +69,7 @@ def view(state: State, seat: int | None) -> DefausseView:
         current=None if state.phase is OVER else state.current,
         phase=state.phase,
         drawn=drawn,
-        counts=tuple(len(h) for h in state.hands),
+        counts=tuple(h.bit_count() for h in state.hands),
         scores=tuple(state.scores),
         announced=tuple(state.announced),
         draw_size=len(state.draw),
