@@ -8,8 +8,9 @@
 An action is what the simulator does once per move: ask the engine for the legal actions, let the
 bot pick one, apply it, and ask who may interject (``pioche_tui.sim.play_one``, events not
 counted). Each workload is a game of ``WORKLOADS``; ``--rlcard`` adds the game's yardstick, run
-alternately with ours in the same process, so both see the same machine load. The best of
-``--repeat`` runs is reported (the least disturbed by other processes), with the median.
+alternately with ours in the same process, each run of the yardstick sized to as many actions as
+ours, so that both see the same machine load. Reported: the best of ``--repeat`` runs (the least
+disturbed by other processes), the median, and the median of the paired ratios.
 """
 
 from __future__ import annotations
@@ -165,12 +166,17 @@ def main(argv: list[str] | None = None) -> int:
     info = machine()
     ours: list[Run] = []
     theirs: list[Run] = []
-    run_ours(args.game, args.players, max(args.games // 10, 1), args.seed, args.bots, options)
+    warm = run_ours(args.game, args.players, max(args.games // 10, 1), args.seed, args.bots,
+                    options)  # fmt: skip
+    their_games = args.games
+    if yardstick is not None:  # as many actions per run as ours
+        their_warm = yardstick(args.players, max(args.games // 10, 1), args.seed)
+        their_games = round(args.games * warm.actions / their_warm.actions)
     for r in range(args.repeat):  # alternate, so that both see the same load
-        seed = args.seed + r
+        seed = args.seed + 1 + r
         ours.append(run_ours(args.game, args.players, args.games, seed, args.bots, options))
         if yardstick is not None:
-            theirs.append(yardstick(args.players, args.games, seed))
+            theirs.append(yardstick(args.players, their_games, seed))
     info["load_after"] = [round(x, 2) for x in os.getloadavg()]
 
     report: dict[str, Any] = {
@@ -187,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         report["ratio_best"] = round(
             report["ours"]["best_actions_per_s"] / report["yardstick"]["best_actions_per_s"], 2
         )
+        ratios = [a.actions_per_s / b.actions_per_s for a, b in zip(ours, theirs, strict=True)]
+        report["ratio_paired_median"] = round(statistics.median(ratios), 2)
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
     else:
@@ -224,7 +232,10 @@ def text(report: dict[str, Any]) -> str:
             f"{s['actions_per_game']} actions per game)"
         )
     if "ratio_best" in report:
-        lines.append(f"  ratio (best to best): {report['ratio_best']}×")
+        lines.append(
+            f"  ratio: {report['ratio_best']}× best to best, "
+            f"{report['ratio_paired_median']}× median of the paired runs"
+        )
     return "\n".join(lines)
 
 

@@ -164,10 +164,10 @@ class State:
     """One game in progress. Mutable; only this module changes it.
 
     Hands are bit masks of cards (see cards.py; :meth:`hand` lists one), piles are lists whose
-    top is the end. ``colour`` is the active colour (WILD while a
-    first-card Joker waits for its colour) and ``rank`` the top card's rank. ``culprit`` is the
-    seat that may be caught for a missing announcement (-1: none); ``drawn`` the card just drawn
-    that may still be laid (-1: none).
+    top is the end. ``colour`` is the active colour (WILD while a first-card Joker waits for its
+    colour) and ``rank`` the top card's rank. ``culprit`` is the seat that may be caught for a
+    missing announcement (-1: none); ``drawn`` the card just drawn that may still be laid (-1:
+    none).
     """
 
     __slots__ = (
@@ -380,15 +380,15 @@ def legal_actions(state: State, seat: int) -> Sequence[Action]:
 
 def apply(state: State, seat: int, action: Action) -> list[Event]:
     """Check ``action`` for ``seat`` and apply it; IllegalAction (state unchanged) if refused."""
-    if isinstance(action, Play):
+    if type(action) is Play:
         return _play(state, seat, action)
-    if isinstance(action, Draw):
+    if type(action) is Draw:
         return _draw(state, seat)
-    if isinstance(action, Keep):
+    if type(action) is Keep:
         return _keep(state, seat)
-    if isinstance(action, ChooseColour):
+    if type(action) is ChooseColour:
         return _choose_colour(state, seat, action)
-    if isinstance(action, Catch):
+    if type(action) is Catch:
         return _catch(state, seat, action)
     raise IllegalAction("Action inconnue.")
 
@@ -470,7 +470,7 @@ def _play(state: State, seat: int, action: Play) -> list[Event]:
     state.discard.append(card)
     colour = COLOUR[card]
     if colour == WILD:
-        colour = action.colour  # type: ignore[assignment]
+        colour = action.colour  # type: ignore[assignment]  # a Joker's colour: checked above
     rank = RANK[card]
     state.colour = colour
     state.rank = rank
