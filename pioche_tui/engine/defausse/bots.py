@@ -27,32 +27,32 @@ THREAT = 2
 """A player holding this many cards or fewer is about to go out: worth attacking."""
 
 
-def _colour_counts(hand: Collection[int], without: int = -1) -> list[int]:
-    """How many cards of each colour ``hand`` holds, leaving out the card ``without``."""
+def _by_colour(hand: Collection[int], without: int = -1) -> list[tuple[int, int]]:
+    """For each colour, how many cards of it ``hand`` holds and their points, leaving out the
+    card ``without``."""
     counts = [0] * len(COLOURS)
+    points = [0] * len(COLOURS)
     for c in hand:
         if c != without and COLOUR[c] != WILD:
             counts[COLOUR[c]] += 1
-    return counts
+            points[COLOUR[c]] += POINTS[c]
+    return list(zip(counts, points, strict=True))
 
 
 def _best_colour(hand: Collection[int], without: int = -1) -> int:
     """The colour the hand holds most of (ties: the one worth most in points)."""
-    counts = _colour_counts(hand, without)
-    worth = [0] * len(COLOURS)
-    for c in hand:
-        if c != without and COLOUR[c] != WILD:
-            worth[COLOUR[c]] += POINTS[c]
-    return max(range(len(COLOURS)), key=lambda k: (counts[k], worth[k]))
+    weights = _by_colour(hand, without)
+    return max(range(len(COLOURS)), key=weights.__getitem__)
 
 
 class BasicBot:
     """A sensible player.
 
     It catches every missed announcement and always announces its own; keeps its Jokers until
-    nothing else can be laid (or a player is about to go out); when the next player is close to
-    going out it attacks with +4, +2, Passe or Inverse; otherwise it lays the card that keeps it
+    nothing else can be laid; when the next player is close to going out it attacks with a
+    Joker +4 (if allowed), a +2, a Passe or an Inverse; otherwise it lays the card that keeps it
     in the colour it holds most, high points first; a Joker's colour is the one it holds most.
+    After a draw it lays the drawn card, unless it is a Joker it can keep for later.
     """
 
     name = "basic"
@@ -75,7 +75,7 @@ class BasicBot:
         n = state.seats
         nxt = (seat + state.direction) % n
         threat = state.hand_size(nxt) <= THREAT
-        counts = _colour_counts(hand)
+        counts = [count for count, _ in _by_colour(hand)]
 
         def worth(action: Play) -> float:
             card = action.card
