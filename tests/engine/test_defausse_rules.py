@@ -535,26 +535,22 @@ def test_cumul_a_plus2_answers_a_plus2_and_the_next_draws_the_total() -> None:
     assert state.hand_size(2) == 5 and state.pending == 0 and state.current == 0
 
 
-def test_cumul_a_joker4_answers_a_joker4() -> None:
+@pytest.mark.parametrize("other", ["2 bleu", "2 jaune"])
+def test_cumul_a_joker4_answers_a_joker4_without_the_active_colour(other: str) -> None:
+    """The +4's own rule still holds when it answers: yellow is asked, so no yellow in hand."""
     p = Pool()
     four_a, four_b = p.many("Joker +4", "Joker +4")
-    hands = [[four_a, p("1 vert")], [four_b, p("2 bleu")], p.many("5 jaune")]
+    hands = [[four_a, p("1 vert")], [four_b, p(other)], p.many("5 jaune")]
     state = rig(3, hands, p("7 rouge"), options=CUMUL)
     GAME.apply(state, 0, Play(four_a, JAUNE))
     assert state.pending == 4
+    if other == "2 jaune":
+        assert list(GAME.legal_actions(state, 1)) == [Draw()]
+        return
     assert list(GAME.legal_actions(state, 1)) == [*(Play(four_b, c) for c in range(4)), Draw()]
     GAME.apply(state, 1, Play(four_b, VERT))
     GAME.apply(state, 2, Draw())
     assert state.hand_size(2) == 9 and state.current == 0
-
-
-def test_cumul_a_joker4_answer_still_needs_a_hand_without_the_active_colour() -> None:
-    p = Pool()
-    four_a, four_b = p.many("Joker +4", "Joker +4")
-    hands = [[four_a, p("1 vert")], [four_b, p("2 jaune")], p.many("5 jaune")]
-    state = rig(3, hands, p("7 rouge"), options=CUMUL)
-    GAME.apply(state, 0, Play(four_a, JAUNE))
-    assert list(GAME.legal_actions(state, 1)) == [Draw()]
 
 
 def test_cumul_a_last_plus2_passes_on_the_whole_total() -> None:
