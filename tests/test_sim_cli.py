@@ -46,9 +46,9 @@ def test_json_fields(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_table_options_reach_the_engine(capsys: pytest.CaptureFixture[str]) -> None:
     options = ("-o", "annonce=true", "-o", "cumul=on", "-o", "pioche-jusqua-jouer=yes")
-    data = sim_json(capsys, "-p", "4", "-n", "30", "--bots", "random", "--single-round", *options)
+    data = sim_json(capsys, "-p", "4", "-n", "10", "--bots", "random", "--single-round", *options)
     assert data["events"].get("catch", 0) > 0  # only with the annonce option
-    plain = sim_json(capsys, "-p", "4", "-n", "30", "--bots", "random", "--single-round")
+    plain = sim_json(capsys, "-p", "4", "-n", "10", "--bots", "random", "--single-round")
     assert "catch" not in plain["events"]
     short = sim_json(capsys, "-p", "2", "-n", "10", "--bots", "basic", "-o", "target=100")
     assert short["rounds_per_game"] < sim_json(capsys, "-p", "2", "-n", "10",
