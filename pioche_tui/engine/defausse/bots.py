@@ -27,21 +27,19 @@ THREAT = 2
 """A player holding this many cards or fewer is about to go out: worth attacking."""
 
 
-def _by_colour(hand: Collection[int], without: int = -1) -> list[tuple[int, int]]:
-    """For each colour, how many cards of it ``hand`` holds and their points, leaving out the
-    card ``without``."""
+def _by_colour(hand: Collection[int]) -> list[tuple[int, int]]:
+    """For each colour, how many cards of it ``hand`` holds and their points."""
     counts = [0] * len(COLOURS)
     points = [0] * len(COLOURS)
     for c in hand:
-        if c != without and COLOUR[c] != WILD:
+        if COLOUR[c] != WILD:
             counts[COLOUR[c]] += 1
             points[COLOUR[c]] += POINTS[c]
     return list(zip(counts, points, strict=True))
 
 
-def _best_colour(hand: Collection[int], without: int = -1) -> int:
+def _best_colour(weights: list[tuple[int, int]]) -> int:
     """The colour the hand holds most of (ties: the one worth most in points)."""
-    weights = _by_colour(hand, without)
     return max(range(len(COLOURS)), key=weights.__getitem__)
 
 
@@ -64,18 +62,19 @@ class BasicBot:
             if type(action) is Catch:
                 return action
         hand = state.hand(seat)
+        weights = _by_colour(hand)
+        colour = _best_colour(weights)
         if state.phase is CHOOSE_COLOUR:
-            return CHOOSE[_best_colour(hand)]
-        plays = [a for a in legal if type(a) is Play]
+            return CHOOSE[colour]
+        plays = [a for a in legal if type(a) is Play and a.colour in (None, colour)]
         if any(a.announce for a in plays):
             plays = [a for a in plays if a.announce]
-        plays = [a for a in plays if a.colour is None or a.colour == _best_colour(hand, a.card)]
         if not plays:
             return DRAW
         n = state.seats
         nxt = (seat + state.direction) % n
         threat = state.hand_size(nxt) <= THREAT
-        counts = [count for count, _ in _by_colour(hand)]
+        counts = [count for count, _ in weights]
 
         def worth(action: Play) -> float:
             card = action.card
