@@ -48,6 +48,9 @@ class Settings:
     bot_delay: tuple[float, float] = (0.8, 2.0)  # seconds a bot "thinks" (min, max)
     turn_timer: float | None = 60.0  # default per decision at tables with a human
     grace: float = 300.0  # how long a dropped player keeps their seat
+    # Tests and demos: table ids, private codes, deals and bot names from one seeded generator,
+    # so screens are reproducible. None (production) draws them from the system's randomness.
+    seed: int | None = None
 
 
 class Session:
@@ -99,6 +102,10 @@ class Session:
     def close(self) -> None:
         self.coordinator.disconnect(self)
 
+    def table_code(self) -> str | None:
+        """The code of the private table this session sits at, for the player to share."""
+        return self.table.code if self.table is not None and self.seat is not None else None
+
 
 class Coordinator:
     def __init__(self, settings: Settings, games: Mapping[str, Game[Any, Any]] | None = None
@@ -108,7 +115,10 @@ class Coordinator:
         self.tables: dict[str, Table] = {}
         self.sessions: dict[str, Session] = {}  # by identity: one live session each
         self.db: Database | None = None
-        self._rng = random.Random()  # bot delays and names: nothing a replay depends on
+        self._rng = random.Random(settings.seed)  # bot delays and names: no replay needs them
+        self._ids: random.Random = (
+            secrets.SystemRandom() if settings.seed is None else random.Random(settings.seed)
+        )  # table ids, private codes and deal seeds
         self._chat: dict[str, deque[ChatLine]] = {}
         self._chat_limit = RateLimiter(3, 3.0)
         self._lobby_pending = False
@@ -335,7 +345,7 @@ class Coordinator:
 
     def _new_id(self, length: int) -> str:
         while True:
-            tid = "".join(secrets.choice(ID_ALPHABET) for _ in range(length))
+            tid = "".join(self._ids.choice(ID_ALPHABET) for _ in range(length))
             if tid not in self.tables and not self.log_path(tid).exists():
                 return tid
 
@@ -397,7 +407,7 @@ class Coordinator:
             self._place(session, table, None)
         table.changed()
         if all(s.kind != "free" for s in table.seats):
-            table.start(secrets.randbits(63))
+            table.start(self._ids.getrandbits(63))
         return table.id
 
     def quick_play(self, session: Session, game_name: str, seats: int,
@@ -429,7 +439,7 @@ class Coordinator:
         self._place(session, table, seat_no)
         table.changed()
         if not any(s.kind == "free" for s in table.seats):
-            table.start(secrets.randbits(63))
+            table.start(self._ids.getrandbits(63))
         else:
             table.publish()
 
@@ -449,7 +459,7 @@ class Coordinator:
             raise Refused("started", "La partie a déjà commencé.")
         if session.player.identity != table.creator:
             raise Refused("not_creator", "Seul le créateur de la table peut la lancer.")
-        table.start(secrets.randbits(63))
+        table.start(self._ids.getrandbits(63))
 
     def leave_table(self, session: Session) -> None:
         if session.table is None:
