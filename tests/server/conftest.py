@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -111,10 +112,8 @@ class Client(asyncssh.SSHClientSession[bytes]):
             remaining = deadline - loop.time()
             if remaining <= 0:
                 raise AssertionError(f"never shown: {check!r}; screen:\n{self.screen.text()}")
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), remaining)
-            except TimeoutError:
-                pass
         return self.screen.text()
 
     def send(self, data: str | bytes) -> None:

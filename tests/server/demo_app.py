@@ -1,9 +1,10 @@
 """A small real app for the server's tests (a fixture, not product).
 
 It shows what the server told it (``SessionInfo``), who else is connected (the way the real lobby
-will learn about others: messages posted from outside the app), the last key, paste and size; it
-exits on ``q``, fails on ``x`` (to prove one app's crash ends that session only) and on ``f``
-floods its screen with ever-changing text (for the slow-client tests).
+will learn about others: messages posted from outside the app), the last key, paste and size.
+Keys: ``q`` exits, ``x`` fails (one app's crash ends that session only), ``f`` floods the screen
+with ever-changing text (slow clients), ``s`` asks for a screenshot, ``u`` to open a URL and ``p``
+prints (none of which may touch the server's files, browser or streams).
 
 ``pioche serve --app tests.server.demo_app:open_service`` serves it.
 """
@@ -26,6 +27,7 @@ class DemoService:
 
     def __init__(self, owners: dict[str, str] | None = None) -> None:
         self.owners = owners or {}
+        self.ignore_shutdown = False
         self.apps: list[DemoApp] = []
         self.closed = False
 
@@ -106,6 +108,12 @@ class DemoApp(App[None]):
             raise RuntimeError("the demo app fails on purpose")
         elif event.key == "f" and self._flood is None:
             self._flood = self.set_interval(0.02, self._flood_frame)
+        elif event.key == "s":
+            self.deliver_screenshot()
+        elif event.key == "u":
+            self.open_url("https://example.com/")
+        elif event.key == "p":
+            print(f"print from session {self.session.session_id}")
 
     def _flood_frame(self) -> None:
         self._frame += 1
@@ -118,6 +126,10 @@ class DemoApp(App[None]):
     def on_demo_app_present(self, message: Present) -> None:
         self._show("present", "connectes : " + ", ".join(message.names))
 
+    def on_delivery_failed(self, event: events.DeliveryFailed) -> None:
+        self._show("notice", f"livraison refusee : {event.exception}")
+
     def on_server_shutdown(self, message: ServerShutdown) -> None:
-        self._show("notice", "le serveur s'arrete")
-        self.set_timer(0.2, self.exit)
+        self._show("notice", f"le serveur s'arrete dans {message.grace:g} s")
+        if not self.service.ignore_shutdown:
+            self.set_timer(0.2, self.exit)
