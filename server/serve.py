@@ -85,7 +85,7 @@ def load_opener(spec: str) -> ServiceOpener:
         raise LookupError(f"cannot load --app {spec!r}: {error}") from error
     if not callable(opener):
         raise LookupError(f"--app {spec!r} is not a function")
-    return cast(ServiceOpener, opener)
+    return cast("ServiceOpener", opener)
 
 
 async def serve(args: argparse.Namespace) -> int:

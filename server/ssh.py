@@ -63,21 +63,22 @@ SIGNATURE_ALGS = (  # what a client's key may sign with
     "sk-ecdsa-sha2-nistp256@openssh.com", "rsa-sha2-512", "rsa-sha2-256",
 )
 
-# What a refused client reads: one line, in French like the game.
+# What a refused client reads: one line, in French like the game. Those written on the channel
+# (stderr, stdout) may use any character; those sent inside SSH messages (disconnect and
+# channel-open failure reasons) are ASCII, since OpenSSH shows other bytes as octal escapes.
 MSG_NO_PTY = (
     "Pioche se joue dans un terminal : connectez-vous sans -T "
     "(et avec -t si vous passez une commande)."
 )
 MSG_FILE_TRANSFER = "Pioche ne transfère pas de fichiers : ni sftp, ni scp, ni sous-système."
-MSG_FORWARDING = "Pioche ne fait aucune redirection (ports, sockets, tunnels)."
-MSG_ONE_SESSION = "Une seule session par connexion SSH."
-MSG_FULL = "Pioche est complet ({limit} connexions) : réessayez dans un moment."
-MSG_ADDRESS_FULL = "Trop de connexions depuis votre adresse ({limit} au plus)."
-MSG_CLOSING = "Pioche s'arrête : réessayez dans un moment."
 MSG_SHUTDOWN = "Pioche s'arrête pour maintenance : à tout à l'heure !"
 MSG_CRASH = "Pioche a rencontré une erreur et ferme cette session. Désolé !"
-MSG_STALLED = "Votre terminal ne lit plus rien depuis {seconds:.0f} s : déconnexion."
-
+MSG_FORWARDING = "Pioche ne fait aucune redirection (ports, sockets, tunnels)."
+MSG_ONE_SESSION = "Une seule session par connexion SSH."
+MSG_FULL = "Pioche est complet ({limit} connexions au plus) : revenez dans un moment."
+MSG_ADDRESS_FULL = "Trop de connexions depuis votre adresse ({limit} au plus)."
+MSG_CLOSING = "Pioche ferme pour maintenance : revenez dans un moment."
+MSG_STALLED = "Votre terminal ne lit plus rien depuis {seconds:.0f} s : au revoir."
 
 class PiocheServer:
     """The SSH server. ``await start()``, then ``await close()`` to stop."""
@@ -95,8 +96,10 @@ class PiocheServer:
         self.name_owner: NameOwner = name_owner or (lambda _name: None)
         self.limits = limits or Limits()
         self._acceptor: asyncssh.SSHAcceptor | None = None
-        self._connections: set[_Connection] = set()
-        self._per_address: Counter[str] = Counter()
+        self._admitted: set[_Connection] = set()
+        self._admitted_from: Counter[str] = Counter()
+        self._open: set[_Connection] = set()  # admitted or being refused
+        self._open_from: Counter[str] = Counter()
         self._sessions: dict[int, _Session] = {}
         self._session_ids = itertools.count(1)
         self._startups = asyncio.Semaphore(self.limits.max_startups)
@@ -157,31 +160,47 @@ class PiocheServer:
                 for task in stuck:
                     task.cancel()
                 await asyncio.gather(*stuck, return_exceptions=True)
-        for connection in list(self._connections):
+        for connection in list(self._open):
             connection.close(MSG_CLOSING)
         if self._acceptor is not None:
             await self._acceptor.wait_closed()
         log.info("stopped")
 
     def _admit(self, connection: _Connection) -> str | None:
-        """Count a new connection in, or say why it is refused."""
+        """Count a new connection in; None if admitted, else why it is refused."""
         limits = self.limits
+        peer = connection.peer
+        self._open.add(connection)
+        self._open_from[peer] += 1
         if self.closing:
             return MSG_CLOSING
-        if len(self._connections) >= limits.max_sessions:
+        if len(self._admitted) >= limits.max_sessions:
             return MSG_FULL.format(limit=limits.max_sessions)
-        if self._per_address[connection.peer] >= limits.max_per_address:
+        if self._admitted_from[peer] >= limits.max_per_address:
             return MSG_ADDRESS_FULL.format(limit=limits.max_per_address)
-        self._connections.add(connection)
-        self._per_address[connection.peer] += 1
+        self._admitted.add(connection)
+        self._admitted_from[peer] += 1
         return None
 
+    def _flooded(self, peer: str) -> bool:
+        """So many connections that refused ones are dropped at once, not told why."""
+        limits = self.limits
+        return (
+            self._open_from[peer] > 2 * limits.max_per_address
+            or len(self._open) > 2 * limits.max_sessions
+        )
+
     def _forget(self, connection: _Connection) -> None:
-        if connection in self._connections:
-            self._connections.remove(connection)
-            self._per_address[connection.peer] -= 1
-            if not self._per_address[connection.peer]:
-                del self._per_address[connection.peer]
+        peer = connection.peer
+        self._open.discard(connection)
+        self._open_from[peer] -= 1
+        if not self._open_from[peer]:
+            del self._open_from[peer]
+        if connection in self._admitted:
+            self._admitted.remove(connection)
+            self._admitted_from[peer] -= 1
+            if not self._admitted_from[peer]:
+                del self._admitted_from[peer]
 
     def _session_info(
         self, connection: _Connection, term_type: str | None, size: tuple[int, int],
@@ -219,6 +238,7 @@ class _Connection(asyncssh.SSHServer):
         self._conn: asyncssh.SSHServerConnection | None = None
         self.peer = "?"
         self.username = ""
+        self._refusal: str | None = None
         self._last_key: asyncssh.SSHKey | None = None
         self.identity: str | None = None
         self._session: _Session | None = None
@@ -228,14 +248,9 @@ class _Connection(asyncssh.SSHServer):
         peername = conn.get_extra_info("peername")
         if peername:
             self.peer = str(peername[0])
-        refusal = self._server._admit(self)
-        if refusal is not None:
-            log.info("refused a connection from %s: %s", self.peer, refusal)
-            # Not now: asyncssh sends its version string after this method returns, and a
-            # disconnect message must come after it to be read.
-            asyncio.get_running_loop().call_soon(
-                self.close, refusal, asyncssh.DISC_TOO_MANY_CONNECTIONS
-            )
+        self._refusal = self._server._admit(self)
+        if self._refusal is not None and self._server._flooded(self.peer):
+            conn.abort()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._server._forget(self)
@@ -248,6 +263,13 @@ class _Connection(asyncssh.SSHServer):
     # succeeded, never a key that was only offered.
 
     def begin_auth(self, username: str) -> bool:
+        if self._refusal is not None:
+            # Told now, not when the connection came: the client is waiting for an answer, so
+            # it reads this before the server closes (earlier, its packets in flight would meet
+            # a closed socket and the reset could swallow the message).
+            log.info("refused a connection from %s: %s", self.peer, self._refusal)
+            self.close(self._refusal, asyncssh.DISC_TOO_MANY_CONNECTIONS)
+            return True
         self.username = username
         self._last_key = None
         return True  # authentication required: a "none" request fails, then key or kbdint
@@ -404,8 +426,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         )
         server._sessions[info.session_id] = self
         log.info(
-            "session %d: %s %s from %s%s", info.session_id, info.nickname or "(pseudo à demander)",
-            info.identity or "invité", info.peer, " (spectateur)" if info.watch_only else "",
+            "session %d from %s: %s, %s%s", info.session_id, info.peer,
+            f"nickname {info.nickname}" if info.nickname else "nickname to ask",
+            info.identity or "guest", ", watch only" if info.watch_only else "",
         )
         # At most max_startups apps are being built at once: building one (CSS, first layout)
         # takes a burst of CPU. The slot is released once the app has painted its first frame.

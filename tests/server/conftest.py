@@ -34,12 +34,12 @@ class Screen:
     )
 
     def __init__(self, width: int = 80, height: int = 24) -> None:
+        self.resize(width, height)
+
+    def resize(self, width: int, height: int) -> None:
         self.width, self.height = width, height
         self.rows = [[" "] * width for _ in range(height)]
         self.x = self.y = 0
-
-    def resize(self, width: int, height: int) -> None:
-        self.__init__(width, height)  # type: ignore[misc]
 
     def feed(self, text: str) -> None:
         position = 0

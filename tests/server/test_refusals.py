@@ -9,10 +9,14 @@ import asyncssh
 import pytest
 
 from server.ssh import (
+    MSG_ADDRESS_FULL,
+    MSG_CLOSING,
     MSG_FILE_TRANSFER,
     MSG_FORWARDING,
+    MSG_FULL,
     MSG_NO_PTY,
     MSG_ONE_SESSION,
+    MSG_STALLED,
     PiocheServer,
 )
 from tests.server.conftest import Client, Connect, LikeOpenSSH
@@ -35,7 +39,7 @@ async def test_refused_sessions_say_why_and_start_no_app(
     connect: Connect, server: PiocheServer, service: DemoService,
     options: dict[str, str | None], message: str,
 ) -> None:
-    client = await connect("alice", **options)  # type: ignore[arg-type]
+    client = await connect("alice", **options)
     assert await client.finished() == 1
     line = client.stderr.decode()
     assert line.startswith(message) and line.endswith("\r\n") and line.count("\n") == 1
@@ -102,3 +106,11 @@ async def test_agent_forwarding_is_refused(
         client = await connect("alice", agent_forwarding=str(tmp_path / "agent.sock"))
         await client.wait_for("pseudo : alice")
     assert "Agent forwarding request denied" in caplog.text
+
+
+def test_messages_inside_ssh_packets_are_ascii() -> None:
+    # OpenSSH prints disconnect and channel-open reasons with non-ASCII bytes escaped.
+    for message in (
+        MSG_FORWARDING, MSG_ONE_SESSION, MSG_FULL, MSG_ADDRESS_FULL, MSG_CLOSING, MSG_STALLED
+    ):
+        assert message.isascii(), message
