@@ -54,7 +54,6 @@ _LEAVE = "\x1b[?2004l\x1b[?7h\x1b[?1004l\x1b[?1049l\x1b[?25h"
 
 PASTE_END = "\x1b[201~"
 _PARSE_SLICE = 4096  # input is parsed in slices this long, to notice an endless paste early
-RESIZE_DELAY = 0.05  # a burst of window changes becomes one resize per this many seconds
 
 
 class Channel(Protocol):
@@ -72,6 +71,7 @@ class Terminal:
     (the channel's flow control) and ``hang_up``; ``run`` runs the app on it. Output is coalesced
     per loop turn. While the client does not read, output is dropped instead of queued, and the app
     repaints the whole screen once the client reads again: a slow client gets only the newest frame.
+    Resizes reach the app at most once per ``resize_interval`` seconds, the latest size winning.
     """
 
     def __init__(
@@ -80,9 +80,11 @@ class Terminal:
         size: tuple[int, int],
         *,
         max_paste: int,
+        resize_interval: float,
         on_first_frame: Callable[[], None] = lambda: None,
     ) -> None:
         self.size = size
+        self._resize_interval = resize_interval
         self._channel = channel
         self._max_paste = max_paste
         self._on_first_frame: Callable[[], None] | None = on_first_frame
@@ -102,6 +104,7 @@ class Terminal:
         self._paused = False
         self._dropped_output = False
         self._resize_timer: asyncio.TimerHandle | None = None
+        self._last_resize = -resize_interval
         self._hung_up = False
 
     async def run(self, app: App[Any]) -> int:
@@ -130,16 +133,19 @@ class Terminal:
 
     # Input ----------------------------------------------------------------------------------
 
-    def feed(self, data: bytes) -> None:
-        """Input from the client. Ignored until the app is in application mode."""
+    def feed(self, data: bytes) -> int:
+        """Input from the client; returns how many events the app got from it.
+
+        Ignored until the app is in application mode."""
         text = self._decode(data)
         if self._driver is None:
-            return
+            return 0
+        delivered = 0
         while text:
             if self._skipping_paste:
                 text = self._skip_paste(text)
                 continue
-            self._parse(text[:_PARSE_SLICE])
+            delivered += self._parse(text[:_PARSE_SLICE])
             text = text[_PARSE_SLICE:]
             if self._quiet_chars > self._max_paste:
                 # Only a bracketed paste keeps the parser quiet this long: it buffers the pasted
@@ -147,6 +153,7 @@ class Terminal:
                 # gets the first max_paste characters and the server's memory stays bounded.
                 log.info("paste longer than %d characters: truncated", self._max_paste)
                 self._skipping_paste = True
+        return delivered
 
     def _skip_paste(self, text: str) -> str:
         """Drop input up to the end of the paste; returns what follows, end marker included."""
@@ -160,21 +167,34 @@ class Terminal:
         self._quiet_chars = 0
         return seen[end:]
 
-    def _parse(self, text: str) -> None:
+    def _parse(self, text: str) -> int:
         self._quiet_chars += len(text)
-        self._deliver(self._parser.feed(text))
+        delivered = self._deliver(self._parser.feed(text))
         self._arm_escape_timer()
+        return delivered
 
-    def _deliver(self, parsed: Iterable[Message]) -> None:
+    def _deliver(self, parsed: Iterable[Message]) -> int:
+        delivered = 0
+        move: events.MouseMove | None = None  # of a run of moves, only the last matters
         for message in parsed:
             self._quiet_chars = 0
-            if self._driver is None:
-                continue
             # Only the SSH window-change request sets the size: a client could type an in-band
             # resize report with any numbers in it.
-            if isinstance(message, events.Resize | InBandWindowResize):
+            if self._driver is None or isinstance(message, events.Resize | InBandWindowResize):
                 continue
+            if isinstance(message, events.MouseMove):
+                move = message
+                continue
+            if move is not None:
+                self._driver.process_message(move)
+                delivered += 1
+                move = None
             self._driver.process_message(message)
+            delivered += 1
+        if move is not None and self._driver is not None:
+            self._driver.process_message(move)
+            delivered += 1
+        return delivered
 
     def _arm_escape_timer(self) -> None:
         # After a lone Esc the parser waits ESCAPE_DELAY for more; Textual's drivers poll its
@@ -193,13 +213,17 @@ class Terminal:
     # Size -----------------------------------------------------------------------------------
 
     def resize(self, width: int, height: int) -> None:
-        """The client's window changed (already clamped); bursts are coalesced."""
+        """The client's window changed (already clamped)."""
         self.size = (width, height)
         if self._resize_timer is None:
-            self._resize_timer = self._loop.call_later(RESIZE_DELAY, self._post_resize)
+            # Each resize re-lays out and repaints the whole screen: a burst of window changes
+            # (a window being dragged, or a client sending thousands) becomes a few.
+            wait = self._last_resize + self._resize_interval - self._loop.time()
+            self._resize_timer = self._loop.call_later(max(0.0, wait), self._post_resize)
 
     def _post_resize(self) -> None:
         self._resize_timer = None
+        self._last_resize = self._loop.time()
         if self._driver is not None:
             self._driver.post_size(self.size)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 DEFAULT_SIZE = (80, 24)  # SSH says a zero dimension means "unknown"
+BYTES_PER_EVENT = 256  # input bytes that cost the input budget as much as one event
 
 
 @dataclass(frozen=True)
@@ -18,12 +19,17 @@ class Limits:
     login_timeout: float = 20.0
     keepalive_interval: float = 30.0
     keepalive_count_max: int = 3
-    input_rate: int = 16 * 1024
-    """Bytes per second a session may type, sustained; beyond, the server stops reading it."""
-    input_burst: int = 64 * 1024
-    """Bytes a session may send at once before the rate applies (also its SSH receive window)."""
-    max_paste: int = 64 * 1024
+    input_rate: float = 50.0
+    """Input events per second a session may send, sustained: each key or mouse report the app
+    receives counts one, and so do every ``BYTES_PER_EVENT`` bytes of input (pastes). Beyond,
+    the server stops reading the session until it is back under budget; SSH flow control then
+    holds the client back. (Each event costs the app a few milliseconds of CPU.)"""
+    input_burst: float = 200.0
+    """Events a session may send at once before the rate applies."""
+    max_paste: int = 16 * 1024
     """Characters of one bracketed paste the app receives; the rest is dropped."""
+    resize_interval: float = 0.2
+    """At most one resize per this many seconds reaches the app (the latest size wins)."""
     max_startups: int = 3
     """Apps being built at once; others wait their turn."""
     write_buffer: int = 256 * 1024

@@ -47,6 +47,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=f"connections at once, all clients together (default {Limits.max_sessions})",
     )
     p.add_argument(
+        "--max-per-address", type=positive, default=Limits.max_per_address, metavar="N",
+        help=f"connections at once from one IP address (default {Limits.max_per_address})",
+    )
+    p.add_argument(
         "--colors", choices=("truecolor", "256"), default="truecolor",
         help="colour system of every session (default truecolor; 256 for older terminals)",
     )
@@ -109,7 +113,7 @@ async def serve(args: argparse.Namespace) -> int:
     service = opener(args.data_dir)
     server = PiocheServer(
         service.make_app, key, name_owner=service.name_owner,
-        limits=Limits(max_sessions=args.max_sessions),
+        limits=Limits(max_sessions=args.max_sessions, max_per_address=args.max_per_address),
     )
     try:
         await server.start(args.host, args.port)

@@ -35,7 +35,7 @@ from .identity import (
     sanitize_term,
 )
 from .keys import fingerprint
-from .limits import DEFAULT_SIZE, Limits
+from .limits import BYTES_PER_EVENT, DEFAULT_SIZE, Limits
 from .session import AppFactory, NameOwner, ServerShutdown, SessionInfo
 
 log = logging.getLogger("pioche.server")
@@ -57,7 +57,9 @@ MAC_ALGS = (
     "hmac-sha2-256-etm@openssh.com", "hmac-sha2-512-etm@openssh.com", "umac-128-etm@openssh.com",
     "hmac-sha2-256", "hmac-sha2-512", "umac-128@openssh.com",
 )
-SIGNATURE_ALGS = (  # what a client's key may sign with
+INPUT_WINDOW = 64 * 1024  # SSH receive window: what a client may send before the server reads
+SHA1_SIGNATURES = frozenset({b"ssh-rsa"})
+SIGNATURE_ALGS = (  # what a client's key may sign with (advertised as server-sig-algs)
     "ssh-ed25519", "sk-ssh-ed25519@openssh.com",
     "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
     "sk-ecdsa-sha2-nistp256@openssh.com", "rsa-sha2-512", "rsa-sha2-256",
@@ -118,7 +120,7 @@ class PiocheServer:
             login_timeout=limits.login_timeout,
             keepalive_interval=limits.keepalive_interval,
             keepalive_count_max=limits.keepalive_count_max,
-            window=limits.input_burst,
+            window=INPUT_WINDOW,
             encoding=None,  # bytes in and out: the driver decodes, bad UTF-8 never disconnects
             line_editor=False,
             agent_forwarding=False,
@@ -279,7 +281,10 @@ class _Connection(asyncssh.SSHServer):
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         # Called for each public-key request, offered (no signature) or signed; asyncssh then
-        # checks the signature if there is one and succeeds only if it is valid.
+        # checks the signature if there is one, with this very key object, and succeeds only if
+        # it is valid. Its signature_algs option does not cover client keys: narrow the key's
+        # own list so that a SHA-1 signature (ssh-rsa) does not verify.
+        key.all_sig_algorithms = set(key.all_sig_algorithms) - SHA1_SIGNATURES
         self._last_key = key
         return True
 
@@ -342,11 +347,11 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self._subsystem: str | None = None
         self._terminal: Terminal | None = None
         self._app: App[Any] | None = None
-        self._gone = False
+        self._ended = False  # the client left or closed its input: no app to start or run
         self.info: SessionInfo | None = None
         self.task: asyncio.Task[None] | None = None
-        # Input rate: a token bucket; when empty, the channel stops reading for a while.
-        self._tokens = float(self._limits.input_burst)
+        # Input budget: a token bucket of events; when empty, the channel stops reading a while.
+        self._tokens = self._limits.input_burst
         self._tokens_at = self._loop.time()
         self._resume_reading: asyncio.TimerHandle | None = None
         self._stall_timer: asyncio.TimerHandle | None = None
@@ -442,11 +447,11 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                 server._startups.release()
 
         try:
-            if self._gone or server.closing:
+            if self._ended or server.closing:
                 return 0
             self._terminal = Terminal(
                 self._chan, self._size, max_paste=self._limits.max_paste,
-                on_first_frame=release_startup,
+                resize_interval=self._limits.resize_interval, on_first_frame=release_startup,
             )
             self._app = server.make_app(info)
             return await self._terminal.run(self._app)
@@ -454,7 +459,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             release_startup()
 
     def _say_goodbye(self, status: int) -> None:
-        if self._gone or self._chan is None or self._chan.is_closing():
+        if self._chan is None or self._chan.is_closing():
             return
         if self._server.closing:
             self._chan.write((MSG_SHUTDOWN + "\r\n").encode())
@@ -480,15 +485,15 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
         if datatype is not None or self._terminal is None:
             return
-        self._throttle(len(data))
-        self._terminal.feed(data)
+        delivered = self._terminal.feed(data)
+        self._charge(delivered + len(data) / BYTES_PER_EVENT)
 
-    def _throttle(self, size: int) -> None:
+    def _charge(self, cost: float) -> None:
         limits = self._limits
         now = self._loop.time()
         self._tokens = min(
-            float(limits.input_burst), self._tokens + (now - self._tokens_at) * limits.input_rate
-        ) - size
+            limits.input_burst, self._tokens + (now - self._tokens_at) * limits.input_rate
+        ) - cost
         self._tokens_at = now
         if self._tokens < 0 and self._resume_reading is None and self._chan is not None:
             # Stop reading; SSH flow control then holds the client back (its window fills).
@@ -521,14 +526,15 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self._connection.close(MSG_STALLED.format(seconds=self._limits.stall_timeout))
 
     def eof_received(self) -> bool:
-        self._hang_up()
-        return True  # keep our side open for the last bytes and the exit status
+        # The client will send nothing more (its input closed): end the app, then the channel.
+        self._end()
+        return True  # keep our side open for the exit status
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._hang_up()
+        self._end()
 
-    def _hang_up(self) -> None:
-        self._gone = True
+    def _end(self) -> None:
+        self._ended = True
         for timer in (self._resume_reading, self._stall_timer):
             if timer is not None:
                 timer.cancel()

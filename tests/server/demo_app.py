@@ -73,6 +73,7 @@ class DemoApp(App[None]):
         self.name_shown = session.nickname or f"invité{session.session_id}"
         self._flood: Timer | None = None
         self._frame = 0
+        self._keys = 0
 
     def compose(self) -> ComposeResult:
         session = self.session
@@ -84,7 +85,7 @@ class DemoApp(App[None]):
             f"term : {session.term} lang : {session.lang or '-'}",
         ):
             yield Static(line, markup=False)
-        for name in ("size", "key", "paste", "present", "notice"):
+        for name in ("size", "key", "keys", "paste", "present", "notice"):
             yield Static("", id=name, markup=False)
         yield Static("", id="flood", markup=False)
 
@@ -101,7 +102,9 @@ class DemoApp(App[None]):
         self._show("size", f"taille : {event.size.width}x{event.size.height}")
 
     def on_key(self, event: events.Key) -> None:
+        self._keys += 1
         self._show("key", f"touche : {event.key}")
+        self._show("keys", f"touches : {self._keys}")
         if event.key == "q":
             self.exit()
         elif event.key == "x":

@@ -8,8 +8,8 @@ import asyncio
 import asyncssh
 import pytest
 
-from server.limits import Limits
-from server.ssh import MSG_ADDRESS_FULL, MSG_FULL, PiocheServer
+from server.limits import BYTES_PER_EVENT, Limits
+from server.ssh import INPUT_WINDOW, MSG_ADDRESS_FULL, MSG_FULL, PiocheServer
 from tests.server.conftest import WAIT, Connect
 from tests.server.demo_app import DemoService
 
@@ -52,7 +52,7 @@ async def test_a_client_that_never_logs_in_is_dropped(server: PiocheServer) -> N
         writer.close()
 
 
-@pytest.mark.parametrize("limits", [Limits(input_rate=16 * 1024, input_burst=16 * 1024)])
+@pytest.mark.parametrize("limits", [Limits(input_rate=50, input_burst=200)])
 async def test_a_huge_paste_is_throttled_and_hurts_nobody_else(connect: Connect) -> None:
     alice = await connect("alice")
     bob = await connect("bob")
@@ -66,13 +66,30 @@ async def test_a_huge_paste_is_throttled_and_hurts_nobody_else(connect: Connect)
     await bob.wait_for("touche : k")
     await asyncio.sleep(0.5)  # unthrottled, the server would have taken it all by now
     elapsed = loop.time() - started
-    # The server took at most its burst and the rate's worth, plus a window in flight and one
-    # packet past the bucket's bottom (the window): the rest still waits in alice's client.
+    # The server read at most its budget's worth (burst, then rate), plus what was in flight:
+    # one SSH window, and one window's worth more past the bucket's bottom. The rest still
+    # waits in alice's client.
     taken = size - alice.chan.get_write_buffer_size()
-    assert taken <= 16 * 1024 + 16 * 1024 * elapsed + 2 * 16 * 1024
+    assert taken <= (200 + 50 * elapsed) * BYTES_PER_EVENT + 2 * INPUT_WINDOW
 
 
-@pytest.mark.parametrize("limits", [Limits(max_paste=1000, input_rate=10**8, input_burst=10**8)])
+@pytest.mark.parametrize("limits", [Limits(input_rate=50, input_burst=100)])
+async def test_keys_beyond_the_budget_wait_their_turn(connect: Connect) -> None:
+    alice = await connect("alice")
+    await alice.wait_for("pseudo : alice")
+    assert alice.conn is not None and alice.chan is not None
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    for _key in range(2000):  # one key per SSH packet, as fast as the client can
+        alice.send("a")
+    await alice.wait_for("touches : 1")
+    await asyncio.sleep(1.0)
+    shown = int(alice.screen.text().split("touches : ")[1].split()[0])
+    elapsed = loop.time() - started
+    assert 100 <= shown <= 100 + 50 * elapsed + 1
+
+
+@pytest.mark.parametrize("limits", [Limits(max_paste=1000, input_rate=1e6, input_burst=1e6)])
 async def test_a_paste_is_truncated(connect: Connect) -> None:
     alice = await connect("alice")
     await alice.wait_for("pseudo : alice")

@@ -92,3 +92,11 @@ async def test_a_failing_app_ends_its_session_only(connect: Connect) -> None:
     bob.send("z")
     await bob.wait_for("touche : z")
     await bob.wait_for(lambda screen: "connectes : bob\n" in screen + "\n")
+
+
+async def test_end_of_input_ends_the_session(connect: Connect) -> None:
+    alice = await connect("alice")
+    await alice.wait_for("pseudo : alice")
+    assert alice.chan is not None
+    alice.chan.write_eof()  # as `ssh -tt host < /dev/null` does
+    assert await alice.finished() == 0
