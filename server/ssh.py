@@ -82,6 +82,7 @@ MSG_ADDRESS_FULL = "Trop de connexions depuis votre adresse ({limit} au plus)."
 MSG_CLOSING = "Pioche ferme pour maintenance : revenez dans un moment."
 MSG_STALLED = "Votre terminal ne lit plus rien depuis {seconds:.0f} s : au revoir."
 
+
 class PiocheServer:
     """The SSH server. ``await start()``, then ``await close()`` to stop."""
 
@@ -531,13 +532,13 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         return True  # keep our side open for the exit status
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._end()
-
-    def _end(self) -> None:
-        self._ended = True
         for timer in (self._resume_reading, self._stall_timer):
             if timer is not None:
                 timer.cancel()
         self._resume_reading = self._stall_timer = None
+        self._end()
+
+    def _end(self) -> None:
+        self._ended = True
         if self._terminal is not None:
             self._terminal.hang_up()
