@@ -135,6 +135,15 @@ class Client(asyncssh.SSHClientSession[bytes]):
 Connect = Callable[..., Awaitable[Client]]
 
 
+async def all_sessions_gone(server: PiocheServer, service: DemoService) -> None:
+    """Wait (boundedly) until the server runs no session and the demo service no app."""
+    for _attempt in range(int(WAIT / 0.05)):
+        if not server.sessions and not service.apps:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"still running: {server.sessions}, {service.apps}")
+
+
 class LikeOpenSSH(asyncssh.SSHClient):
     """Tries keyboard-interactive auth with no password, as OpenSSH's client does."""
 

@@ -10,7 +10,7 @@ import pytest
 
 from server.limits import BYTES_PER_EVENT, Limits
 from server.ssh import INPUT_WINDOW, MSG_ADDRESS_FULL, MSG_FULL, PiocheServer
-from tests.server.conftest import WAIT, Connect
+from tests.server.conftest import WAIT, Client, Connect, all_sessions_gone
 from tests.server.demo_app import DemoService
 
 
@@ -129,34 +129,32 @@ async def test_terminal_sizes_are_clamped(
     await client.wait_for("taille : 100x30")
 
 
+async def flooding_client_that_stops_reading(connect: Connect) -> Client:
+    """A client with a small SSH window whose app floods it, and which then stops reading."""
+    client = await connect("alice", window=4096)
+    await client.wait_for("pseudo : alice")
+    client.send("f")
+    await client.wait_for("trame")
+    assert client.chan is not None
+    client.chan.pause_reading()
+    return client
+
+
 @pytest.mark.parametrize("limits", [Limits(write_buffer=4096, stall_timeout=0.5)])
 async def test_a_client_that_stops_reading_is_disconnected(
     connect: Connect, server: PiocheServer, service: DemoService
 ) -> None:
-    alice = await connect("alice", window=4096)
-    await alice.wait_for("pseudo : alice")
-    alice.send("f")
-    await alice.wait_for("trame")
-    assert alice.chan is not None
-    alice.chan.pause_reading()
+    alice = await flooding_client_that_stops_reading(connect)
     await asyncio.wait_for(alice.closed.wait(), WAIT)
-    for _ in range(100):
-        if not server.sessions and not service.apps:
-            break
-        await asyncio.sleep(0.05)
-    assert server.sessions == [] and service.apps == []
+    await all_sessions_gone(server, service)
 
 
 @pytest.mark.parametrize("limits", [Limits(write_buffer=4096, stall_timeout=30)])
 async def test_a_slow_client_gets_the_newest_frame(connect: Connect) -> None:
-    alice = await connect("alice", window=4096)
-    await alice.wait_for("pseudo : alice")
-    alice.send("f")
-    await alice.wait_for("trame")
-    assert alice.chan is not None
-    alice.chan.pause_reading()
+    alice = await flooding_client_that_stops_reading(connect)
     await asyncio.sleep(1.0)  # the server's buffer fills: it drops frames from now on
     alice.send("k")  # the frame showing it is dropped too...
     await asyncio.sleep(0.5)
+    assert alice.chan is not None
     alice.chan.resume_reading()
     await alice.wait_for("touche : k")  # ...and the full repaint after the pause shows it

@@ -8,7 +8,7 @@ import asyncssh
 
 from server.keys import fingerprint
 from server.ssh import MSG_CRASH, PiocheServer
-from tests.server.conftest import Connect
+from tests.server.conftest import Connect, all_sessions_gone
 from tests.server.demo_app import DemoService
 
 
@@ -73,11 +73,7 @@ async def test_disconnect_mid_render_leaves_the_server_well(
     await alice.wait_for("trame 5")
     assert alice.conn is not None
     alice.conn.abort()
-    for _ in range(200):
-        if not server.sessions and not service.apps:
-            break
-        await asyncio.sleep(0.05)
-    assert server.sessions == [] and service.apps == []
+    await all_sessions_gone(server, service)
     bob = await connect("bob")
     await bob.wait_for("connectes : bob")
 
