@@ -57,6 +57,7 @@ MAC_ALGS = (
     "hmac-sha2-256-etm@openssh.com", "hmac-sha2-512-etm@openssh.com", "umac-128-etm@openssh.com",
     "hmac-sha2-256", "hmac-sha2-512", "umac-128@openssh.com",
 )
+CLIENT_CLOSE_WAIT = 1.0  # seconds clients get, at shutdown, to close after their session ended
 INPUT_WINDOW = 64 * 1024  # SSH receive window: what a client may send before the server reads
 SHA1_SIGNATURES = frozenset({b"ssh-rsa"})
 SIGNATURE_ALGS = (  # what a client's key may sign with (advertised as server-sig-algs)
@@ -142,7 +143,8 @@ class PiocheServer:
 
     async def close(self) -> None:
         """Stop: accept nobody more, post ``ServerShutdown`` to every app, wait for them to exit
-        (making them exit after ``shutdown_grace``), then close every connection."""
+        (making them exit after ``shutdown_grace``), then for clients to leave; then close every
+        connection left."""
         if self.closing:
             return
         self.closing = True
@@ -163,6 +165,12 @@ class PiocheServer:
                 for task in stuck:
                     task.cancel()
                 await asyncio.gather(*stuck, return_exceptions=True)
+        # Clients close their connection once their session has ended; closing it first could
+        # lose the session's last bytes (a disconnect aborts the socket). Those left are closed.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + CLIENT_CLOSE_WAIT
+        while self._open and loop.time() < deadline:
+            await asyncio.sleep(0.05)
         for connection in list(self._open):
             connection.close(MSG_CLOSING)
         if self._acceptor is not None:
