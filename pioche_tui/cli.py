@@ -1,4 +1,4 @@
-"""The ``pioche`` command: one subcommand per job.
+"""The ``pioche`` command: one subcommand per job (serve, sim, keygen).
 
 Each subcommand lives in its own module with ``register(subparsers)``, which adds its parser and
 sets ``run`` (a function of the parsed arguments returning an exit status). Heavy imports
@@ -20,8 +20,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Pioche: card games in the terminal, over SSH.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # The server's commands live in the server package (it imports the app, never the reverse);
+    # imported here, not at module import, and light until their run().
+    from server import keygen, serve
+
+    serve.register(sub)
     play.register(sub)
     sim.register(sub)
+    keygen.register(sub)
     return parser
 
 

@@ -377,9 +377,9 @@ class Coordinator:
             checked = dict(game.options(options))
         except BadOptions as e:
             raise Refused("bad_options", str(e)) from e
-        if timer == "default":
+        if timer == "default":  # the operator's setting, not checked against players' bounds
             timer = self.settings.turn_timer
-        if timer is not None:
+        elif timer is not None:
             timer = float(timer)
             if not MIN_TIMER <= timer <= MAX_TIMER:
                 raise Refused("timer", f"Le minuteur va de {MIN_TIMER:.0f} à {MAX_TIMER:.0f} s.")

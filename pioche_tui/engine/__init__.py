@@ -8,5 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Game
+from .defausse import GAME as DEFAUSSE
 
-GAMES: dict[str, Game[Any, Any]] = {}
+GAMES: dict[str, Game[Any, Any]] = {DEFAUSSE.name: DEFAUSSE}

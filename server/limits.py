@@ -1,0 +1,49 @@
+"""How much one client, and all of them together, may take from the server."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_SIZE = (80, 24)  # SSH says a zero dimension means "unknown"
+BYTES_PER_EVENT = 256  # input bytes that cost the input budget as much as one event
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much one client, and all of them, may take. Defaults suit a 2-core machine."""
+
+    max_sessions: int = 100
+    """Connections at once, logged in or not; each carries at most one session."""
+    max_per_address: int = 8
+    """Connections at once from one IP address."""
+    login_timeout: float = 20.0
+    keepalive_interval: float = 30.0
+    keepalive_count_max: int = 3
+    input_rate: float = 50.0
+    """Input events per second a session may send, sustained: each key or mouse report the app
+    receives counts one, and so do every ``BYTES_PER_EVENT`` bytes of input (pastes). Beyond,
+    the server stops reading the session until it is back under budget; SSH flow control then
+    holds the client back. (Each event costs the app a few milliseconds of CPU.)"""
+    input_burst: float = 200.0
+    """Events a session may send at once before the rate applies."""
+    max_paste: int = 16 * 1024
+    """Characters of one bracketed paste the app receives; the rest is dropped."""
+    resize_interval: float = 0.2
+    """At most one resize per this many seconds reaches the app (the latest size wins)."""
+    max_startups: int = 3
+    """Apps being built at once; others wait their turn."""
+    write_buffer: int = 256 * 1024
+    """Output bytes queued for a client before its output is paused (newest frame only)."""
+    stall_timeout: float = 60.0
+    """Seconds a client may read nothing while output waits before it is disconnected."""
+    max_size: tuple[int, int] = (400, 200)
+    """Largest terminal (columns, rows) an app is given; bigger ones are clamped."""
+    shutdown_grace: float = 3.0
+    """Seconds apps get to exit after ``ServerShutdown`` before they are made to."""
+
+    def clamp_size(self, width: int, height: int) -> tuple[int, int]:
+        max_width, max_height = self.max_size
+        return (
+            min(width, max_width) if width else DEFAULT_SIZE[0],
+            min(height, max_height) if height else DEFAULT_SIZE[1],
+        )

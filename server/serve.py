@@ -1,0 +1,136 @@
+"""``pioche serve``: the SSH server, until SIGINT or SIGTERM.
+
+What it serves comes from one place, ``DEFAULT_APP`` (``--app`` overrides it): a function called
+with the data directory, on the running event loop, returning a ``session.Service`` (the app
+factory, who owns which nickname, and how to close the store).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from .limits import Limits
+
+if TYPE_CHECKING:
+    from .session import ServiceOpener
+
+DEFAULT_APP = "pioche_tui.app:open_service"
+"""What ``pioche serve`` serves unless ``--app`` says otherwise."""
+
+log = logging.getLogger("pioche.server")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="serve Pioche over SSH (ssh HOST -p PORT)",
+        description=(
+            "Serve Pioche over SSH until SIGINT or SIGTERM. On first start, writes an ed25519 "
+            "host key into the keys directory. See docs/server.md."
+        ),
+    )
+    p.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
+    p.add_argument("--port", type=int, default=2222, help="port to listen on (default 2222)")
+    p.add_argument(
+        "--data-dir", type=Path, default=Path("data"),
+        help="table logs and the SQLite database (default ./data)",
+    )
+    p.add_argument(
+        "--keys-dir", type=Path, default=Path("keys"), help="host keys (default ./keys)"
+    )
+    p.add_argument(
+        "--max-sessions", type=positive, default=Limits.max_sessions, metavar="N",
+        help=f"connections at once, all clients together (default {Limits.max_sessions})",
+    )
+    p.add_argument(
+        "--max-per-address", type=positive, default=Limits.max_per_address, metavar="N",
+        help=f"connections at once from one IP address (default {Limits.max_per_address})",
+    )
+    p.add_argument(
+        "--colors", choices=("truecolor", "256"), default="truecolor",
+        help="colour system of every session (default truecolor; 256 for older terminals)",
+    )
+    p.add_argument(
+        "--app", default=DEFAULT_APP, metavar="MODULE:FUNCTION",
+        help=f"what to serve (default {DEFAULT_APP})",
+    )
+    p.set_defaults(run=run)
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", force=True
+    )
+    logging.getLogger("asyncssh").setLevel(logging.WARNING)  # one line per packet otherwise
+    try:
+        return asyncio.run(serve(args))
+    finally:
+        logging.shutdown()
+
+
+def load_opener(spec: str) -> ServiceOpener:
+    module_name, _, name = spec.partition(":")
+    try:
+        opener = getattr(importlib.import_module(module_name), name)
+    except (ImportError, AttributeError, ValueError) as error:
+        raise LookupError(f"cannot load --app {spec!r}: {error}") from error
+    if not callable(opener):
+        raise LookupError(f"--app {spec!r} is not a function")
+    return cast("ServiceOpener", opener)
+
+
+async def serve(args: argparse.Namespace) -> int:
+    import asyncio
+    import signal
+
+    from .driver import configure_textual
+    from .keys import HOST_KEY_NAME, ensure_host_key, fingerprint
+    from .ssh import PiocheServer
+
+    try:
+        opener = load_opener(args.app)
+    except LookupError as error:
+        log.error("%s", error)
+        return 2
+    key, created = ensure_host_key(args.keys_dir)
+    if created:
+        log.info("wrote a new host key: %s", args.keys_dir / HOST_KEY_NAME)
+    configure_textual(args.colors)
+    args.data_dir.mkdir(parents=True, exist_ok=True)
+    service = opener(args.data_dir)
+    server = PiocheServer(
+        service.make_app, key, name_owner=service.name_owner,
+        limits=Limits(max_sessions=args.max_sessions, max_per_address=args.max_per_address),
+    )
+    try:
+        await server.start(args.host, args.port)
+    except OSError as error:
+        log.error("cannot listen on %s port %d: %s", args.host, args.port, error)
+        await service.close()
+        return 1
+    log.info(
+        "Pioche listening on %s port %d; host key %s", args.host, server.port, fingerprint(key)
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    log.info("signal received: stopping")
+    await server.close()
+    await service.close()
+    log.info("store closed; bye")
+    return 0

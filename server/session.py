@@ -1,0 +1,90 @@
+"""The seam between the SSH server and the app: what a session is, and what the server asks of
+the app.
+
+The server builds one ``SessionInfo`` per connection and calls ``make_app(info)`` (an
+``AppFactory``) to get the Textual app it runs for that connection. When the server stops, it posts
+``ServerShutdown`` to every app, waits ``grace`` seconds for them to exit, then makes them exit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from textual.app import App
+from textual.message import Message
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One SSH session, as the app sees it. Every text field is already sanitised."""
+
+    session_id: int
+    """Unique within the server process; stable for the session's life."""
+    identity: str | None
+    """SHA256 fingerprint (``SHA256:…``) of the key the client signed with; None for a guest."""
+    nickname: str | None
+    """The nickname the SSH username asks for (see ``identity.sanitize_nickname``); None when the
+    app must ask (invalid, a default login name like ``root``, or bound to someone else's key), and
+    for ``watch@`` sessions."""
+    must_ask_nickname: bool
+    """The app must ask this player for a nickname before they sit or chat. Never for watchers."""
+    watch_only: bool
+    """``watch@host`` or the ``watch [TABLE]`` command: browse and watch, never sit or chat."""
+    watch_table: str | None
+    """The table ``watch TABLE`` asked for, as typed (letters, digits, ``_-``); None otherwise."""
+    peer: str
+    """The client's IP address."""
+    term: str
+    """The client's TERM, sanitised (``xterm-256color`` when absent or odd)."""
+    lang: str | None
+    """LC_ALL, LC_MESSAGES or LANG as the client sent it (``fr_FR.UTF-8``), or None."""
+    size: tuple[int, int]
+    """Terminal size (columns, rows) at connection, clamped to the server's limits."""
+
+    @property
+    def guest(self) -> bool:
+        """No key: the player came in through keyboard-interactive auth."""
+        return self.identity is None
+
+
+AppFactory = Callable[[SessionInfo], App[Any]]
+"""Builds the app for one session. Called on the server's event loop; must not block."""
+
+NameOwner = Callable[[str], str | None]
+"""Who owns a nickname: the owner's key fingerprint, or None if the name is free. Called once per
+session on the event loop (a quick SQLite lookup is fine)."""
+
+
+class ServerShutdown(Message):
+    """Posted to every running app when the server stops.
+
+    Handle it on the App (``def on_server_shutdown(self, message)``: Textual dispatches by name,
+    so the app need not import this module): tell the player, then ``self.exit()`` within
+    ``grace`` seconds. An app that has not exited by then is made to exit; its session then gets
+    a one-line goodbye and is closed.
+    """
+
+    def __init__(self, grace: float) -> None:
+        super().__init__()
+        self.grace = grace
+
+
+class Service(Protocol):
+    """What ``pioche serve`` runs: the app behind the server, with its coordinator and store.
+
+    ``pioche serve --app MODULE:FUNCTION`` calls ``FUNCTION(data_dir)`` on the running event loop
+    to open it, and ``await service.close()`` once every session has ended (flush the table logs,
+    close SQLite there).
+    """
+
+    def make_app(self, session: SessionInfo) -> App[Any]: ...
+
+    def name_owner(self, nickname: str) -> str | None: ...
+
+    async def close(self) -> None: ...
+
+
+ServiceOpener = Callable[[Path], Service]

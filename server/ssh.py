@@ -1,0 +1,552 @@
+"""The SSH server: who may connect, who they are, what they may open; one Textual app each.
+
+One ``PiocheServer`` per process. Each TCP connection gets a ``_Connection`` (asyncssh's
+``SSHServer``: limits and authentication); its one session channel gets a ``_Session`` (asyncssh's
+``SSHServerSession``: refusals, input rate, flow control), which runs the app that
+``make_app(SessionInfo)`` builds on a ``driver.Terminal``. Everything runs on one event loop.
+
+Identity: any public key is accepted and its SHA256 fingerprint is the player's identity, bound
+once authentication completes; clients without a key get in through keyboard-interactive auth
+with no prompt, as guests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+import asyncssh
+from asyncssh.kex import get_kex_algs
+from textual.app import App
+
+from .driver import Terminal
+from .identity import (
+    WATCH_USERNAME,
+    BadCommand,
+    is_default_login_name,
+    parse_command,
+    pick_lang,
+    sanitize_nickname,
+    sanitize_term,
+)
+from .keys import fingerprint
+from .limits import BYTES_PER_EVENT, DEFAULT_SIZE, Limits
+from .session import AppFactory, NameOwner, ServerShutdown, SessionInfo
+
+log = logging.getLogger("pioche.server")
+
+# Modern algorithms only: no SHA-1 anywhere (no group14-sha1, no hmac-sha1, no ssh-rsa
+# signatures), no 64-bit MACs, no CBC, no finite-field Diffie-Hellman (costly for the server to
+# compute for anyone who connects). Post-quantum hybrid first where the crypto library has it.
+_KEX_ALGS = (
+    "mlkem768x25519-sha256", "sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com",
+    "curve25519-sha256", "curve25519-sha256@libssh.org",
+    "ecdh-sha2-nistp256", "ecdh-sha2-nistp384", "ecdh-sha2-nistp521",
+)
+KEX_ALGS = tuple(alg for alg in _KEX_ALGS if alg.encode() in get_kex_algs())
+ENCRYPTION_ALGS = (
+    "chacha20-poly1305@openssh.com", "aes256-gcm@openssh.com", "aes128-gcm@openssh.com",
+    "aes256-ctr", "aes192-ctr", "aes128-ctr",
+)
+MAC_ALGS = (
+    "hmac-sha2-256-etm@openssh.com", "hmac-sha2-512-etm@openssh.com", "umac-128-etm@openssh.com",
+    "hmac-sha2-256", "hmac-sha2-512", "umac-128@openssh.com",
+)
+CLIENT_CLOSE_WAIT = 1.0  # seconds clients get, at shutdown, to close after their session ended
+INPUT_WINDOW = 64 * 1024  # SSH receive window: what a client may send before the server reads
+SHA1_SIGNATURES = frozenset({b"ssh-rsa"})
+SIGNATURE_ALGS = (  # what a client's key may sign with (advertised as server-sig-algs)
+    "ssh-ed25519", "sk-ssh-ed25519@openssh.com",
+    "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+    "sk-ecdsa-sha2-nistp256@openssh.com", "rsa-sha2-512", "rsa-sha2-256",
+)
+
+# What a refused client reads: one line, in French like the game. Those written on the channel
+# (stderr, stdout) may use any character; those sent inside SSH messages (disconnect and
+# channel-open failure reasons) are ASCII, since OpenSSH shows other bytes as octal escapes.
+MSG_NO_PTY = (
+    "Pioche se joue dans un terminal : connectez-vous sans -T "
+    "(et avec -t si vous passez une commande)."
+)
+MSG_FILE_TRANSFER = "Pioche ne transfère pas de fichiers : ni sftp, ni scp, ni sous-système."
+MSG_SHUTDOWN = "Pioche s'arrête pour maintenance : à tout à l'heure !"
+MSG_CRASH = "Pioche a rencontré une erreur et ferme cette session. Désolé !"
+MSG_FORWARDING = "Pioche ne fait aucune redirection (ports, sockets, tunnels)."
+MSG_ONE_SESSION = "Une seule session par connexion SSH."
+MSG_FULL = "Pioche est complet ({limit} connexions au plus) : revenez dans un moment."
+MSG_ADDRESS_FULL = "Trop de connexions depuis votre adresse ({limit} au plus)."
+MSG_CLOSING = "Pioche ferme pour maintenance : revenez dans un moment."
+MSG_STALLED = "Votre terminal ne lit plus rien depuis {seconds:.0f} s : au revoir."
+
+
+class PiocheServer:
+    """The SSH server. ``await start()``, then ``await close()`` to stop."""
+
+    def __init__(
+        self,
+        make_app: AppFactory,
+        host_key: asyncssh.SSHKey,
+        *,
+        name_owner: NameOwner | None = None,
+        limits: Limits | None = None,
+    ) -> None:
+        self.make_app = make_app
+        self.host_key = host_key
+        self.name_owner: NameOwner = name_owner or (lambda _name: None)
+        self.limits = limits or Limits()
+        self._acceptor: asyncssh.SSHAcceptor | None = None
+        self._admitted: set[_Connection] = set()
+        self._admitted_from: Counter[str] = Counter()
+        self._open: set[_Connection] = set()  # admitted or being refused
+        self._open_from: Counter[str] = Counter()
+        self._sessions: dict[int, _Session] = {}
+        self._session_ids = itertools.count(1)
+        self._startups = asyncio.Semaphore(self.limits.max_startups)
+        self.closing = False
+
+    async def start(self, host: str = "127.0.0.1", port: int = 2222) -> None:
+        limits = self.limits
+        self._acceptor = await asyncssh.create_server(
+            lambda: _Connection(self), host, port,
+            server_host_keys=[self.host_key],
+            server_version="Pioche",
+            kex_algs=list(KEX_ALGS),
+            encryption_algs=list(ENCRYPTION_ALGS),
+            mac_algs=list(MAC_ALGS),
+            signature_algs=list(SIGNATURE_ALGS),
+            login_timeout=limits.login_timeout,
+            keepalive_interval=limits.keepalive_interval,
+            keepalive_count_max=limits.keepalive_count_max,
+            window=INPUT_WINDOW,
+            encoding=None,  # bytes in and out: the driver decodes, bad UTF-8 never disconnects
+            line_editor=False,
+            agent_forwarding=False,
+            x11_forwarding=False,
+            allow_scp=False,
+        )
+
+    @property
+    def port(self) -> int:
+        assert self._acceptor is not None, "not started"
+        port: int = self._acceptor.get_port()
+        return port
+
+    @property
+    def sessions(self) -> list[SessionInfo]:
+        """The sessions whose app is running or starting, oldest first."""
+        return [session.info for session in self._sessions.values() if session.info is not None]
+
+    async def close(self) -> None:
+        """Stop: accept nobody more, post ``ServerShutdown`` to every app, wait for them to exit
+        (making them exit after ``shutdown_grace``), then for clients to leave; then close every
+        connection left."""
+        if self.closing:
+            return
+        self.closing = True
+        if self._acceptor is not None:
+            self._acceptor.close()
+        sessions = list(self._sessions.values())
+        log.info("stopping: %d session(s) to close", len(sessions))
+        for session in sessions:
+            session.post_to_app(ServerShutdown(self.limits.shutdown_grace))
+        tasks = [session.task for session in sessions if session.task is not None]
+        if tasks:
+            _done, late = await asyncio.wait(tasks, timeout=self.limits.shutdown_grace)
+            for session in sessions:
+                if session.task in late:
+                    session.exit_app()
+            if late:
+                _done, stuck = await asyncio.wait(late, timeout=1.0)
+                for task in stuck:
+                    task.cancel()
+                await asyncio.gather(*stuck, return_exceptions=True)
+        # Clients close their connection once their session has ended; closing it first could
+        # lose the session's last bytes (a disconnect aborts the socket). Those left are closed.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + CLIENT_CLOSE_WAIT
+        while self._open and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        for connection in list(self._open):
+            connection.close(MSG_CLOSING)
+        if self._acceptor is not None:
+            await self._acceptor.wait_closed()
+        log.info("stopped")
+
+    def _admit(self, connection: _Connection) -> str | None:
+        """Count a new connection in; None if admitted, else why it is refused."""
+        limits = self.limits
+        peer = connection.peer
+        self._open.add(connection)
+        self._open_from[peer] += 1
+        if self.closing:
+            return MSG_CLOSING
+        if len(self._admitted) >= limits.max_sessions:
+            return MSG_FULL.format(limit=limits.max_sessions)
+        if self._admitted_from[peer] >= limits.max_per_address:
+            return MSG_ADDRESS_FULL.format(limit=limits.max_per_address)
+        self._admitted.add(connection)
+        self._admitted_from[peer] += 1
+        return None
+
+    def _flooded(self, peer: str) -> bool:
+        """So many connections that refused ones are dropped at once, not told why."""
+        limits = self.limits
+        return (
+            self._open_from[peer] > 2 * limits.max_per_address
+            or len(self._open) > 2 * limits.max_sessions
+        )
+
+    def _forget(self, connection: _Connection) -> None:
+        peer = connection.peer
+        self._open.discard(connection)
+        self._open_from[peer] -= 1
+        if not self._open_from[peer]:
+            del self._open_from[peer]
+        if connection in self._admitted:
+            self._admitted.remove(connection)
+            self._admitted_from[peer] -= 1
+            if not self._admitted_from[peer]:
+                del self._admitted_from[peer]
+
+    def _session_info(
+        self, connection: _Connection, term_type: str | None, size: tuple[int, int],
+        command: str | None, env: Mapping[str, str],
+    ) -> SessionInfo:
+        watch = parse_command(command) if command is not None else None
+        watch_only = watch is not None or connection.username.casefold() == WATCH_USERNAME
+        nickname = None
+        if connection.username.casefold() != WATCH_USERNAME:
+            nickname = sanitize_nickname(connection.username)
+        if nickname is not None and (
+            is_default_login_name(nickname)
+            or self.name_owner(nickname) not in (None, connection.identity)
+        ):
+            nickname = None
+        return SessionInfo(
+            session_id=next(self._session_ids),
+            identity=connection.identity,
+            nickname=nickname,
+            must_ask_nickname=nickname is None and not watch_only,
+            watch_only=watch_only,
+            watch_table=watch.table if watch is not None else None,
+            peer=connection.peer,
+            term=sanitize_term(term_type),
+            lang=pick_lang(dict(env)),
+            size=size,
+        )
+
+
+class _Connection(asyncssh.SSHServer):
+    """One TCP connection: admission, authentication, and at most one session channel."""
+
+    def __init__(self, server: PiocheServer) -> None:
+        self._server = server
+        self._conn: asyncssh.SSHServerConnection | None = None
+        self.peer = "?"
+        self.username = ""
+        self._refusal: str | None = None
+        self._last_key: asyncssh.SSHKey | None = None
+        self.identity: str | None = None
+        self._session: _Session | None = None
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self._conn = conn
+        peername = conn.get_extra_info("peername")
+        if peername:
+            self.peer = str(peername[0])
+        self._refusal = self._server._admit(self)
+        if self._refusal is not None and self._server._flooded(self.peer):
+            conn.abort()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._server._forget(self)
+
+    def close(self, reason: str, code: int = asyncssh.DISC_BY_APPLICATION) -> None:
+        if self._conn is not None:
+            self._conn.disconnect(code, reason)
+
+    # Authentication: any key, or none. The identity is the key that signed the request that
+    # succeeded, never a key that was only offered.
+
+    def begin_auth(self, username: str) -> bool:
+        if self._refusal is not None:
+            # Told now, not when the connection came: the client is waiting for an answer, so
+            # it reads this before the server closes (earlier, its packets in flight would meet
+            # a closed socket and the reset could swallow the message).
+            log.info("refused a connection from %s: %s", self.peer, self._refusal)
+            self.close(self._refusal, asyncssh.DISC_TOO_MANY_CONNECTIONS)
+            return True
+        self.username = username
+        self._last_key = None
+        return True  # authentication required: a "none" request fails, then key or kbdint
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        # Called for each public-key request, offered (no signature) or signed; asyncssh then
+        # checks the signature if there is one, with this very key object, and succeeds only if
+        # it is valid. Its signature_algs option does not cover client keys: narrow the key's
+        # own list so that a SHA-1 signature (ssh-rsa) does not verify.
+        key.all_sig_algorithms = set(key.all_sig_algorithms) - SHA1_SIGNATURES
+        self._last_key = key
+        return True
+
+    def kbdint_auth_supported(self) -> bool:
+        return True
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
+        self._last_key = None  # a guest, whatever keys were offered before
+        return True  # success without a prompt
+
+    def auth_completed(self) -> None:
+        # Called right after the success of the request just processed: either a signed
+        # public-key request (its key is _last_key, validated within that same request) or
+        # keyboard-interactive (which cleared _last_key).
+        self.identity = fingerprint(self._last_key) if self._last_key is not None else None
+
+    # Channels: one session; no forwarding of any kind.
+
+    def session_requested(self) -> _Session:
+        if self._session is not None:
+            raise asyncssh.ChannelOpenError(
+                asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, MSG_ONE_SESSION
+            )
+        self._session = _Session(self._server, self)
+        return self._session
+
+    def connection_requested(
+        self, dest_host: str, dest_port: int, orig_host: str, orig_port: int
+    ) -> bool:
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, MSG_FORWARDING)
+
+    def unix_connection_requested(self, dest_path: str) -> bool:
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, MSG_FORWARDING)
+
+    def tun_requested(self, unit: int | None) -> bool:
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, MSG_FORWARDING)
+
+    def tap_requested(self, unit: int | None) -> bool:
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, MSG_FORWARDING)
+
+    def server_requested(self, listen_host: str, listen_port: int) -> bool:
+        return False
+
+    def unix_server_requested(self, listen_path: str) -> bool:
+        return False
+
+
+class _Session(asyncssh.SSHServerSession[bytes]):
+    """The session channel: checked at start, then one app on a Terminal until either side ends."""
+
+    def __init__(self, server: PiocheServer, connection: _Connection) -> None:
+        self._server = server
+        self._connection = connection
+        self._limits = server.limits
+        self._loop = asyncio.get_running_loop()
+        self._chan: asyncssh.SSHServerChannel[bytes] | None = None
+        self._term_type: str | None = None
+        self._size = DEFAULT_SIZE
+        self._command: str | None = None
+        self._subsystem: str | None = None
+        self._terminal: Terminal | None = None
+        self._app: App[Any] | None = None
+        self._ended = False  # the client left or closed its input: no app to start or run
+        self.info: SessionInfo | None = None
+        self.task: asyncio.Task[None] | None = None
+        # Input budget: a token bucket of events; when empty, the channel stops reading a while.
+        self._tokens = self._limits.input_burst
+        self._tokens_at = self._loop.time()
+        self._resume_reading: asyncio.TimerHandle | None = None
+        self._stall_timer: asyncio.TimerHandle | None = None
+
+    # What the client asks for, before the session starts.
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
+        self._chan = chan
+        chan.set_write_buffer_limits(high=self._limits.write_buffer)
+
+    def pty_requested(
+        self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Mapping[int, int]
+    ) -> bool:
+        self._term_type = term_type
+        self._size = self._limits.clamp_size(term_size[0], term_size[1])
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        self._command = command
+        return True  # accepted so that session_started can say why it is refused, if it is
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        self._subsystem = subsystem
+        return True  # same: refused in session_started, with a message on stderr
+
+    def session_started(self) -> None:
+        refusal = self._refusal()
+        if refusal is not None:
+            log.info("refused a session from %s: %s", self._connection.peer, refusal)
+            assert self._chan is not None
+            self._chan.write_stderr((refusal + "\r\n").encode())
+            self._chan.exit(1)
+            return
+        self.task = asyncio.create_task(self._run())
+
+    def _refusal(self) -> str | None:
+        if self._subsystem is not None:
+            return MSG_FILE_TRANSFER
+        if self._command is not None:
+            if self._command.split()[:1] == ["scp"]:
+                return MSG_FILE_TRANSFER
+            try:
+                parse_command(self._command)
+            except BadCommand as bad:
+                return str(bad)
+        if self._term_type is None:
+            return MSG_NO_PTY
+        return None
+
+    # The app.
+
+    async def _run(self) -> None:
+        status = 1
+        started = time.monotonic()
+        try:
+            status = await self._run_app()
+        except Exception:
+            log.exception("session from %s: the app failed", self._connection.peer)
+        finally:
+            if self.info is not None:
+                del self._server._sessions[self.info.session_id]
+                log.info(
+                    "session %d: closed after %.0f s (code %d)",
+                    self.info.session_id, time.monotonic() - started, status,
+                )
+            self._say_goodbye(status)
+
+    async def _run_app(self) -> int:
+        server = self._server
+        assert self._chan is not None
+        info = self.info = server._session_info(
+            self._connection, self._term_type, self._size, self._command,
+            self._chan.get_environment(),
+        )
+        server._sessions[info.session_id] = self
+        log.info(
+            "session %d from %s: %s, %s%s", info.session_id, info.peer,
+            f"nickname {info.nickname}" if info.nickname else "nickname to ask",
+            info.identity or "guest", ", watch only" if info.watch_only else "",
+        )
+        # At most max_startups apps are being built at once: building one (CSS, first layout)
+        # takes a burst of CPU. The slot is released once the app has painted its first frame.
+        await server._startups.acquire()
+        released = False
+
+        def release_startup() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                server._startups.release()
+
+        try:
+            if self._ended or server.closing:
+                return 0
+            self._terminal = Terminal(
+                self._chan, self._size, max_paste=self._limits.max_paste,
+                resize_interval=self._limits.resize_interval, on_first_frame=release_startup,
+            )
+            self._app = server.make_app(info)
+            return await self._terminal.run(self._app)
+        finally:
+            release_startup()
+
+    def _say_goodbye(self, status: int) -> None:
+        if self._chan is None or self._chan.is_closing():
+            return
+        if self._server.closing:
+            self._chan.write((MSG_SHUTDOWN + "\r\n").encode())
+        elif status != 0:
+            self._chan.write((MSG_CRASH + "\r\n").encode())
+        self._chan.exit(status)
+
+    def post_to_app(self, message: ServerShutdown) -> None:
+        if self._app is not None:
+            self._app.post_message(message)
+
+    def exit_app(self) -> None:
+        if self._app is not None:
+            self._app.exit()
+
+    # While it runs.
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        self._size = self._limits.clamp_size(width, height)
+        if self._terminal is not None:
+            self._terminal.resize(*self._size)
+
+    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+        if datatype is not None or self._terminal is None:
+            return
+        delivered = self._terminal.feed(data)
+        self._charge(delivered + len(data) / BYTES_PER_EVENT)
+
+    def _charge(self, cost: float) -> None:
+        limits = self._limits
+        now = self._loop.time()
+        self._tokens = min(
+            limits.input_burst, self._tokens + (now - self._tokens_at) * limits.input_rate
+        ) - cost
+        self._tokens_at = now
+        if self._tokens < 0 and self._resume_reading is None and self._chan is not None:
+            # Stop reading; SSH flow control then holds the client back (its window fills).
+            self._chan.pause_reading()
+            self._resume_reading = self._loop.call_later(
+                -self._tokens / limits.input_rate, self._on_resume_reading
+            )
+
+    def _on_resume_reading(self) -> None:
+        self._resume_reading = None
+        if self._chan is not None:
+            self._chan.resume_reading()
+
+    def pause_writing(self) -> None:
+        if self._terminal is not None:
+            self._terminal.pause_output()
+        if self._stall_timer is None:
+            self._stall_timer = self._loop.call_later(self._limits.stall_timeout, self._stalled)
+
+    def resume_writing(self) -> None:
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None
+        if self._terminal is not None:
+            self._terminal.resume_output()
+
+    def _stalled(self) -> None:
+        self._stall_timer = None
+        log.info("session from %s does not read: disconnected", self._connection.peer)
+        self._connection.close(MSG_STALLED.format(seconds=self._limits.stall_timeout))
+
+    def eof_received(self) -> bool:
+        # The client will send nothing more (its input closed): end the app, then the channel.
+        self._end()
+        return True  # keep our side open for the exit status
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        for timer in (self._resume_reading, self._stall_timer):
+            if timer is not None:
+                timer.cancel()
+        self._resume_reading = self._stall_timer = None
+        self._end()
+
+    def _end(self) -> None:
+        self._ended = True
+        if self._terminal is not None:
+            self._terminal.hang_up()

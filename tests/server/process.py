@@ -1,0 +1,57 @@
+"""``pioche serve`` as a real process, serving the demo app on 127.0.0.1 (for tests)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+_LISTENING = re.compile(r"listening on 127\.0\.0\.1 port (\d+); host key (SHA256:\S+)")
+
+
+@dataclass
+class ServeProcess:
+    process: subprocess.Popen[bytes]
+    port: int
+    fingerprint: str
+    keys_dir: Path
+    log: Path
+
+    def log_text(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def wait(self, timeout: float = 20.0) -> int:
+        return self.process.wait(timeout)
+
+
+@contextmanager
+def serve_process(tmp_path: Path, *extra: str) -> Iterator[ServeProcess]:
+    """Start ``pioche serve --port 0`` and wait until it says where it listens."""
+    log = tmp_path / "serve.log"
+    keys_dir = tmp_path / "keys"
+    command = [
+        sys.executable, "-m", "pioche_tui.cli", "serve", "--host", "127.0.0.1", "--port", "0",
+        "--keys-dir", str(keys_dir), "--data-dir", str(tmp_path / "data"),
+        "--app", "tests.server.demo_app:open_service", *extra,
+    ]
+    with log.open("wb") as log_file:
+        process = subprocess.Popen(
+            command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while not (found := _LISTENING.search(log.read_text(errors="replace"))):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"pioche serve did not start:\n{log.read_text()}")
+            time.sleep(0.05)
+        yield ServeProcess(process, int(found[1]), found[2], keys_dir, log)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -1,0 +1,160 @@
+"""Limits: connection caps, login timeout, input rate and paste size, start-ups, terminal size,
+slow clients."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncssh
+import pytest
+
+from server.limits import BYTES_PER_EVENT, Limits
+from server.ssh import INPUT_WINDOW, MSG_ADDRESS_FULL, MSG_FULL, PiocheServer
+from tests.server.conftest import WAIT, Client, Connect, all_sessions_gone
+from tests.server.demo_app import DemoService
+
+
+@pytest.mark.parametrize("limits", [Limits(max_per_address=2)])
+async def test_connections_per_address_are_capped(connect: Connect) -> None:
+    first = await connect("alice")
+    await connect("bob")
+    with pytest.raises(asyncssh.DisconnectError) as refused:
+        await connect("carol")
+    assert refused.value.reason.startswith(MSG_ADDRESS_FULL.format(limit=2))
+    assert first.conn is not None
+    first.conn.close()
+    await first.conn.wait_closed()
+    for _attempt in range(50):  # a place is free again once the server has seen it close
+        try:
+            carol = await connect("carol")
+            break
+        except asyncssh.DisconnectError:
+            await asyncio.sleep(0.05)
+    await carol.wait_for("pseudo : carol")
+
+
+@pytest.mark.parametrize("limits", [Limits(max_sessions=1)])
+async def test_connections_in_all_are_capped(connect: Connect) -> None:
+    await connect("alice")
+    with pytest.raises(asyncssh.DisconnectError) as refused:
+        await connect("bob")
+    assert refused.value.reason.startswith(MSG_FULL.format(limit=1))
+
+
+@pytest.mark.parametrize("limits", [Limits(login_timeout=0.5)])
+async def test_a_client_that_never_logs_in_is_dropped(server: PiocheServer) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    try:
+        assert (await reader.readline()).startswith(b"SSH-2.0-Pioche")
+        writer.write(b"SSH-2.0-Silent\r\n")  # then nothing: no key exchange, no login
+        await asyncio.wait_for(reader.read(), WAIT)  # returns at EOF: the server hung up
+    finally:
+        writer.close()
+
+
+@pytest.mark.parametrize("limits", [Limits(input_rate=50, input_burst=200)])
+async def test_a_huge_paste_is_throttled_and_hurts_nobody_else(connect: Connect) -> None:
+    alice = await connect("alice")
+    bob = await connect("bob")
+    await bob.wait_for("connectes : alice, bob")
+    assert alice.chan is not None
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    size = 1024 * 1024
+    alice.send(b"\x1b[200~" + b"x" * size + b"\x1b[201~")
+    bob.send("k")
+    await bob.wait_for("touche : k")
+    await asyncio.sleep(0.5)  # unthrottled, the server would have taken it all by now
+    elapsed = loop.time() - started
+    # The server read at most its budget's worth (burst, then rate), plus what was in flight:
+    # one SSH window, and one window's worth more past the bucket's bottom. The rest still
+    # waits in alice's client.
+    taken = size - alice.chan.get_write_buffer_size()
+    assert taken <= (200 + 50 * elapsed) * BYTES_PER_EVENT + 2 * INPUT_WINDOW
+
+
+@pytest.mark.parametrize("limits", [Limits(input_rate=50, input_burst=100)])
+async def test_keys_beyond_the_budget_wait_their_turn(connect: Connect) -> None:
+    alice = await connect("alice")
+    await alice.wait_for("pseudo : alice")
+    assert alice.conn is not None and alice.chan is not None
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    for _key in range(2000):  # one key per SSH packet, as fast as the client can
+        alice.send("a")
+    await alice.wait_for("touches : 1")
+    await asyncio.sleep(1.0)
+    shown = int(alice.screen.text().split("touches : ")[1].split()[0])
+    elapsed = loop.time() - started
+    assert shown <= 100 + 50 * elapsed + 1  # the burst, then the rate (+ one packet's key)
+
+
+@pytest.mark.parametrize("limits", [Limits(max_paste=1000, input_rate=1e6, input_burst=1e6)])
+async def test_a_paste_is_truncated(connect: Connect) -> None:
+    alice = await connect("alice")
+    await alice.wait_for("pseudo : alice")
+    alice.send("\x1b[200~" + "x" * 200_000 + "\x1b[201~")
+    screen = await alice.wait_for("caracteres")
+    pasted = int(screen.split("colle : ")[1].split()[0])
+    assert 1000 <= pasted <= 1000 + 4096
+    alice.send("\x1b[200~court\x1b[201~")  # the next paste is whole again
+    await alice.wait_for("colle : 5 caracteres")
+    alice.send("k")
+    await alice.wait_for("touche : k")
+
+
+@pytest.mark.parametrize("limits", [Limits(max_startups=1)])
+async def test_start_ups_take_turns_and_all_get_in(connect: Connect) -> None:
+    clients = await asyncio.gather(*(connect(name) for name in ("ann", "ben", "cat", "dan")))
+    for client in clients:
+        await client.wait_for("connectes : ann, ben, cat, dan")
+
+
+@pytest.mark.parametrize(
+    ("size", "shown"),
+    [((0, 0), "80x24"), ((2**32 - 1, 2**32 - 1), "400x200"), ((0, 50), "80x50"), ((1, 1), None)],
+)
+async def test_terminal_sizes_are_clamped(
+    connect: Connect, size: tuple[int, int], shown: str | None
+) -> None:
+    client = await connect("alice", term_size=size)
+    if shown is not None:
+        await client.wait_for(f"taille : {shown}")
+    else:
+        await asyncio.sleep(0.3)  # a 1x1 app has nothing readable to show, but must survive
+    for odd in ((0, 0), (2**32 - 1, 0), (1, 2**32 - 1), (1, 1)):
+        client.resize(*odd)
+        await asyncio.sleep(0.1)
+    client.resize(100, 30)
+    await client.wait_for("taille : 100x30")
+
+
+async def flooding_client_that_stops_reading(connect: Connect) -> Client:
+    """A client with a small SSH window whose app floods it, and which then stops reading."""
+    client = await connect("alice", window=4096)
+    await client.wait_for("pseudo : alice")
+    client.send("f")
+    await client.wait_for("trame")
+    assert client.chan is not None
+    client.chan.pause_reading()
+    return client
+
+
+@pytest.mark.parametrize("limits", [Limits(write_buffer=4096, stall_timeout=0.5)])
+async def test_a_client_that_stops_reading_is_disconnected(
+    connect: Connect, server: PiocheServer, service: DemoService
+) -> None:
+    alice = await flooding_client_that_stops_reading(connect)
+    await asyncio.wait_for(alice.closed.wait(), WAIT)
+    await all_sessions_gone(server, service)
+
+
+@pytest.mark.parametrize("limits", [Limits(write_buffer=4096, stall_timeout=30)])
+async def test_a_slow_client_gets_the_newest_frame(connect: Connect) -> None:
+    alice = await flooding_client_that_stops_reading(connect)
+    await asyncio.sleep(1.0)  # the server's buffer fills: it drops frames from now on
+    alice.send("k")  # the frame showing it is dropped too...
+    await asyncio.sleep(0.5)
+    assert alice.chan is not None
+    alice.chan.resume_reading()
+    await alice.wait_for("touche : k")  # ...and the full repaint after the pause shows it
