@@ -15,8 +15,8 @@ Results go in docs/performance.md (machine, command, numbers).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import asyncio
+import contextlib
 import cProfile
 import pstats
 import random

@@ -1,4 +1,4 @@
-"""The ``pioche`` command: one subcommand per job (serve, sim, keygen).
+"""The ``pioche`` command: one subcommand per job (serve, play, sim, keygen).
 
 Each subcommand lives in its own module with ``register(subparsers)``, which adds its parser and
 sets ``run`` (a function of the parsed arguments returning an exit status). Heavy imports

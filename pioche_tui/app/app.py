@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.screen import Screen
 
 from ..coordinator.core import Coordinator, Session
@@ -123,6 +124,11 @@ class PiocheApp(App[None]):
     def on_unmount(self) -> None:
         if self.session is not None:
             self.session.close()
+
+    def on_server_shutdown(self, message: Message) -> None:
+        """The SSH server is stopping (``server.session.ServerShutdown``): say so, and go."""
+        self.farewell = self.t("closed.shutdown")
+        self.exit()
 
     # --- the mailbox ----------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, cast
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual.app import CSSPathType
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 
@@ -32,7 +33,7 @@ GAME_KEYS = {"draw", "take", "pass", "keep", "announce", "catch"}
 
 
 class DefausseTableScreen(TableScreen):
-    CSS_PATH: ClassVar[list[str]] = ["table.tcss", "defausse.tcss"]  # type: ignore[misc]
+    CSS_PATH: ClassVar[CSSPathType | None] = ["table.tcss", "defausse.tcss"]
     AUTO_FOCUS = "#hand"
     BINDINGS: ClassVar[list[BindingType]] = [
         # One key, three meanings: only the one that applies is ever active.

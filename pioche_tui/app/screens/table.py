@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import ComposeResult, CSSPathType
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.timer import Timer
@@ -48,7 +48,7 @@ PANEL_SECONDS = 15.0  # how long a panel (a round's summary) stays before the lo
 
 
 class TableScreen(PiocheScreen[None]):
-    CSS_PATH = "table.tcss"
+    CSS_PATH: ClassVar[CSSPathType | None] = "table.tcss"
     AUTO_FOCUS = ""  # nothing: a game's screen names its main widget
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "start", "key.start", tooltip="help.start"),
