@@ -292,7 +292,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "df.colour": ("Couleur : {colour}", "Colour: {colour}"),
     "df.no_colour": ("Couleur : à choisir", "Colour: to choose"),
     "df.pending": ("{n} cartes en attente", "{n} cards pending"),
-    "df.announced": ("dernière carte !", "last card!"),
+    "df.announced": ("a annoncé", "announced"),
     "df.dealer": ("donneur", "dealer"),
     "df.your_turn": ("À vous : jouez une carte levée (Entrée) ou piochez (d).",
                      "Your turn: play a raised card (Enter) or draw (d)."),

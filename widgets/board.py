@@ -12,7 +12,7 @@ from textual import events
 from .defausse_cards import top_card
 from .lines import TextLines, join_columns
 
-PILE_WIDTH = 40  # the card (9 cells), a gap (2), the information lines
+PILE_WIDTH = 33  # the card (9 cells), a gap (2), the information lines
 
 
 class DefausseBoard(TextLines):

@@ -10,12 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
+
+
+PLAIN = Style()
 
 
 class TextLines(Widget):
@@ -72,8 +77,10 @@ class TextLines(Widget):
             line.stylize(line.style)
             line.style = ""
         line.truncate(width, overflow="ellipsis")
-        return Strip(list(line.render(self.app.console)), line.cell_len).adjust_cell_length(
-            width)
+        # Every segment gets a style: Textual's line filters (NO_COLOR's) expect one.
+        segments = [Segment(text, style or PLAIN) for text, style, _ in
+                    line.render(self.app.console)]
+        return Strip(segments, line.cell_len).adjust_cell_length(width, PLAIN)
 
 
 class TextLine(TextLines):

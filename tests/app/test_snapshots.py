@@ -179,3 +179,21 @@ def test_screen(scene: str, size: str, lang: str, tmp_path: Path,
         assert snap_compare(app, terminal_size=SIZES[size], run_before=setup)
     finally:
         coordinator.stop()
+
+
+def test_table_without_colour(tmp_path: Path, snap_compare: Callable[..., bool],
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """NO_COLOR: the letters and symbols, the raised cards and the heavy border say it all."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    coordinator = make_coordinator(tmp_path, seed=2024)
+    asyncio.run(coordinator.start())
+    app = PiocheApp(coordinator, identity="SHA256:Alice", name="Alice")
+
+    async def setup(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await table(pilot, coordinator)
+
+    try:
+        assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
+    finally:
+        coordinator.stop()

@@ -12,6 +12,7 @@ from typing import Any, ClassVar, cast
 
 from rich.console import Group
 from rich.table import Table
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import CSSPathType
 from textual.binding import Binding, BindingType
@@ -30,6 +31,7 @@ from ...narrate.defausse import card_name
 from .table import TableScreen
 
 GAME_KEYS = {"draw", "take", "pass", "keep", "announce", "catch"}
+NAME_WIDTH = 12  # cells for a name in the seats' rows (longer names end with …)
 
 
 class DefausseTableScreen(TableScreen):
@@ -107,25 +109,25 @@ class DefausseTableScreen(TableScreen):
             colour = Text(t("df.colour", colour="")).append(
                 f"{t(f'colour.{view.colour}')} ({self.letters[view.colour]})",
                 text_colour(view.colour))
-        return (
-            colour,
-            Text(f"{t(f'df.direction.{view.direction}')}  ·  "
-                 f"{t('df.draw_pile', n=view.draw_size)}"),
-            Text(t("df.pending", n=view.pending) if view.pending else "", "bold"),
-        )
+        info = [colour, Text(t(f"df.direction.{view.direction}")),
+                Text(t("df.draw_pile", n=view.draw_size))]
+        if view.pending:
+            info.append(Text(t("df.pending", n=view.pending), "bold"))
+        return tuple(info)
 
     def seat_lines(self, update: TableUpdate, view: DefausseView) -> tuple[Text, ...]:
         t = self.t
         seats = update.table.seats
         lines = []
-        width = max((len(s.name) for s in seats), default=4)
+        width = min(NAME_WIDTH, max((cell_len(s.name) for s in seats), default=4))
         for i, seat in enumerate(seats):
             current = view.current == i
             line = Text("► " if current else "  ", "bold")
-            name = Text(f"{seat.name:<{width}}", "bold" if current or i == update.seat else "")
+            name = Text(seat.name, "bold" if current or i == update.seat else "")
+            name.truncate(width, overflow="ellipsis", pad=True)
             line.append_text(name)
-            line.append(f"  {t.count('n.cards', view.counts[i]):>9}")
-            line.append(f"  {t.count('n.points', view.scores[i]):>7}")
+            line.append(f" {t.count('n.cards', view.counts[i]):>9}")
+            line.append(f" {t.count('n.points', view.scores[i]):>7}")
             marks = []
             if i == update.seat:
                 marks.append(t("table.you"))
