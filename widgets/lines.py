@@ -19,7 +19,6 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-
 PLAIN = Style()
 
 

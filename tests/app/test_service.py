@@ -50,7 +50,7 @@ async def test_sessions_become_apps(service: PiocheService) -> None:
     assert service.name_owner("alice") == "SHA256:abc"
 
 
-async def test_a_player_over_ssh_reaches_a_defausse_table(connect: Connect) -> None:
+async def test_a_player_over_ssh_reaches_a_defausse_table(connect: Connect) -> None:  # noqa: F811
     client = await connect("alice", env={"LANG": "en_US.UTF-8"})
     await client.wait_for("Hello alice!")
     client.send("p")  # quick game against bots

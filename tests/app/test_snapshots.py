@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pioche_tui.engine.defausse.rules import RoundResult
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -24,6 +23,7 @@ from pioche_tui.app.screens.podium import PodiumScreen
 from pioche_tui.coordinator.core import Coordinator
 from pioche_tui.coordinator.model import Player
 from pioche_tui.engine.base import Outcome
+from pioche_tui.engine.defausse.rules import RoundResult
 from pioche_tui.store.db import SeatResult
 
 from .conftest import make_coordinator, settle

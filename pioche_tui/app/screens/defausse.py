@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, cast
 
+from rich.cells import cell_len
 from rich.console import Group
 from rich.table import Table
-from rich.cells import cell_len
 from rich.text import Text
 from textual.app import CSSPathType
 from textual.binding import Binding, BindingType
