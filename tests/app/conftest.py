@@ -16,6 +16,13 @@ from textual.pilot import Pilot
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.coordinator.core import Coordinator, Settings
 from pioche_tui.engine import GAMES
+from tests.server.conftest import (  # noqa: F401 - the SSH fixtures, for test_service.py
+    client_key,
+    connect,
+    host_key,
+    limits,
+    server,
+)
 
 from .toy import TOY
 

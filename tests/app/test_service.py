@@ -10,14 +10,7 @@ import pytest
 
 from pioche_tui.app.service import PiocheService, open_service
 from server.session import SessionInfo
-from tests.server.conftest import (  # noqa: F401 - fixtures, used by name
-    Connect,
-    client_key,
-    connect,
-    host_key,
-    limits,
-    server,
-)
+from tests.server.conftest import Connect
 
 
 @pytest.fixture
@@ -50,7 +43,7 @@ async def test_sessions_become_apps(service: PiocheService) -> None:
     assert service.name_owner("alice") == "SHA256:abc"
 
 
-async def test_a_player_over_ssh_reaches_a_defausse_table(connect: Connect) -> None:  # noqa: F811
+async def test_a_player_over_ssh_reaches_a_defausse_table(connect: Connect) -> None:
     client = await connect("alice", env={"LANG": "en_US.UTF-8"})
     await client.wait_for("Hello alice!")
     client.send("p")  # quick game against bots
