@@ -144,10 +144,11 @@ async def table_run(players: int, watchers: int, seconds: float, with_apps: bool
     return cpu, steps
 
 
-async def starts(count: int) -> tuple[float, float]:
-    """CPU seconds per app start (to the lobby) and traced memory per idle app (MiB)."""
+async def starts(count: int) -> tuple[float, float, float]:
+    """CPU seconds per app start (to the lobby); traced memory per app (MiB), idle in the
+    lobby and then watching a game."""
     data = Path(tempfile.mkdtemp(prefix="pioche-bench-"))
-    coordinator = Coordinator(Settings(data, turn_timer=None, seed=1))
+    coordinator = Coordinator(Settings(data, bot_delay=(0.05, 0.1), turn_timer=None, seed=1))
     await coordinator.start()
     warm = PiocheApp(coordinator, identity="SHA256:warm", name="Chaud")
     tasks = [await start_app(warm)]  # the first app pays for imports and the CSS cache
@@ -168,12 +169,21 @@ async def starts(count: int) -> tuple[float, float]:
         extra.append(app)
     await asyncio.sleep(0.5)
     memory = (tracemalloc.get_traced_memory()[0] - before) / count / 2**20
+    # The same apps watching a game (a table screen, its log filling up).
+    host = coordinator.connect(Player("SHA256:host", "Hôte"))
+    table_id = host.create_table("defausse", seats=4, bots={s: "basic" for s in range(4)},
+                                 sit=False, timer=None)
+    for app in extra:
+        assert app.session is not None
+        app.session.watch(table_id)
+    await asyncio.sleep(3.0)
+    watching = (tracemalloc.get_traced_memory()[0] - before) / count / 2**20
     tracemalloc.stop()
     for app in [*apps, *extra]:
         app.exit()
     await asyncio.gather(*tasks, return_exceptions=True)
     coordinator.stop()
-    return cpu, memory
+    return cpu, memory, watching
 
 
 def report(line: str) -> None:
@@ -183,9 +193,10 @@ def report(line: str) -> None:
 
 
 async def main(args: argparse.Namespace) -> None:
-    cpu, memory = await starts(args.starts)
+    cpu, memory, watching = await starts(args.starts)
     report(f"app start: {cpu * 1000:.0f} ms CPU each (mean of {args.starts}, after a first)")
-    report(f"memory per idle app in the lobby: {memory:.2f} MiB (tracemalloc)")
+    report(f"memory per app (tracemalloc): {memory:.2f} MiB in the lobby, "
+           f"{watching:.2f} MiB watching a game")
     subscribers = args.players + args.watchers
     profile = cProfile.Profile() if args.profile else None
     with_cpu, with_steps = await table_run(args.players, args.watchers, args.seconds, True,

@@ -358,3 +358,30 @@ async def test_session_closed_by_the_server_ends_the_app(coordinator: Coordinato
         coordinator.connect(Player("SHA256:Alice", "Alice"))  # the same key, elsewhere
         await settle(pilot)
     assert app.farewell == "Vous vous êtes connecté ailleurs."
+
+
+async def test_names_that_look_like_markup_are_shown_as_typed(coordinator: Coordinator,
+                                                              make_app: MakeApp) -> None:
+    odd = coordinator.connect(Player("SHA256:odd", "[red]Zed[/red]"))
+    odd.create_table("toy", seats=3, timer=None)
+    app = make_app("Alice")
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await settle(pilot)
+        assert app.screen.query_one("#online").lines  # type: ignore[attr-defined]
+        assert "[red]Zed[/red]" in screen_text(app)  # online list and the tables' players
+        await pilot.press("j")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "[red]Zed[/red]" in text and "Alice (vous)" in text  # the waiting room
+        odd.chat("[bold]gras ?[/bold]")
+        await settle(pilot)
+        assert "[red]Zed[/red] : [bold]gras ?[/bold]" in screen_text(app)
+
+
+def test_play_command_line() -> None:
+    from pioche_tui.cli import build_parser
+
+    args = build_parser().parse_args(["play", "--game", "defausse", "--name", "Zoé",
+                                      "--lang", "en", "--bot-delay", "0.2"])
+    assert (args.game, args.name, args.lang, args.bot_delay) == ("defausse", "Zoé", "en", 0.2)
+    assert args.run.__module__ == "pioche_tui.play"

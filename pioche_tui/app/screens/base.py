@@ -57,7 +57,8 @@ class KeyBarMixin:
                          key=lambda active: active.binding.action in TRAILING_ACTIONS)
         for active in actives:
             binding = active.binding
-            if binding.show and active.enabled:
+            # Textual's own widgets bind keys too, described in English: only ours are shown.
+            if binding.show and active.enabled and binding.description in MESSAGES:
                 keys = shown.setdefault(describe(self.t, binding), [])
                 display = screen.app.get_key_display(binding)
                 if display not in keys:
