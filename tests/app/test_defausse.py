@@ -11,18 +11,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pioche_tui.engine.defausse import Catch, ChooseColour, DefausseView, Draw, Keep, Play
-from pioche_tui.engine.defausse.cards import COLOUR, WILD
-from pioche_tui.engine.defausse.rules import RoundResult
 
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.screens.colour import ColourPicker
 from pioche_tui.app.screens.defausse import DefausseTableScreen
+from pioche_tui.app.screens.help import HelpScreen
 from pioche_tui.app.screens.lobby import LobbyScreen
 from pioche_tui.app.screens.podium import PodiumScreen
 from pioche_tui.coordinator.core import Coordinator
 from pioche_tui.coordinator.model import Player
 from pioche_tui.engine.base import Event
+from pioche_tui.engine.defausse import Catch, ChooseColour, DefausseView, Draw, Keep, Play
+from pioche_tui.engine.defausse.cards import COLOUR, WILD
+from pioche_tui.engine.defausse.rules import RoundResult
 from widgets.hand import Hand
 from widgets.keybar import KeyBar
 from widgets.log import GameLog
@@ -234,6 +235,14 @@ async def test_spectators_see_public_information_only(coordinator: Coordinator,
         text = screen_text(app)
         assert "Vous regardez cette partie" in text and "Hôte" in text
         assert keys_shown(app) == {"c", "l", "?"}
+        await pilot.press("question_mark")  # the rules of the game and every key
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        document = app.screen.document()
+        assert "Règles : Défausse" in document and "Joker +4" in document
+        assert "jouer la carte choisie" in document and "contrer un joueur" in document
+        await pilot.press("escape")
+        await settle(pilot)
         await pilot.press("d", "enter", "k")  # no key acts
         await settle(pilot)
         assert view_of(app).counts == view.counts

@@ -226,7 +226,7 @@ async def test_scores_show_the_leaderboard_and_own_statistics(
         assert isinstance(app.screen, ScoresScreen)
         assert "Aucune partie terminée" in screen_text(app)
         await pilot.press("escape")
-        # Play a whole toy game: Alice's moves come from the stand-in when she leaves it.
+        # Play a whole toy game (Alice adds 1 at each of her turns).
         assert app.session is not None
         app.session.create_table("toy", seats=2, bots={1: "random"}, timer=None)
         await settle(pilot)

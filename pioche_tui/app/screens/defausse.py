@@ -128,13 +128,7 @@ class DefausseTableScreen(TableScreen):
             line.append_text(name)
             line.append(f" {t.count('n.cards', view.counts[i]):>9}")
             line.append(f" {t.count('n.points', view.scores[i]):>7}")
-            marks = []
-            if i == update.seat:
-                marks.append(t("table.you"))
-            if seat.kind == "bot":
-                marks.append(t("table.bot"))
-            if seat.away:
-                marks.append(t("table.away"))
+            marks = self.seat_marks(i, seat)
             if view.announced[i] and view.counts[i] == 1:
                 marks.append(t("df.announced"))
             if marks:

@@ -199,12 +199,9 @@ class TableScreen(PiocheScreen[None]):
         outcome = getattr(update.view, "outcome", None)
         return outcome if isinstance(outcome, Outcome) else None
 
-    def seat_label(self, index: int, seat: SeatInfo) -> Text:
-        """A seat's name with its marks: you, bot, away. Names are user text: Text only."""
+    def seat_marks(self, index: int, seat: SeatInfo) -> list[str]:
+        """What to say beside a seat's name: you, bot, away."""
         t = self.t
-        if seat.kind == "free":
-            return Text(t("table.seat_free"), "dim")
-        text = Text(seat.name, "bold" if index == self.seat else "")
         marks = []
         if index == self.seat:
             marks.append(t("table.you"))
@@ -212,6 +209,15 @@ class TableScreen(PiocheScreen[None]):
             marks.append(t("table.bot"))
         if seat.away:
             marks.append(t("table.away"))
+        return marks
+
+    def seat_label(self, index: int, seat: SeatInfo) -> Text:
+        """A seat's name with its marks: you, bot, away. Names are user text: Text only."""
+        t = self.t
+        if seat.kind == "free":
+            return Text(t("table.seat_free"), "dim")
+        text = Text(seat.name, "bold" if index == self.seat else "")
+        marks = self.seat_marks(index, seat)
         if marks:
             text.append(f" ({', '.join(marks)})", "dim")
         return text
