@@ -19,11 +19,8 @@ LANGS = ("fr", "en")
 
 MESSAGES: dict[str, tuple[str, str]] = {
     # --- everywhere ----------------------------------------------------------------------
-    "app.title": ("Pioche", "Pioche"),
     "game.defausse": ("Défausse", "Défausse"),
     "game.collection": ("Collection", "Collection"),
-    "closed.shutdown": ("Le serveur s'arrête. À bientôt !", "The server is stopping. See you!"),
-    "closed.replaced": ("Vous vous êtes connecté ailleurs.", "You connected from elsewhere."),
     "closed.other": ("Session terminée.", "Session ended."),
     "too_small.title": ("Terminal trop petit", "Terminal too small"),
     "too_small.body": (
@@ -60,8 +57,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "key.ok": ("valider", "confirm"),
     "key.next_field": ("champ suivant", "next field"),
     "key.game_filter": ("jeu", "game"),
-    "key.log": ("journal", "log"),
-    "key.continue": ("continuer", "continue"),
     "key.lobby": ("retour au salon", "back to the lobby"),
     "key.see_table": ("voir la table", "see the table"),
     "key.digits": ("carte n° 1 à 9", "card no. 1 to 9"),
@@ -117,7 +112,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Session spectateur : vous pouvez regarder les tables.",
         "Watch-only session: you can watch the tables.",
     ),
-    "lobby.tables": ("Tables", "Tables"),
     "lobby.online": ("En ligne ({n})", "Online ({n})"),
     "lobby.chat": ("Discussion du salon", "Lobby chat"),
     "lobby.welcome": ("Bienvenue ! Aucune table pour l'instant.",
@@ -146,19 +140,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Your message (Enter: send, Escape: back)",
     ),
     "chat.separator": (" : ", ": "),
-    "chat.you_cannot": (
-        "Session spectateur : pas de messages.", "Watch-only session: no messages."
-    ),
     # --- dialogs -------------------------------------------------------------------------
     "code.title": ("Table privée {id}", "Private table {id}"),
     "code.prompt": ("Le code de la table :", "The table's code:"),
     "confirm.leave": (
         "Quitter la table ? Un robot finira la partie à votre place.",
         "Leave the table? A bot will finish the game in your place.",
-    ),
-    "confirm.quit_playing": (
-        "Quitter Pioche ? Votre place est gardée quelques minutes.",
-        "Quit Pioche? Your seat is kept for a few minutes.",
     ),
     # --- create a table ------------------------------------------------------------------
     "create.title": ("Nouvelle table", "New table"),
@@ -212,7 +199,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "help.tab": ("passer d'une zone à l'autre", "move between areas"),
     "help.escape": ("fermer une fenêtre, quitter la saisie", "close a window, leave the input"),
     # --- scores --------------------------------------------------------------------------
-    "scores.title": ("Scores", "Scores"),
     "scores.board": ("Classement — {game}", "Leaderboard — {game}"),
     "scores.all": ("tous les jeux", "all games"),
     "scores.empty": ("Aucune partie terminée pour l'instant.", "No finished game yet."),
@@ -257,8 +243,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "table.bot": ("robot", "bot"),
     "table.away": ("absent", "away"),
     "table.you": ("vous", "you"),
-    "table.log": ("Journal", "Log"),
-    "table.finished": ("Partie terminée.", "Game over."),
     "table.timer": ("{n} s", "{n} s"),
     "podium.title": ("Fin de la partie", "Game over"),
     "podium.winner": ("{names} gagne !", "{names} wins!"),
@@ -293,7 +277,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "df.no_colour": ("Couleur : à choisir", "Colour: to choose"),
     "df.pending": ("{n} cartes en attente", "{n} cards pending"),
     "df.announced": ("a annoncé", "announced"),
-    "df.dealer": ("donneur", "dealer"),
     "df.your_turn": ("À vous : jouez une carte levée (Entrée) ou piochez (d).",
                      "Your turn: play a raised card (Enter) or draw (d)."),
     "df.your_turn_no_play": ("À vous : aucune carte ne va, piochez (d).",

@@ -127,7 +127,7 @@ class PiocheApp(App[None]):
 
     def on_server_shutdown(self, message: Message) -> None:
         """The SSH server is stopping (``server.session.ServerShutdown``): say so, and go."""
-        self.farewell = self.t("closed.shutdown")
+        self.farewell = self.t("notice.shutdown")
         self.exit()
 
     # --- the mailbox ----------------------------------------------------------------------

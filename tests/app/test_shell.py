@@ -385,3 +385,32 @@ def test_play_command_line() -> None:
                                       "--lang", "en", "--bot-delay", "0.2"])
     assert (args.game, args.name, args.lang, args.bot_delay) == ("defausse", "Zoé", "en", 0.2)
     assert args.run.__module__ == "pioche_tui.play"
+
+
+async def test_back_at_the_table_after_a_dropped_connection(coordinator: Coordinator,
+                                                             make_app: MakeApp) -> None:
+    first = make_app("Alice")
+    async with first.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert first.session is not None
+        table = first.session.create_table("toy", seats=2, bots={1: "random"}, timer=None,
+                                           options={"goal": 1000})
+        await settle(pilot)
+    # The app is gone (the connection dropped): the seat waits for its player.
+    again = make_app("Alice")
+    async with again.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert isinstance(again.screen, TableScreen) and again.screen.table_id == table
+        assert again.screen.seat == 0 and again.screen.started
+        assert await wait_for_text(pilot, again, "Vous retrouvez votre place")
+
+
+async def test_server_shutdown_message_ends_the_app(make_app: MakeApp) -> None:
+    from server.session import ServerShutdown
+
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        app.post_message(ServerShutdown(3.0))
+        await settle(pilot)
+    assert app.farewell == "Le serveur s'arrête. À bientôt !"
