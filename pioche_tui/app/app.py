@@ -117,7 +117,8 @@ class PiocheApp(App[None]):
         self.run_worker(self._read_mail(session), name="mailbox", group="mailbox")
         if self.watch_table:
             self.call(session.watch, self.watch_table)
-        elif self.quick_game and not self.watch_only:
+        elif self.quick_game and not self.watch_only and session.table is None:
+            # (a player back in the seat they held is not sent to a new game)
             self.call(session.quick_play, self.quick_game)
         return None
 

@@ -290,6 +290,9 @@ async def test_leaving_a_game_in_progress_asks_first(coordinator: Coordinator,
         await settle(pilot)
         assert isinstance(app.screen, LobbyScreen)
         assert app.session.table is None
+        await pilot.press("s")  # the lobby's keys act again (nothing typed in the chat)
+        await settle(pilot)
+        assert isinstance(app.screen, ScoresScreen)
 
 
 async def test_refusals_are_shown_not_raised(coordinator: Coordinator,

@@ -42,6 +42,7 @@ PLAYER_ACTIONS = {"new_table", "join", "quick", "chat"}  # not for watch-only se
 
 class LobbyScreen(PiocheScreen[None]):
     CSS_PATH = "lobby.tcss"
+    AUTO_FOCUS = ""  # the list of tables when there are tables; never the chat unasked
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new_table", "key.new_table", tooltip="help.new_table"),
         Binding("j", "join", "key.join", tooltip="help.join"),
@@ -105,7 +106,6 @@ class LobbyScreen(PiocheScreen[None]):
             header.append("  " + self.t("lobby.watch_only"), "italic")
         self.query_one("#lobby-header", Static).update(header)
         self.query_one(ChatInput).display = not watch_only
-        self.query_one(TablesList).focus()
         if self.snapshot is not None:
             self.show_snapshot(self.snapshot)
         for name, text in self._chat:
@@ -124,6 +124,7 @@ class LobbyScreen(PiocheScreen[None]):
         tables = self.query_one(TablesList)
         tables.set_rows(rows)
         tables.display = bool(rows)
+        self._focus_tables()
         self.query_one("#table-detail").display = bool(rows)
         self.query_one("#no-tables").display = not rows
         self.show_detail()
@@ -277,4 +278,18 @@ class LobbyScreen(PiocheScreen[None]):
         self.pioche.call(self.session.chat, event.text)
 
     def on_chat_input_done(self) -> None:
-        self.query_one(TablesList).focus()
+        self.set_focus(None)
+        self._focus_tables()
+
+    def on_screen_resume(self) -> None:
+        if self.ready and not isinstance(self.focused, ChatInput):
+            self._focus_tables()
+
+    def _focus_tables(self) -> None:
+        """The list of tables takes the keys (arrows, Enter) when there is one, unless the
+        player is typing."""
+        tables = self.query_one(TablesList)
+        if tables.display and not isinstance(self.focused, ChatInput):
+            tables.focus()
+        elif not tables.display and self.focused is tables:
+            self.set_focus(None)
