@@ -91,9 +91,10 @@ class DefausseTableScreen(TableScreen):
         assert view is not None
         me = update.seat
         my_turn = me is not None and view.current == me
-        self.hand.show(view.hand, frozenset(a.card for a in view.legal if isinstance(a, Play)),
-                  my_turn and view.phase in ("play", "after_draw"),
-                  view.drawn if my_turn else None)
+        if me is not None:  # a spectator has no hand (the widget is hidden)
+            playable = frozenset(a.card for a in view.legal if isinstance(a, Play))
+            self.hand.show(view.hand, playable, my_turn and view.phase in ("play", "after_draw"),
+                           view.drawn if my_turn else None)
         self.board.show(self.seat_lines(update, view), view.top, self.pile_info(view))
         self.prompt_line.text = self.prompt(view, me)
         self._maybe_show_round(update, view)
