@@ -2,13 +2,14 @@
 table chat, the turn timer, leaving, help and the final podium.
 
 A game's screen subclasses :class:`TableScreen`: it composes its widgets above and below the log
-(``compose_board``, ``compose_controls``), shows
-each new view (``show_view``), says which of its keys act now (``check_game_action``) and gives
-the final outcome (``outcome``). Without a subclass this screen still shows any game's seats and
-log, for example to spectators.
+(``compose_board``, ``compose_controls``), shows each new view (``show_view``), says which of its
+keys act now (``check_game_action``, and what they depend on: ``key_state``). A view with an
+``outcome`` field gets the podium. Without a subclass this screen still shows any game's seats
+and log. docs/screens.md says more.
 
 Updates arrive latest-wins; each widget is given only its slice of the view and repaints only
-when that slice changed (reactives skip equal values).
+the rows that changed. An update that comes while a window covers the screen (help, a question)
+is held, with its events, until the screen is on top again.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ class TableScreen(PiocheScreen[None]):
         self._panel_timer: Timer | None = None
         self._chat: list[tuple[str, str]] = []  # lines that came before the screen was up
         self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
-        self._backlog: list[Event] = list(update.events)  # events that came before that
+        self._backlog: list[Event] = list(update.events)  # events not shown yet
         self._narrate = narrator(update.table.game)
 
     @property
