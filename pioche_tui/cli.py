@@ -1,4 +1,4 @@
-"""The ``pioche`` command: one subcommand per job (serve, sim, keygen).
+"""The ``pioche`` command: one subcommand per job (serve, play, sim, keygen).
 
 Each subcommand lives in its own module with ``register(subparsers)``, which adds its parser and
 sets ``run`` (a function of the parsed arguments returning an exit status). Heavy imports
@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import sim
+from . import play, sim
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     from server import keygen, serve
 
     serve.register(sub)
+    play.register(sub)
     sim.register(sub)
     keygen.register(sub)
     return parser

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -111,6 +112,8 @@ async def serve(args: argparse.Namespace) -> int:
     configure_textual(args.colors)
     args.data_dir.mkdir(parents=True, exist_ok=True)
     service = opener(args.data_dir)
+    if inspect.isawaitable(service):  # opening the store may need the loop (the real app does)
+        service = await service
     server = PiocheServer(
         service.make_app, key, name_owner=service.name_owner,
         limits=Limits(max_sessions=args.max_sessions, max_per_address=args.max_per_address),

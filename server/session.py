@@ -8,7 +8,7 @@ The server builds one ``SessionInfo`` per connection and calls ``make_app(info)`
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -76,8 +76,8 @@ class Service(Protocol):
     """What ``pioche serve`` runs: the app behind the server, with its coordinator and store.
 
     ``pioche serve --app MODULE:FUNCTION`` calls ``FUNCTION(data_dir)`` on the running event loop
-    to open it, and ``await service.close()`` once every session has ended (flush the table logs,
-    close SQLite there).
+    to open it (awaiting it if it is a coroutine), and ``await service.close()`` once every
+    session has ended (flush the table logs, close SQLite there).
     """
 
     def make_app(self, session: SessionInfo) -> App[Any]: ...
@@ -87,4 +87,4 @@ class Service(Protocol):
     async def close(self) -> None: ...
 
 
-ServiceOpener = Callable[[Path], Service]
+ServiceOpener = Callable[[Path], Service | Awaitable[Service]]

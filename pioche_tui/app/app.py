@@ -1,0 +1,228 @@
+"""PiocheApp: one player's screen, fed by their coordinator session's mailbox.
+
+Whoever builds it (the SSH server per connection, ``pioche play`` in a local terminal, the
+tests) passes plain values. Several apps share one process and one event loop, so the app never
+calls ``App.run()`` itself, never writes to stdout, starts no thread and keeps its start-up
+lean: one small screen first, the others built when first shown.
+
+A single task reads the session's mailbox (latest wins) and hands each kind of news to the
+screen it concerns: the lobby, the table screen, chat, notices. When the coordinator closes the
+session the app exits and ``farewell`` says why.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from typing import Any, ClassVar
+
+from textual import events
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import Screen
+
+from ..coordinator.core import Coordinator, Session
+from ..coordinator.mailbox import Mail
+from ..coordinator.model import ChatLine, Player, Refused, TableUpdate
+from ..coordinator.text import sanitise
+from ..i18n import Catalogue, pick_lang
+from .games import table_screen_class
+from .screens.lobby import LobbyScreen
+from .screens.nickname import NAME_MAX, NicknameScreen
+from .screens.table import TableScreen
+from .screens.too_small import TooSmallScreen, too_small
+
+log = logging.getLogger("pioche.app")
+
+CHAT_SEEN = 64  # chat lines remembered per scope, to drop the history sent again on return
+
+
+class PiocheApp(App[None]):
+    """The app of one connection.
+
+    ``identity`` is the player's key fingerprint (``SHA256:…``); for a guest (``guest=True``)
+    it is the address they connect from, and their identity becomes ``guest:NAME@ADDRESS``
+    once the nickname is known. ``name`` None asks for a nickname (unless the key already has
+    one). ``watch_only`` sessions can watch tables, not sit nor chat; ``watch_table`` opens that
+    table at once. ``lang`` is the client's locale (``LANG``): English when it starts with "en",
+    French otherwise. ``quick_game`` starts a quick game against bots right after connecting.
+    """
+
+    TITLE = "Pioche"
+    CSS_PATH = "app.tcss"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "key.quit", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        coordinator: Coordinator,
+        *,
+        identity: str,
+        name: str | None = None,
+        guest: bool = False,
+        watch_only: bool = False,
+        watch_table: str | None = None,
+        lang: str | None = None,
+        quick_game: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.coordinator = coordinator
+        self.identity = identity
+        self.wanted_name = sanitise(name, NAME_MAX) if name else None
+        self.guest = guest
+        self.watch_only = watch_only
+        self.watch_table = watch_table
+        self.quick_game = quick_game
+        self.t = Catalogue(pick_lang(lang))
+        self.session: Session | None = None
+        self.lobby: LobbyScreen | None = None
+        self.table_screen: TableScreen | None = None
+        self.farewell: str | None = None
+        """Why the session ended, once it has (the caller may show it after the app exits)."""
+        self._chat_seen: dict[str, deque[ChatLine]] = {}
+
+    # --- start and end --------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        name = self.wanted_name or self._known_name()
+        error = self.connect(name) if name else None
+        if self.session is None:
+            self.open(NicknameScreen(default=name or "", error=error or ""))
+        self._check_size(self.size.width, self.size.height)
+
+    def _known_name(self) -> str | None:
+        """The nickname this key used last time (guests and watchers have none)."""
+        db = self.coordinator.db
+        if self.guest or self.watch_only or db is None:
+            return None
+        return db.nickname_of(self.identity)
+
+    def connect(self, name: str) -> str | None:
+        """Open the session under ``name``; a refusal's message in the player's language, or
+        None when connected."""
+        identity = f"guest:{name}@{self.identity}" if self.guest else self.identity
+        try:
+            session = self.coordinator.connect(Player(identity, name, self.guest, self.watch_only))
+        except Refused as e:
+            return self.t.refusal(e)
+        self.session = session
+        self.lobby = LobbyScreen(session)
+        if isinstance(self.screen, NicknameScreen):
+            self.switch_screen(self.lobby)
+        else:
+            self.open(self.lobby)
+        self.run_worker(self._read_mail(session), name="mailbox", group="mailbox")
+        if self.watch_table:
+            self.call(session.watch, self.watch_table)
+        elif self.quick_game and not self.watch_only and session.table is None:
+            # (a player back in the seat they held is not sent to a new game)
+            self.call(session.quick_play, self.quick_game)
+        return None
+
+    def on_unmount(self) -> None:
+        if self.session is not None:
+            self.session.close()
+
+    def on_server_shutdown(self, message: Message) -> None:
+        """The SSH server is stopping (``server.session.ServerShutdown``): say so, and go."""
+        self.farewell = self.t("notice.shutdown")
+        self.exit()
+
+    # --- the mailbox ----------------------------------------------------------------------
+
+    async def _read_mail(self, session: Session) -> None:
+        while True:
+            mail = await session.mailbox.get()
+            self.deliver(mail)
+            if mail.closed:
+                return
+
+    def deliver(self, mail: Mail) -> None:
+        """Hand what arrived to the screens it concerns."""
+        for notice in mail.notices:
+            if notice.code in ("shutdown", "replaced"):
+                self.farewell = self.t.notice(notice.code, notice.text)
+            else:
+                self.notify(self.t.notice(notice.code, notice.text), markup=False)
+        if mail.lobby is not None and self.lobby is not None:
+            self.lobby.show_snapshot(mail.lobby)
+        if mail.left_table:
+            self.close_table()
+        if mail.table is not None:
+            self.show_table(mail.table)
+        for line in mail.chat:
+            self.show_chat(line)
+        if mail.closed:
+            if self.farewell is None:
+                self.farewell = self.t("closed.other")
+            self.exit()
+
+    def show_table(self, update: TableUpdate) -> None:
+        screen = self.table_screen
+        if screen is not None and screen.table_id != update.table.id:
+            self.close_table()
+            screen = None
+        if screen is None:
+            assert self.session is not None
+            cls = table_screen_class(update.table.game)
+            screen = self.table_screen = cls(self.session, update)
+            self.open(screen)
+        else:
+            screen.show_update(update)
+
+    def close_table(self) -> None:
+        """Back to the lobby: the table screen and whatever is above it go."""
+        screen = self.table_screen
+        self.table_screen = None
+        if screen is None:
+            return
+        while screen in self.screen_stack:
+            self.pop_screen()
+        self._check_size(self.size.width, self.size.height)
+
+    def show_chat(self, line: ChatLine) -> None:
+        seen = self._chat_seen.setdefault(line.scope, deque(maxlen=CHAT_SEEN))
+        if line in seen:
+            return  # the history the coordinator sends again when we come back
+        seen.append(line)
+        if line.scope == "lobby":
+            if self.lobby is not None:
+                self.lobby.show_chat(line.name, line.text)
+        elif self.table_screen is not None and self.table_screen.table_id == line.scope:
+            self.table_screen.show_chat(line.name, line.text)
+
+    # --- helpers for screens --------------------------------------------------------------
+
+    def call(self, request: Any, *args: Any, **kwargs: Any) -> bool:
+        """Make a session request; a refusal is shown to the player. True when granted."""
+        try:
+            request(*args, **kwargs)
+        except Refused as e:
+            self.warn(self.t.refusal(e))
+            return False
+        return True
+
+    def warn(self, text: str) -> None:
+        self.notify(text, severity="warning", markup=False)
+
+    def open(self, screen: Screen[Any], callback: Any = None) -> None:
+        """Push ``screen``, keeping the too-small screen on top if it is shown."""
+        covered = isinstance(self.screen, TooSmallScreen)
+        if covered:
+            self.pop_screen()
+        self.push_screen(screen, callback)
+        if covered:
+            self.push_screen(TooSmallScreen())
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._check_size(event.size.width, event.size.height)
+
+    def _check_size(self, width: int, height: int) -> None:
+        shown = isinstance(self.screen, TooSmallScreen)
+        if too_small(width, height) and not shown:
+            self.push_screen(TooSmallScreen())
+        elif shown and not too_small(width, height):
+            self.pop_screen()

@@ -1,0 +1,79 @@
+"""What every Pioche screen shares: the catalogue and the key bar.
+
+Bindings carry a catalogue key as their description ("key.play"); the key bar shows, in the
+player's language, the bindings that act now (``check_action`` hides the others) and is rebuilt
+only when the screen's bindings change, not on every update.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, ClassVar, Protocol, TypeVar, cast
+
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen, Screen
+
+from widgets.keybar import KeyBar
+
+from ...i18n import MESSAGES, Catalogue
+
+ResultT = TypeVar("ResultT")
+TRAILING_ACTIONS = {"chat", "leave", "help", "app.quit", "close", "hide_panel"}
+"""Shown last in the key bar: what acts now in the game comes first."""
+
+
+class HasCatalogue(Protocol):
+    t: Catalogue
+
+
+def describe(t: Catalogue, binding: Binding, long: bool = False) -> str:
+    """A binding's description in the player's language: short for the key bar, or the longer
+    one in its tooltip (a catalogue key too) for the help."""
+    key = binding.tooltip if long and binding.tooltip else binding.description
+    return t(key) if key in MESSAGES else key
+
+
+class KeyBarMixin:
+    """For screens that compose a KeyBar: keeps it in step with the active bindings."""
+
+    @cached_property
+    def t(self) -> Catalogue:
+        return cast(HasCatalogue, cast(Screen[Any], self).app).t
+
+    def _on_mount(self, event: events.Mount) -> None:
+        # Textual calls every class's _on_mount and on_mount: screens keep their on_mount.
+        screen = cast(Screen[Any], self)
+        screen.bindings_updated_signal.subscribe(screen, self._bindings_changed)
+        # Once the screen is up: its bindings do not resolve before it is the active screen.
+        screen.call_after_refresh(self._bindings_changed, screen)
+
+    def _bindings_changed(self, screen: Screen[Any]) -> None:
+        bars = screen.query(KeyBar)
+        if not bars:
+            return
+        shown: dict[str, list[str]] = {}  # description → keys, in binding order
+        actives = sorted(screen.active_bindings.values(),
+                         key=lambda active: active.binding.action in TRAILING_ACTIONS)
+        for active in actives:
+            binding = active.binding
+            # Textual's own widgets bind keys too, described in English: only ours are shown.
+            if binding.show and active.enabled and binding.description in MESSAGES:
+                keys = shown.setdefault(describe(self.t, binding), [])
+                display = screen.app.get_key_display(binding)
+                if display not in keys:
+                    keys.append(display)
+        bars.first().keys = tuple(("/".join(keys), text) for text, keys in shown.items())
+
+
+class PiocheScreen(KeyBarMixin, Screen[ResultT]):
+    """A full screen."""
+
+
+class Dialog(KeyBarMixin, ModalScreen[ResultT]):
+    """A window over the current screen; Escape closes it (result None)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "key.close")]
+
+    def action_close(self) -> None:
+        self.dismiss(None)

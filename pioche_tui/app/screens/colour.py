@@ -1,0 +1,69 @@
+"""The colour a Joker asks for: the colour's letter as on the cards (or 1–4), or the arrows
+and Enter."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from widgets.defausse_cards import colour_style
+from widgets.keybar import KeyBar
+
+from .base import Dialog
+
+
+class ColourPicker(Dialog[int | None]):
+    """The result is the colour's index (0–3), or None when cancelled with Escape."""
+
+    CSS_PATH = "colour.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "move(-1)", "key.choose"),
+        Binding("right", "move(1)", "key.choose"),
+        Binding("enter", "pick", "key.ok"),
+        *(Binding(str(n), f"pick({n - 1})", "key.colour", show=False) for n in range(1, 5)),
+    ]
+
+    chosen: reactive[int] = reactive(0)
+
+    def __init__(self, letters: str) -> None:
+        super().__init__()
+        self.letters = letters
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker-box"):
+            yield Static(self.t("df.pick_colour"), classes="title", markup=False)
+            yield Static(id="swatches")
+            yield KeyBar()
+
+    def watch_chosen(self) -> None:
+        t = self.t
+        swatches = Text()
+        for colour, letter in enumerate(self.letters):
+            mark = "▸" if colour == self.chosen else " "
+            swatches.append(f"{mark}{letter.lower()} ", "bold")
+            style = colour_style(colour, bold=colour == self.chosen)
+            if colour == self.chosen:
+                style += Style(underline=True)
+            swatches.append(f" {t(f'colour.{colour}')} ", style)
+            swatches.append("  ")
+        self.query_one("#swatches", Static).update(swatches)
+
+    def on_key(self, event: events.Key) -> None:
+        letter = (event.character or "").upper()
+        if letter and letter in self.letters:
+            event.stop()
+            self.dismiss(self.letters.index(letter))
+
+    def action_move(self, step: int) -> None:
+        self.chosen = (self.chosen + step) % len(self.letters)
+
+    def action_pick(self, colour: int | None = None) -> None:
+        self.dismiss(self.chosen if colour is None else colour)

@@ -1,0 +1,295 @@
+"""The lobby: the tables, who is online, the lobby chat; create, join, watch, quick play."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Static
+
+from widgets.chat import ChatInput
+from widgets.keybar import KeyBar
+from widgets.lines import TextLines
+from widgets.log import GameLog
+from widgets.tables import TableRow, TablesList
+
+from ...coordinator.core import Session
+from ...coordinator.model import LobbySnapshot, TableSummary
+from ...coordinator.text import CHAT_MAX
+from ..games import game_title, summarise_options
+from .base import PiocheScreen
+
+if TYPE_CHECKING:
+    from ..app import PiocheApp
+    from .create import TableRequest
+
+# Lobby table columns: (catalogue key, width); width 0 takes what the others leave.
+COLUMNS = (
+    ("lobby.col.id", 5),
+    ("lobby.col.game", 10),
+    ("lobby.col.seats", 6),
+    ("lobby.col.status", 10),
+    ("lobby.col.spectators", 6),
+    ("lobby.col.players", 0),
+)
+"""The options do not fit beside these at 80 columns: the line under the list gives them in
+full for the table under the cursor."""
+PLAYER_ACTIONS = {"new_table", "join", "quick", "chat"}  # not for watch-only sessions
+
+
+class LobbyScreen(PiocheScreen[None]):
+    CSS_PATH = "lobby.tcss"
+    AUTO_FOCUS = ""  # the list of tables when there are tables; never the chat unasked
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "new_table", "key.new_table", tooltip="help.new_table"),
+        Binding("j", "join", "key.join", tooltip="help.join"),
+        Binding("w", "watch", "key.watch", tooltip="help.watch"),
+        Binding("p", "quick('defausse')", "key.quick", tooltip="help.quick_defausse"),
+        Binding("P", "quick('collection')", "key.quick", tooltip="help.quick_collection"),
+        Binding("s", "scores", "key.scores", tooltip="help.scores"),
+        Binding("c", "chat", "key.chat", tooltip="help.chat"),
+        Binding("question_mark", "help", "key.help"),
+        Binding("q", "app.quit", "key.quit", tooltip="help.quit"),
+    ]
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.tables: dict[str, TableSummary] = {}
+        self.snapshot: LobbySnapshot | None = None
+        self._chat: list[tuple[str, str]] = []  # lines that came before the screen was up
+        self._online_count = -1
+        self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
+
+    @property
+    def pioche(self) -> PiocheApp:
+        return cast("PiocheApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        t = self.t
+        yield Static(id="lobby-header", markup=False)
+        yield TablesList([(t(key), width) for key, width in COLUMNS], id="tables")
+        yield Static(id="table-detail", markup=False)
+        yield Static(self.welcome(), id="no-tables", markup=False)
+        with Horizontal(id="lobby-bottom"):
+            chat = GameLog(id="lobby-chat")
+            chat.border_title = t("lobby.chat")
+            yield chat
+            yield TextLines(id="online")
+        yield ChatInput(placeholder=t("chat.placeholder"), max_length=CHAT_MAX, id="chat-input")
+        yield KeyBar()
+
+    def welcome(self) -> Text:
+        """What an empty lobby says: the keys that start something."""
+        t = self.t
+        text = Text(t("lobby.welcome"), "bold")
+        text.append("\n")
+        games = self.pioche.coordinator.games
+        hints = [] if self.session.player.watch_only else [
+            *((key, t("lobby.hint_quick", game=game_title(t, game)))
+              for key, game in (("p", "defausse"), ("P", "collection")) if game in games),
+            ("n", t("lobby.hint_new")),
+        ]
+        for key, hint in [*hints, ("?", t("lobby.hint_help"))]:
+            text.append(f"\n  {key}", "bold")
+            text.append(f"   {hint}")
+        return text
+
+    def on_mount(self) -> None:
+        self.ready = True
+        watch_only = self.session.player.watch_only
+        header = Text(self.t("lobby.hello", name=self.session.player.name), "bold")
+        if watch_only:
+            header.append("  " + self.t("lobby.watch_only"), "italic")
+        self.query_one("#lobby-header", Static).update(header)
+        self.query_one(ChatInput).display = not watch_only
+        if self.snapshot is not None:
+            self.show_snapshot(self.snapshot)
+        for name, text in self._chat:
+            self.show_chat(name, text)
+        self._chat.clear()
+
+    # --- news from the coordinator --------------------------------------------------------
+
+    def show_snapshot(self, snapshot: LobbySnapshot) -> None:
+        self.snapshot = snapshot
+        if not self.ready:
+            return  # on_mount shows the newest one
+        t = self.t
+        self.tables = {s.id: s for s in snapshot.tables}
+        rows = [self._row(s) for s in snapshot.tables]
+        tables = self.query_one(TablesList)
+        tables.set_rows(rows)
+        tables.display = bool(rows)
+        self._focus_tables()
+        self.query_one("#table-detail").display = bool(rows)
+        self.query_one("#no-tables").display = not rows
+        self.show_detail()
+        lines = []
+        for entry in snapshot.online:
+            line = Text(entry.name)
+            if entry.table is not None:
+                where = t("lobby.watching") if entry.watch_only else t(
+                    "lobby.at_table", id=entry.table)
+                line.append(f" · {where}", "dim")
+            lines.append(line)
+        online = self.query_one("#online", TextLines)
+        online.lines = tuple(lines)
+        if len(lines) != self._online_count:
+            self._online_count = len(lines)
+            online.border_title = t("lobby.online", n=len(lines))
+        self.refresh_bindings()
+
+    def _row(self, s: TableSummary) -> TableRow:
+        t = self.t
+        taken = sum(1 for seat in s.seats if seat.kind != "free")
+        humans = [seat.name for seat in s.seats if seat.kind == "player"]
+        bots = sum(1 for seat in s.seats if seat.kind == "bot")
+        players = Text(", ".join(humans))
+        if bots:
+            players.append(f"{' + ' if humans else ''}{t.count('n.bots', bots)}", "dim")
+        return TableRow(s.id, (
+            Text(s.id, "bold"),
+            Text(game_title(t, s.game)),
+            Text(f"{taken}/{len(s.seats)}"),
+            Text(t(f"status.{s.status}")),
+            Text(str(s.spectators) if s.spectators else ""),
+            players,
+        ))
+
+    def show_detail(self) -> None:
+        """The options of the table under the cursor, in full."""
+        key = self.query_one(TablesList).selected_key()
+        summary = self.tables.get(key) if key is not None else None
+        text = Text()
+        if summary is not None:
+            text.append(f"{summary.id} · {game_title(self.t, summary.game)} : ", "bold")
+            text.append(summarise_options(self.t, summary.game, dict(summary.options),
+                                          summary.timer, summary.private))
+        self.query_one("#table-detail", Static).update(text)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self.show_detail()
+
+    def show_chat(self, name: str, text: str) -> None:
+        if not self.ready:
+            self._chat.append((name, text))
+            return
+        self.query_one("#lobby-chat", GameLog).add_chat(name, text, self.t("chat.separator"))
+
+    # --- keys -----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.focused is self.query_one(ChatInput):
+            return False  # typing: only the input's own keys act
+        if action in PLAYER_ACTIONS and self.session.player.watch_only:
+            return False
+        if action == "quick":
+            return parameters[0] in self.pioche.coordinator.games
+        if action in ("join", "watch"):
+            return bool(self.tables)
+        return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def on_descendant_blur(self) -> None:
+        self.refresh_bindings()
+
+    def _selected(self) -> TableSummary | None:
+        key = self.query_one(TablesList).selected_key()
+        summary = self.tables.get(key) if key is not None else None
+        if summary is None:
+            self.pioche.warn(self.t("lobby.no_selection"))
+        return summary
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a table: sit if a seat is free, else watch."""
+        event.stop()
+        summary = self._selected()
+        if summary is None:
+            return
+        if summary.status == "waiting" and summary.free_seats and not (
+            self.session.player.watch_only
+        ):
+            self.action_join()
+        else:
+            self.action_watch()
+
+    def action_join(self) -> None:
+        summary = self._selected()
+        if summary is not None:
+            self._with_code(summary, lambda code: self.pioche.call(
+                self.session.join, summary.id, code=code))
+
+    def action_watch(self) -> None:
+        summary = self._selected()
+        if summary is not None:
+            self._with_code(summary, lambda code: self.pioche.call(
+                self.session.watch, summary.id, code))
+
+    def _with_code(self, summary: TableSummary, then: Any) -> None:
+        """Ask for the code of a private table first."""
+        if not summary.private:
+            then(None)
+            return
+        from .dialogs import CodePrompt
+
+        def entered(code: str | None) -> None:
+            if code:
+                then(code)
+
+        self.app.push_screen(CodePrompt(summary.id), entered)
+
+    def action_quick(self, game: str) -> None:
+        self.pioche.call(self.session.quick_play, game)
+
+    def action_new_table(self) -> None:
+        from .create import CreateTableScreen
+
+        def created(request: TableRequest | None) -> None:
+            if request is not None:
+                self.pioche.call(
+                    self.session.create_table, request.game, seats=request.seats,
+                    options=request.options, bots=request.bots, timer=request.timer,
+                    private=request.private,
+                )
+
+        self.app.push_screen(CreateTableScreen(self.pioche.coordinator), created)
+
+    def action_scores(self) -> None:
+        from .scores import ScoresScreen
+
+        self.app.push_screen(ScoresScreen(self.pioche.coordinator, self.session.player))
+
+    def action_help(self) -> None:
+        from .help import HelpScreen
+
+        self.app.push_screen(HelpScreen(self, tuple(self.pioche.coordinator.games)))
+
+    def action_chat(self) -> None:
+        self.query_one(ChatInput).focus()
+
+    def on_chat_input_send(self, event: ChatInput.Send) -> None:
+        self.pioche.call(self.session.chat, event.text)
+
+    def on_chat_input_done(self) -> None:
+        self.set_focus(None)
+        self._focus_tables()
+
+    def on_screen_resume(self) -> None:
+        if self.ready and not isinstance(self.focused, ChatInput):
+            self._focus_tables()
+
+    def _focus_tables(self) -> None:
+        """The list of tables takes the keys (arrows, Enter) when there is one, unless the
+        player is typing."""
+        tables = self.query_one(TablesList)
+        if tables.display and not isinstance(self.focused, ChatInput):
+            tables.focus()
+        elif not tables.display and self.focused is tables:
+            self.set_focus(None)

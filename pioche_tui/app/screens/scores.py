@@ -1,0 +1,91 @@
+"""Scores: the leaderboard (all games or one) and the player's own statistics."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
+
+from widgets.keybar import KeyBar
+
+from ...coordinator.core import Coordinator
+from ...coordinator.model import Player
+from ..games import game_title
+from .base import Dialog
+
+BOARD_SIZE = 20
+
+
+class ScoresScreen(Dialog[None]):
+    CSS_PATH = "scores.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("g", "next_game", "key.game_filter"),
+        Binding("s,q", "close", "key.close", show=False),
+    ]
+
+    def __init__(self, coordinator: Coordinator, player: Player) -> None:
+        super().__init__()
+        self.coordinator = coordinator
+        self.player = player
+        self.filters: tuple[str | None, ...] = (None, *coordinator.games)
+        self.filter = 0
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="scores-box"):
+            yield Static(id="board-title", classes="title", markup=False)
+            yield DataTable(id="board", cursor_type="none", zebra_stripes=True)
+            yield Static(id="board-empty", classes="muted", markup=False)
+            yield Static(self.t("scores.mine"), classes="title", markup=False)
+            yield Static(id="mine", markup=False)
+            yield KeyBar()
+
+    def on_mount(self) -> None:
+        t = self.t
+        board = self.query_one("#board", DataTable)
+        for key in ("rank", "name", "games", "wins", "points"):
+            board.add_column(Text(t(f"scores.col.{key}")), key=key)
+        self.show_board()
+        self.show_mine()
+
+    def action_next_game(self) -> None:
+        self.filter = (self.filter + 1) % len(self.filters)
+        self.show_board()
+
+    def show_board(self) -> None:
+        t = self.t
+        game = self.filters[self.filter]
+        self.query_one("#board-title", Static).update(
+            t("scores.board", game=game_title(t, game) if game else t("scores.all")))
+        db = self.coordinator.db
+        rows = db.leaderboard(game, BOARD_SIZE) if db is not None else []
+        board = self.query_one("#board", DataTable)
+        board.clear()
+        for rank, row in enumerate(rows, 1):
+            style = "bold" if row.identity == self.player.identity else ""
+            board.add_row(*(Text(str(v), style) for v in (
+                rank, row.name, row.games, row.wins, row.points)))
+        empty = self.query_one("#board-empty", Static)
+        empty.update(t("scores.empty") if not rows else "")
+        empty.display = not rows
+        board.display = bool(rows)
+
+    def show_mine(self) -> None:
+        t = self.t
+        db = self.coordinator.db
+        stats = db.player_stats(self.player.identity) if db is not None else None
+        if stats is None or not stats.games:
+            text = t("scores.none_mine")
+        else:
+            lines = [t("scores.stats", games=t.count("n.games", stats.games),
+                       wins=t.count("n.wins", stats.wins),
+                       points=t.count("n.points", stats.points), best=stats.best_score)]
+            lines += [t("scores.by_game", game=game_title(t, g), games=t.count("n.games", n),
+                        wins=t.count("n.wins", w)) for g, n, w in stats.by_game]
+            text = "\n".join(lines)
+        if self.player.guest:
+            text += "\n" + t("scores.guest")
+        self.query_one("#mine", Static).update(text)

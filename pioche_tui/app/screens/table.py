@@ -1,0 +1,368 @@
+"""A table, for any game: the header, the spectator banner, the waiting room, the log, the
+table chat, the turn timer, leaving, help and the final podium.
+
+A game's screen subclasses :class:`TableScreen`: it composes its widgets above and below the log
+(``compose_board``, ``compose_controls``), shows each new view (``show_view``), says which of its
+keys act now (``check_game_action``, and what they depend on: ``key_state``). A view with an
+``outcome`` field gets the podium. Without a subclass this screen still shows any game's seats
+and log. docs/screens.md says more.
+
+Updates arrive latest-wins; each widget is given only its slice of the view and repaints only
+the rows that changed. An update that comes while a window covers the screen (help, a question)
+is held, with its events, until the screen is on top again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.app import ComposeResult, CSSPathType
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Static
+
+from widgets.chat import ChatInput
+from widgets.keybar import KeyBar
+from widgets.lines import TextLines
+from widgets.log import GameLog
+from widgets.timer import TitleBar
+
+from ...coordinator.core import Session
+from ...coordinator.model import Refused, SeatInfo, TableUpdate
+from ...coordinator.text import CHAT_MAX
+from ...engine.base import Event, Outcome
+from ...narrate import narrator
+from ..games import game_title
+from .base import PiocheScreen
+
+if TYPE_CHECKING:
+    from ..app import PiocheApp
+
+TABLE_ACTIONS = {"start", "chat", "leave", "help"}  # the keys every table screen has
+PANEL_SECONDS = 15.0  # how long a panel (a round's summary) stays before the log returns
+
+
+class TableScreen(PiocheScreen[None]):
+    CSS_PATH: ClassVar[CSSPathType | None] = "table.tcss"
+    AUTO_FOCUS = ""  # nothing: a game's screen names its main widget
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "start", "key.start", tooltip="help.start"),
+        Binding("c", "chat", "key.chat", tooltip="help.chat"),
+        Binding("l", "leave", "key.leave", tooltip="help.leave"),
+        Binding("question_mark", "help", "key.help"),
+        Binding("escape", "hide_panel", "key.close", tooltip="help.close_panel"),
+    ]
+
+    def __init__(self, session: Session, update: TableUpdate) -> None:
+        super().__init__()
+        self.session = session
+        self.update = update
+        self.table_id = update.table.id
+        self.names: tuple[str, ...] = ()
+        self._keys: tuple[Any, ...] = ()
+        self._podium_shown = False
+        self._panel_timer: Timer | None = None
+        self._chat: list[tuple[str, str]] = []  # lines that came before the screen was up
+        self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
+        self._backlog: list[Event] = list(update.events)  # events not shown yet
+        self._narrate = narrator(update.table.game)
+
+    @property
+    def pioche(self) -> PiocheApp:
+        return cast("PiocheApp", self.app)
+
+    @property
+    def seat(self) -> int | None:
+        return self.update.seat
+
+    @property
+    def started(self) -> bool:
+        return self.update.view is not None
+
+    @property
+    def chatting(self) -> bool:
+        return self.focused is not None and isinstance(self.focused, ChatInput)
+
+    # --- layout ---------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        # No containers around the game's widgets: every widget between the highest and the
+        # lowest row an update repaints is drawn again, so fewer widgets cost less.
+        t = self.t
+        yield TitleBar(t("table.timer"), id="title")
+        yield Static(t("table.spectator"), id="banner", markup=False)
+        with Vertical(id="waiting"):
+            yield Static(id="waiting-title", classes="title", markup=False)
+            yield TextLines(id="waiting-seats")
+            yield Static(id="waiting-hint", markup=False)
+        for widget in self.compose_board():
+            widget.add_class("game")
+            yield widget
+        yield GameLog(id="log")
+        yield Static(id="panel")
+        for widget in self.compose_controls():
+            widget.add_class("game")
+            yield widget
+        yield ChatInput(placeholder=t("chat.placeholder"), max_length=CHAT_MAX, id="chat-input")
+        yield KeyBar()
+
+    def compose_board(self) -> Iterable[Widget]:
+        """The game's widgets above the log (the waiting room takes their place before the
+        game starts)."""
+        yield TextLines(id="seats")
+
+    def compose_controls(self) -> Iterable[Widget]:
+        """The game's widgets below the log (hidden before the game starts)."""
+        yield from ()
+
+    @property
+    def covered(self) -> bool:
+        """Another screen is on top of this one."""
+        stack = self.app.screen_stack
+        return self in stack and stack[-1] is not self
+
+    def on_mount(self) -> None:
+        self.ready = True
+        self.title_bar = self.query_one(TitleBar)
+        self.log_widget = self.query_one("#log", GameLog)
+        self.query_one("#panel").display = False
+        self._catch_up()
+        for name, text in self._chat:
+            self.show_chat(name, text)
+        self._chat.clear()
+
+    def on_screen_resume(self) -> None:
+        if self.ready:
+            self._catch_up()
+
+    def _catch_up(self) -> None:
+        """Show the newest update with every event held back meanwhile."""
+        backlog, self._backlog = tuple(self._backlog), []
+        self.show_update(replace(self.update, events=backlog))
+
+    # --- updates --------------------------------------------------------------------------
+
+    def show_update(self, update: TableUpdate) -> None:
+        self.update = update
+        if not self.ready or self.covered:
+            # Not shown yet, or under a window (help, a question): a change to a screen under
+            # another costs a repaint of the whole stack, many times a normal update's. Keep
+            # the newest view and the events; they are shown when this screen is back on top.
+            self._backlog.extend(update.events)
+            return
+        self.names = tuple(seat.name for seat in update.table.seats)
+        started = self.started
+        self.set_class(not started, "-waiting")
+        self.set_class(update.seat is None, "-spectator")
+        self.title_bar.title = self.header_text(update)
+        self.title_bar.deadline = update.deadline
+        if started:
+            self.show_view(update)
+            if update.events:
+                self.log_widget.add_lines(self.narrate(update.events))
+            outcome = self.outcome(update)
+            if outcome is not None and not self._podium_shown:
+                self._podium_shown = True
+                self.show_podium(outcome)
+        else:
+            self.show_waiting(update)
+        self.sync_keys()
+
+    def header_text(self, update: TableUpdate) -> Text:
+        summary = update.table
+        text = Text(self.t("table.header", game=game_title(self.t, summary.game),
+                           id=summary.id), "bold")
+        extra = self.header_extra(update)
+        if extra:
+            text.append("  ·  " + extra)
+        return text
+
+    def header_extra(self, update: TableUpdate) -> str:
+        """Game details for the header (a round, a target)."""
+        return ""
+
+    def show_view(self, update: TableUpdate) -> None:
+        """Show a started game's view. The generic screen lists the seats."""
+        self.query_one("#seats", TextLines).lines = tuple(
+            self.seat_label(i, seat) for i, seat in enumerate(update.table.seats))
+
+    def narrate(self, events: Iterable[Event]) -> list[str]:
+        return self._narrate(tuple(events), self.names, self.t) if self._narrate else []
+
+    def outcome(self, update: TableUpdate) -> Outcome | None:
+        """The game's result once it is over: the view's ``outcome`` field, when it has one."""
+        outcome = getattr(update.view, "outcome", None)
+        return outcome if isinstance(outcome, Outcome) else None
+
+    def seat_marks(self, index: int, seat: SeatInfo) -> list[str]:
+        """What to say beside a seat's name: you, bot, away."""
+        t = self.t
+        marks = []
+        if index == self.seat:
+            marks.append(t("table.you"))
+        if seat.kind == "bot":
+            marks.append(t("table.bot"))
+        if seat.away:
+            marks.append(t("table.away"))
+        return marks
+
+    def seat_label(self, index: int, seat: SeatInfo) -> Text:
+        """A seat's name with its marks: you, bot, away. Names are user text: Text only."""
+        t = self.t
+        if seat.kind == "free":
+            return Text(t("table.seat_free"), "dim")
+        text = Text(seat.name, "bold" if index == self.seat else "")
+        marks = self.seat_marks(index, seat)
+        if marks:
+            text.append(f" ({', '.join(marks)})", "dim")
+        return text
+
+    def show_waiting(self, update: TableUpdate) -> None:
+        t = self.t
+        summary = update.table
+        free = summary.free_seats
+        self.query_one("#waiting-title", Static).update(
+            f"{t('table.waiting')} — {t.count('table.free_seats', free)}")
+        self.query_one("#waiting-seats", TextLines).lines = tuple(
+            Text(f"{i + 1}. ").append_text(self.seat_label(i, seat))
+            for i, seat in enumerate(summary.seats))
+        hints: list[str] = []
+        if update.seat is not None:
+            if self.is_creator:
+                hints.append(t("table.can_start"))
+            else:
+                hints.append(t("table.wait_creator", name=summary.creator))
+            code = self.session.table_code()
+            if code:
+                hints.append(t("table.code", code=code))
+        self.query_one("#waiting-hint", Static).update("\n".join(hints))
+
+    @property
+    def is_creator(self) -> bool:
+        return self.seat is not None and self.update.table.creator == self.session.player.name
+
+    def show_chat(self, name: str, text: str) -> None:
+        if not self.ready:
+            self._chat.append((name, text))
+            return
+        self.log_widget.add_chat(name, text, self.t("chat.separator"))
+
+    def show_panel(self, content: RenderableType, seconds: float = PANEL_SECONDS) -> None:
+        """Show ``content`` where the log is, for ``seconds`` or until Escape; the game's
+        keys keep working meanwhile (a window on top would hold them)."""
+        panel = self.query_one("#panel", Static)
+        panel.update(content)
+        panel.display = True
+        self.query_one("#log").display = False
+        if self._panel_timer is not None:
+            self._panel_timer.stop()
+        self._panel_timer = self.set_timer(seconds, self.action_hide_panel)
+        self.sync_keys()
+
+    def action_hide_panel(self) -> None:
+        if self._panel_timer is not None:
+            self._panel_timer.stop()
+            self._panel_timer = None
+        self.query_one("#panel").display = False
+        self.query_one("#log").display = True
+        self.sync_keys()
+
+    def show_podium(self, outcome: Outcome) -> None:
+        from .podium import PodiumScreen
+
+        def closed(leave: bool | None) -> None:
+            if leave:
+                self.action_leave()
+
+        self.pioche.open(PodiumScreen(self.names, outcome), closed)
+
+    # --- keys -----------------------------------------------------------------------------
+
+    def sync_keys(self) -> None:
+        """Refresh the key bar only when what decides the keys has changed (working out the
+        active keys themselves costs more than a whole update)."""
+        keys = self.key_state()
+        if keys != self._keys:
+            self._keys = keys
+            self.refresh_bindings()
+
+    def key_state(self) -> tuple[Any, ...]:
+        """Everything ``check_action`` reads: a game's screen adds its own."""
+        return (self.started, self.is_creator, self.chatting, self.seat,
+                self._panel_timer is not None)
+
+    def on_descendant_focus(self) -> None:
+        self.sync_keys()
+
+    def on_descendant_blur(self) -> None:
+        self.sync_keys()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.chatting:
+            return False
+        if action == "start":
+            return not self.started and self.is_creator
+        if action == "chat":
+            return not self.session.player.watch_only
+        if action in TABLE_ACTIONS:
+            return True
+        if action == "hide_panel":
+            return self._panel_timer is not None
+        if self.seat is None or not self.started:
+            return False  # spectators and waiting rooms: no game key acts
+        return self.check_game_action(action, parameters)
+
+    def check_game_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Whether the game's own key ``action`` acts now (the player is seated, the game on)."""
+        return False
+
+    def act(self, action: Any) -> None:
+        """Send an action for this view's step. A stale refusal only means a newer view is on
+        its way, so it is not shown."""
+        try:
+            self.session.act(action, self.update.step)
+        except Refused as e:
+            if e.code != "stale":
+                self.pioche.warn(self.t.refusal(e))
+
+    def action_start(self) -> None:
+        self.pioche.call(self.session.start)
+
+    def action_leave(self) -> None:
+        playing = self.seat is not None and self.update.table.status == "playing"
+        if not playing:
+            self.pioche.call(self.session.leave)
+            return
+        from .dialogs import Confirm
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.pioche.call(self.session.leave)
+
+        self.app.push_screen(Confirm(self.t("confirm.leave")), answered)
+
+    def action_help(self) -> None:
+        from .help import HelpScreen
+
+        self.app.push_screen(HelpScreen(self, (self.update.table.game,)))
+
+    def action_chat(self) -> None:
+        self.add_class("-chatting")
+        self.query_one(ChatInput).focus()
+
+    def on_chat_input_send(self, event: ChatInput.Send) -> None:
+        self.pioche.call(self.session.chat, event.text)
+
+    def on_chat_input_done(self) -> None:
+        self.remove_class("-chatting")
+        self.focus_game()
+
+    def focus_game(self) -> None:
+        """Give the keys back to the game's main widget (none in the generic screen)."""
+        self.set_focus(None)

@@ -1,0 +1,63 @@
+"""What ``pioche serve`` runs: the coordinator and its store, and one PiocheApp per SSH session.
+
+The server hands each session's facts (``server.session.SessionInfo``); the app reads only the
+fields below, so it needs nothing from the server package (imports point server → app).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from ..coordinator.core import Coordinator, Settings
+from .app import PiocheApp
+
+
+class SessionFacts(Protocol):
+    """The fields of the server's ``SessionInfo`` the app uses."""
+
+    @property
+    def identity(self) -> str | None: ...  # a key's ``SHA256:…``; None for a guest
+    @property
+    def nickname(self) -> str | None: ...
+    @property
+    def must_ask_nickname(self) -> bool: ...
+    @property
+    def watch_only(self) -> bool: ...
+    @property
+    def watch_table(self) -> str | None: ...
+    @property
+    def peer(self) -> str: ...
+    @property
+    def lang(self) -> str | None: ...
+
+
+class PiocheService:
+    def __init__(self, coordinator: Coordinator) -> None:
+        self.coordinator = coordinator
+
+    def make_app(self, session: SessionFacts) -> PiocheApp:
+        guest = session.identity is None
+        return PiocheApp(
+            self.coordinator,
+            identity=session.peer if guest else str(session.identity),
+            name=None if session.must_ask_nickname else session.nickname,
+            guest=guest,
+            watch_only=session.watch_only,
+            watch_table=session.watch_table,
+            lang=session.lang,
+        )
+
+    def name_owner(self, nickname: str) -> str | None:
+        db = self.coordinator.db
+        return db.name_owner(nickname) if db is not None else None
+
+    async def close(self) -> None:
+        self.coordinator.stop()
+
+
+async def open_service(data_dir: Path) -> PiocheService:
+    """The service over ``data_dir`` (tables' logs and the database), unfinished tables back."""
+    coordinator = Coordinator(Settings(data_dir))
+    await coordinator.start()
+    return PiocheService(coordinator)

@@ -1,0 +1,429 @@
+"""Every word a player reads, in French (the default) and English, in one catalogue.
+
+No Textual here: ``pioche replay`` prints games as text with the same words. A message is a
+``str.format`` template; parameters are plain values (names are user text: the screens render
+the result as ``Text``, never as markup).
+
+    t = Catalogue("en")
+    t("lobby.hello", name="Alice")        # 'Hello Alice!'
+    t.count("n.cards", 1)                  # '1 card'
+    t.refusal(error)                       # a coordinator Refused, by its code
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+LANGS = ("fr", "en")
+
+MESSAGES: dict[str, tuple[str, str]] = {
+    # --- everywhere ----------------------------------------------------------------------
+    "game.defausse": ("Défausse", "Défausse"),
+    "game.collection": ("Collection", "Collection"),
+    "closed.other": ("Session terminée.", "Session ended."),
+    "too_small.title": ("Terminal trop petit", "Terminal too small"),
+    "too_small.body": (
+        "Pioche a besoin d'au moins {min_w}×{min_h} cases ; ce terminal en a {w}×{h}.\n"
+        "Agrandissez la fenêtre : le jeu reprend tout seul.",
+        "Pioche needs at least {min_w}×{min_h} cells; this terminal has {w}×{h}.\n"
+        "Make the window larger: the game comes back by itself.",
+    ),
+    # --- keys (the key bar and the help) -------------------------------------------------
+    "key.quit": ("quitter", "quit"),
+    "key.help": ("aide", "help"),
+    "key.close": ("fermer", "close"),
+    "key.new_table": ("créer", "create"),
+    "key.join": ("entrer", "join"),
+    "key.watch": ("regarder", "watch"),
+    "key.quick": ("rapide", "quick"),
+    "key.scores": ("scores", "scores"),
+    "key.chat": ("chat", "chat"),
+    "key.send": ("envoyer", "send"),
+    "key.back": ("retour", "back"),
+    "key.leave": ("quitter", "leave"),
+    "key.start": ("lancer", "start"),
+    "key.choose": ("choisir", "choose"),
+    "key.play": ("jouer", "play"),
+    "key.draw": ("piocher", "draw"),
+    "key.take": ("prendre les cartes", "take the cards"),
+    "key.pass": ("passer", "pass"),
+    "key.keep": ("garder", "keep"),
+    "key.announce": ("jouer + annoncer", "play + announce"),
+    "key.catch": ("contrer", "catch"),
+    "key.colour": ("couleur", "colour"),
+    "key.create": ("créer", "create"),
+    "key.cancel": ("annuler", "cancel"),
+    "key.ok": ("valider", "confirm"),
+    "key.next_field": ("champ suivant", "next field"),
+    "key.game_filter": ("jeu", "game"),
+    "key.lobby": ("retour au salon", "back to the lobby"),
+    "key.see_table": ("voir la table", "see the table"),
+    "key.digits": ("carte n° 1 à 9", "card no. 1 to 9"),
+    "key.yes": ("oui", "yes"),
+    "key.no": ("non", "no"),
+    # longer descriptions, for the help
+    "help.new_table": ("créer une table : le jeu, les joueurs, les robots, les options",
+                       "create a table: the game, the players, the bots, the options"),
+    "help.join": ("s'asseoir à la table choisie (Entrée : s'asseoir, ou regarder si "
+                  "elle est pleine)",
+                  "sit at the chosen table (Enter: sit, or watch when it is full)"),
+    "help.watch": ("regarder la table choisie", "watch the chosen table"),
+    "help.quick_defausse": ("partie rapide de Défausse contre des robots",
+                            "quick game of Défausse against bots"),
+    "help.quick_collection": ("partie rapide de Collection contre des robots",
+                              "quick game of Collection against bots"),
+    "help.scores": ("le classement et vos statistiques", "the leaderboard and your statistics"),
+    "help.chat": ("écrire dans la discussion", "write in the chat"),
+    "help.leave": ("quitter la table (en cours de partie, un robot prend votre place)",
+                   "leave the table (during a game, a bot takes your seat)"),
+    "help.start": ("lancer la partie (créateur ; des robots prennent les places libres)",
+                   "start the game (creator; bots take the free seats)"),
+    "help.quit": ("quitter Pioche", "quit Pioche"),
+    "help.close_panel": ("fermer le résumé de la manche (il se ferme seul après 15 s)",
+                         "close the round's summary (it closes by itself after 15 s)"),
+    "help.play": ("jouer la carte choisie (un Joker demande sa couleur)",
+                  "play the chosen card (a Joker asks for its colour)"),
+    "help.draw": ("piocher une carte", "draw a card"),
+    "help.take": ("prendre les cartes en attente (cumul)", "take the pending cards (stacking)"),
+    "help.pass": ("passer : plus rien à piocher ni à jouer",
+                  "pass: nothing left to draw or play"),
+    "help.keep": ("garder la carte piochée au lieu de la jouer",
+                  "keep the drawn card instead of playing it"),
+    "help.announce": ("jouer la carte choisie en annonçant sa dernière carte (option annonce)",
+                      "play the chosen card announcing your last card (announce option)"),
+    "help.catch": ("contrer un joueur qui n'a pas annoncé sa dernière carte : il pioche 2",
+                   "catch a player who did not announce their last card: they draw 2"),
+    # --- nickname ------------------------------------------------------------------------
+    "nick.welcome": ("Bienvenue sur Pioche !", "Welcome to Pioche!"),
+    "nick.intro": (
+        "Deux jeux de cartes à jouer au clavier, contre des amis ou des robots : "
+        "Défausse et Collection.",
+        "Two card games played with the keyboard, against friends or bots: "
+        "Défausse and Collection.",
+    ),
+    "nick.prompt": ("Votre pseudo (2 à 20 caractères) :", "Your nickname (2 to 20 characters):"),
+    "nick.placeholder": ("pseudo", "nickname"),
+    "nick.too_short": ("Au moins 2 caractères, s'il vous plaît.", "At least 2 characters, please."),
+    "nick.hint": ("Entrée pour valider, Ctrl+Q pour partir.", "Enter to confirm, Ctrl+Q to leave."),
+    # --- lobby ---------------------------------------------------------------------------
+    "lobby.hello": ("Bonjour {name} !", "Hello {name}!"),
+    "lobby.watch_only": (
+        "Session spectateur : vous pouvez regarder les tables.",
+        "Watch-only session: you can watch the tables.",
+    ),
+    "lobby.online": ("En ligne ({n})", "Online ({n})"),
+    "lobby.chat": ("Discussion du salon", "Lobby chat"),
+    "lobby.welcome": ("Bienvenue ! Aucune table pour l'instant.",
+                      "Welcome! No tables yet."),
+    "lobby.hint_quick": ("jouer tout de suite à {game} contre des robots",
+                         "play {game} right now against bots"),
+    "lobby.hint_new": ("créer une table : le jeu, les joueurs, les robots, les options",
+                       "create a table: the game, the players, the bots, the options"),
+    "lobby.hint_help": ("les règles et toutes les touches", "the rules and every key"),
+    "lobby.col.id": ("Table", "Table"),
+    "lobby.col.game": ("Jeu", "Game"),
+    "lobby.col.players": ("Joueurs", "Players"),
+    "lobby.col.seats": ("Places", "Seats"),
+    "lobby.col.status": ("État", "Status"),
+    "lobby.col.spectators": ("Spect.", "Watch"),
+    "lobby.private": ("privée", "private"),
+    "lobby.no_selection": ("Choisissez d'abord une table.", "Choose a table first."),
+    "lobby.at_table": ("table {id}", "table {id}"),
+    "lobby.watching": ("regarde", "watching"),
+    "status.waiting": ("en attente", "waiting"),
+    "status.playing": ("en cours", "playing"),
+    "status.finished": ("terminée", "finished"),
+    "status.closed": ("fermée", "closed"),
+    "chat.placeholder": (
+        "Votre message (Entrée : envoyer, Échap : revenir)",
+        "Your message (Enter: send, Escape: back)",
+    ),
+    "chat.separator": (" : ", ": "),
+    # --- dialogs -------------------------------------------------------------------------
+    "code.title": ("Table privée {id}", "Private table {id}"),
+    "code.prompt": ("Le code de la table :", "The table's code:"),
+    "confirm.leave": (
+        "Quitter la table ? Un robot finira la partie à votre place.",
+        "Leave the table? A bot will finish the game in your place.",
+    ),
+    # --- create a table ------------------------------------------------------------------
+    "create.title": ("Nouvelle table", "New table"),
+    "create.game": ("Jeu", "Game"),
+    "create.seats": ("Joueurs", "Players"),
+    "create.seat": ("Siège {n}", "Seat {n}"),
+    "create.you": ("vous", "you"),
+    "create.human": ("place libre", "free seat"),
+    "create.bot": ("robot {bot}", "{bot} bot"),
+    "create.timer": ("Minuteur", "Timer"),
+    "create.no_timer": ("aucun", "none"),
+    "create.seconds": ("{n} s", "{n} s"),
+    "create.private": ("Table privée (sur code)", "Private table (with a code)"),
+    "create.options": ("Options", "Options"),
+    "create.seats_hint": (
+        "Les places libres attendent des joueurs ; à défaut, des robots les prennent au "
+        "lancement.",
+        "Free seats wait for players; at the start, bots take those still free.",
+    ),
+    "create.bad_number": ("{label} : un nombre de {low} à {high}.",
+                          "{label}: a number from {low} to {high}."),
+    "bot.basic": ("malin", "smart"),
+    "bot.random": ("hasard", "random"),
+    "bot.label": ("robot {bot}", "{bot} bot"),
+    # options of the games
+    "opt.target": ("Objectif (points)", "Target (points)"),
+    "opt.annonce": ("Annonce de la dernière carte", "Announce the last card"),
+    "opt.cumul": ("Cumul des +2 et des +4", "Stack +2 and +4"),
+    "opt.pioche_jusqua_jouer": ("Piocher jusqu'à pouvoir jouer", "Draw until you can play"),
+    "opt.mode": ("Mode", "Mode"),
+    "opt.mode.classique": ("Classique", "Classic"),
+    "opt.mode.decouverte": ("Découverte", "Discovery"),
+    "optshort.target": ("{value} pts", "{value} pts"),
+    "optshort.annonce": ("annonce", "announce"),
+    "optshort.cumul": ("cumul", "stacking"),
+    "optshort.pioche_jusqua_jouer": ("pioche+", "draw+"),
+    "optshort.timer": ("{n} s", "{n} s"),
+    "optshort.no_timer": ("sans minuteur", "no timer"),
+    # --- help ----------------------------------------------------------------------------
+    "help.title": ("Aide", "Help"),
+    "help.keys": ("Touches", "Keys"),
+    "help.col.key": ("Touche", "Key"),
+    "help.col.action": ("Action", "Action"),
+    "help.rules": ("Règles : {game}", "Rules: {game}"),
+    "help.rules_french": (
+        "", "The rules are written in French, the game's language.",
+    ),
+    "help.no_rules": ("Les règles de {game} sont introuvables.",
+                      "The rules of {game} are missing."),
+    "help.ctrl_q": ("quitter Pioche", "quit Pioche"),
+    "help.tab": ("passer d'une zone à l'autre", "move between areas"),
+    "help.escape": ("fermer une fenêtre, quitter la saisie", "close a window, leave the input"),
+    # --- scores --------------------------------------------------------------------------
+    "scores.board": ("Classement — {game}", "Leaderboard — {game}"),
+    "scores.all": ("tous les jeux", "all games"),
+    "scores.empty": ("Aucune partie terminée pour l'instant.", "No finished game yet."),
+    "scores.col.rank": ("#", "#"),
+    "scores.col.name": ("Joueur", "Player"),
+    "scores.col.games": ("Parties", "Games"),
+    "scores.col.wins": ("Victoires", "Wins"),
+    "scores.col.points": ("Points", "Points"),
+    "scores.mine": ("Vos statistiques", "Your statistics"),
+    "scores.none_mine": ("Vous n'avez pas encore fini de partie.",
+                         "You have not finished a game yet."),
+    "scores.stats": (
+        "{games}, {wins}, {points} au total, meilleur score : {best}.",
+        "{games}, {wins}, {points} in all, best score: {best}.",
+    ),
+    "scores.by_game": ("{game} : {games}, {wins}", "{game}: {games}, {wins}"),
+    "n.games": ("{n} partie", "{n} game"),
+    "n.games.many": ("{n} parties", "{n} games"),
+    "n.wins": ("{n} victoire", "{n} win"),
+    "n.wins.many": ("{n} victoires", "{n} wins"),
+    "scores.guest": (
+        "Invité : vos résultats comptent sous votre pseudo depuis cette adresse.",
+        "Guest: your results count under your nickname from this address.",
+    ),
+    # --- a table (any game) --------------------------------------------------------------
+    "table.header": ("{game} · table {id}", "{game} · table {id}"),
+    "table.spectator": (
+        "Vous regardez cette partie : aucune touche ne joue.",
+        "You are watching this game: no key plays.",
+    ),
+    "table.waiting": ("En attente de joueurs", "Waiting for players"),
+    "table.free_seats": ("{n} place libre", "{n} free seat"),
+    "table.free_seats.many": ("{n} places libres", "{n} free seats"),
+    "table.can_start": (
+        "Entrée : lancer maintenant (des robots prennent les places libres).",
+        "Enter: start now (bots take the free seats).",
+    ),
+    "table.wait_creator": ("{name} lancera la partie.", "{name} will start the game."),
+    "table.code": ("Code de la table : {code} (à donner aux invités)",
+                   "Table code: {code} (give it to your guests)"),
+    "table.seat_free": ("— place libre —", "— free seat —"),
+    "table.bot": ("robot", "bot"),
+    "table.away": ("absent", "away"),
+    "table.you": ("vous", "you"),
+    "table.timer": ("{n} s", "{n} s"),
+    "podium.title": ("Fin de la partie", "Game over"),
+    "podium.winner": ("{names} gagne !", "{names} wins!"),
+    "podium.winners": ("{names} gagnent !", "{names} win!"),
+    "podium.rank": ("{n}.", "{n}."),
+    "podium.points": ("{n} pts", "{n} pts"),
+    "and": ("et", "and"),
+    # --- Défausse ------------------------------------------------------------------------
+    "colour.0": ("rouge", "red"),
+    "colour.1": ("jaune", "yellow"),
+    "colour.2": ("vert", "green"),
+    "colour.3": ("bleu", "blue"),
+    "colour.letters": ("RJVB", "RYGB"),
+    "kind.passe": ("Passe", "Skip"),
+    "kind.inverse": ("Inverse", "Reverse"),
+    "kind.plus2": ("+2", "+2"),
+    "kind.joker": ("Joker", "Joker"),
+    "kind.joker4": ("Joker +4", "Joker +4"),
+    "card.coloured": ("{kind} {colour}", "{colour} {kind}"),
+    "n.cards": ("{n} carte", "{n} card"),
+    "n.cards.many": ("{n} cartes", "{n} cards"),
+    "n.bots": ("{n} robot", "{n} bot"),
+    "n.bots.many": ("{n} robots", "{n} bots"),
+    "n.points": ("{n} pt", "{n} pt"),
+    "n.points.many": ("{n} pts", "{n} pts"),
+    "df.round": ("Manche {n}", "Round {n}"),
+    "df.target": ("objectif {n}", "target {n}"),
+    "df.direction.1": ("↻ sens horaire", "↻ clockwise"),
+    "df.direction.-1": ("↺ sens inverse", "↺ anticlockwise"),
+    "df.draw_pile": ("Pioche : {n}", "Draw pile: {n}"),
+    "df.colour": ("Couleur : {colour}", "Colour: {colour}"),
+    "df.no_colour": ("Couleur : à choisir", "Colour: to choose"),
+    "df.pending": ("{n} cartes en attente", "{n} cards pending"),
+    "df.announced": ("a annoncé", "announced"),
+    "df.your_turn": ("À vous : jouez une carte levée (Entrée) ou piochez (d).",
+                     "Your turn: play a raised card (Enter) or draw (d)."),
+    "df.your_turn_no_play": ("À vous : aucune carte ne va, piochez (d).",
+                             "Your turn: no card fits, draw (d)."),
+    "df.pending_turn": (
+        "À vous : répondez avec {answer} ou prenez les {n} cartes (d).",
+        "Your turn: answer with {answer} or take the {n} cards (d).",
+    ),
+    "df.after_draw": ("Vous avez pioché {card} : Entrée pour la jouer, k pour la garder.",
+                      "You drew {card}: Enter to play it, k to keep it."),
+    "df.choose_colour": ("À vous de choisir la couleur de départ.",
+                         "Choose the starting colour."),
+    "df.nothing": ("À vous : rien à piocher et rien à jouer, passez (d).",
+                   "Your turn: nothing to draw or play, pass (d)."),
+    "df.turn_of": ("Au tour de {name}.", "{name}'s turn."),
+    "df.can_catch": ("{name} n'a pas annoncé : x pour le contrer !",
+                     "{name} did not announce: x to catch them!"),
+    "df.over": ("Partie terminée.", "Game over."),
+    "df.pick_colour": ("Quelle couleur ?", "Which colour?"),
+    "df.round_over": ("Fin de la manche {n}", "End of round {n}"),
+    "df.round_winner": ("{name} gagne la manche et marque {gained} points.",
+                        "{name} wins the round and scores {gained} points."),
+    "df.col.hand": ("En main", "In hand"),
+    "df.col.total": ("Total", "Total"),
+    # Défausse's log: one sentence per action, its consequences joined with " — "
+    "ev.round": ("Manche {n} : {dealer} distribue.", "Round {n}: {dealer} deals."),
+    "ev.flip": ("Première carte : {card}", "First card: {card}"),
+    "ev.reshuffle": ("la défausse est remélangée ({n} cartes à piocher)",
+                     "the discard is reshuffled ({n} cards to draw)"),
+    "ev.skip": ("{name} passe son tour", "{name} loses a turn"),
+    "ev.reverse": ("le sens change {arrow}", "the direction changes {arrow}"),
+    "ev.play": ("{name} joue {card}", "{name} plays {card}"),
+    "ev.play_wild": ("{name} joue {card}, couleur : {colour}",
+                     "{name} plays {card}, colour: {colour}"),
+    "ev.announce": ("{name} annonce sa dernière carte", "{name} announces their last card"),
+    "ev.pass": ("{name} ne peut ni jouer ni piocher et passe",
+                "{name} can neither play nor draw and passes"),
+    "ev.draw": ("{name} pioche {cards}", "{name} draws {cards}"),
+    "ev.drew": ("{name} pioche {cards} : {which}", "{name} draws {cards}: {which}"),
+    "ev.keep": ("{name} garde la carte piochée", "{name} keeps the drawn card"),
+    "ev.colour": ("{name} choisit la couleur : {colour}", "{name} picks the colour: {colour}"),
+    "ev.catch": ("{catcher} contre {name}, qui n'a pas annoncé",
+                 "{catcher} catches {name}, who did not announce"),
+    "ev.round_end": ("{name} gagne la manche : +{gained} points",
+                     "{name} wins the round: +{gained} points"),
+    "ev.game_end": ("Partie terminée : {names} l'emporte avec {score} points.",
+                    "Game over: {names} wins with {score} points."),
+    # --- refusals (the coordinator's codes) and notices ----------------------------------
+    "refused.name_taken": ("Ce pseudo est déjà en ligne.", "That nickname is already online."),
+    "refused.name_owned": ("Ce pseudo appartient à un autre joueur.",
+                           "That nickname belongs to another player."),
+    "refused.unknown_game": ("Jeu inconnu.", "Unknown game."),
+    "refused.no_table": ("Cette table n'existe plus.", "That table is gone."),
+    "refused.watch_only": ("Session spectateur : vous pouvez regarder, pas jouer.",
+                           "Watch-only session: you can watch, not play."),
+    "refused.already_seated": ("Quittez d'abord votre table.", "Leave your table first."),
+    "refused.seats": ("Nombre de joueurs impossible pour ce jeu.",
+                      "This game cannot be played by that many players."),
+    "refused.bad_options": ("Options refusées : {detail}", "Options refused: {detail}"),
+    "refused.timer": ("Le minuteur va de 10 à 600 secondes.", "The timer goes from 10 to 600 s."),
+    "refused.bad_seat": ("Siège impossible pour un robot.", "No such seat for a bot."),
+    "refused.bad_bot": ("Robot inconnu.", "Unknown bot."),
+    "refused.code": ("Cette table est privée : il faut son code.",
+                     "This table is private: you need its code."),
+    "refused.started": ("La partie a déjà commencé ; vous pouvez la regarder.",
+                        "The game has started; you can watch it."),
+    "refused.full": ("La table est complète.", "The table is full."),
+    "refused.seat_taken": ("Ce siège n'est pas libre.", "That seat is taken."),
+    "refused.not_seated": ("Vous n'êtes assis à aucune table.", "You are not seated at a table."),
+    "refused.not_creator": ("Seul le créateur de la table peut la lancer.",
+                            "Only the table's creator can start it."),
+    "refused.not_playing": ("La partie n'est pas en cours.", "The game is not in progress."),
+    "refused.stale": ("Trop tard : la table a changé entre-temps.",
+                      "Too late: the table changed meanwhile."),
+    "refused.not_your_turn": ("Ce n'est pas à vous de jouer.", "It is not your turn."),
+    "refused.illegal": ("Coup refusé : {detail}", "Move refused: {detail}"),
+    "refused.storage": ("Le serveur n'a pas pu enregistrer ce coup ; réessayez.",
+                        "The server could not record that move; try again."),
+    "refused.empty": ("Message vide.", "Empty message."),
+    "refused.chat_rate": ("Doucement : 3 messages toutes les 3 secondes au plus.",
+                          "Easy: at most 3 messages every 3 seconds."),
+    "notice.shutdown": ("Le serveur s'arrête. À bientôt !", "The server is stopping. See you!"),
+    "notice.replaced": ("Vous vous êtes connecté ailleurs.", "You connected from elsewhere."),
+    "notice.reclaimed": ("Vous retrouvez votre place.", "You are back in your seat."),
+    "notice.timeout": ("Temps écoulé : le robot joue ce tour pour vous.",
+                       "Time is up: the bot plays this turn for you."),
+}
+"""key → (French, English). Every key has both; tests check the templates' fields agree."""
+
+
+def pick_lang(value: str | None) -> str:
+    """"en" for a value starting with "en" (``en_GB.UTF-8``, ``en``), else "fr"."""
+    return "en" if value and value.strip().lower().startswith("en") else "fr"
+
+
+def lang_from_env(env: Mapping[str, str]) -> str:
+    """The language a client's locale asks for: the first set of LC_ALL, LC_MESSAGES, LANG."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name)
+        if value:
+            return pick_lang(value)
+    return "fr"
+
+
+class Catalogue:
+    """The messages in one language."""
+
+    __slots__ = ("_index", "lang")
+
+    def __init__(self, lang: str = "fr") -> None:
+        self.lang = lang if lang in LANGS else "fr"
+        self._index = LANGS.index(self.lang)
+
+    def __call__(self, key: str, **params: Any) -> str:
+        template = MESSAGES[key][self._index]
+        return template.format(**params) if params else template
+
+    def count(self, key: str, n: int, **params: Any) -> str:
+        """``key`` for one, ``key.many`` for more (French says "0 carte", English "0 cards")."""
+        one = n == 1 or (n == 0 and self.lang == "fr")
+        return self(key if one else f"{key}.many", n=n, **params)
+
+    def names(self, names: list[str] | tuple[str, ...]) -> str:
+        """"Alice", "Alice et Bob", "Alice, Bob et Chloé"."""
+        if len(names) <= 1:
+            return "".join(names)
+        return f"{', '.join(names[:-1])} {self('and')} {names[-1]}"
+
+    def refusal(self, error: Exception) -> str:
+        """A coordinator refusal (``code``, ``params``, French ``str()``) in this language.
+
+        French keeps the coordinator's own sentence, which names the details (a nickname, a
+        table); English has one sentence per code and falls back to the French text."""
+        detail = str(error)
+        if self.lang == "fr":
+            return detail
+        key = f"refused.{getattr(error, 'code', '')}"
+        if key not in MESSAGES:
+            return detail
+        params = dict(getattr(error, "params", {}) or {})
+        params.setdefault("detail", detail)
+        try:
+            return self(key, **params)
+        except (KeyError, IndexError):
+            return detail
+
+    def notice(self, code: str, text: str) -> str:
+        """A coordinator notice in this language (its French text when the code is unknown)."""
+        key = f"notice.{code}"
+        return self(key) if key in MESSAGES else text

@@ -1,0 +1,57 @@
+"""The real app behind the real SSH server: what ``pioche serve`` runs, over asyncssh clients
+on 127.0.0.1."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from pioche_tui.app.service import PiocheService, open_service
+from server.session import SessionInfo
+from tests.server.conftest import Connect
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[PiocheService]:
+    opened = await open_service(tmp_path)
+    yield opened
+    await opened.close()
+
+
+def info(**fields: object) -> SessionInfo:
+    values: dict[str, object] = dict(
+        session_id=1, identity=None, nickname="alice", must_ask_nickname=False,
+        watch_only=False, watch_table=None, peer="127.0.0.1", term="xterm-256color", lang=None,
+        size=(80, 24))
+    values.update(fields)
+    return SessionInfo(**values)  # type: ignore[arg-type]
+
+
+async def test_sessions_become_apps(service: PiocheService) -> None:
+    guest = service.make_app(info())
+    assert guest.guest and guest.identity == "127.0.0.1" and guest.wanted_name == "alice"
+    player = service.make_app(info(identity="SHA256:abc", lang="en_GB.UTF-8"))
+    assert not player.guest and player.identity == "SHA256:abc" and player.t.lang == "en"
+    asked = service.make_app(info(identity="SHA256:abc", must_ask_nickname=True))
+    assert asked.wanted_name is None
+    watcher = service.make_app(info(watch_only=True, watch_table="K7PX"))
+    assert watcher.watch_only and watcher.watch_table == "K7PX"
+    assert service.coordinator.db is not None
+    service.coordinator.db.seen("SHA256:abc", "Alice", 0.0)
+    assert service.name_owner("alice") == "SHA256:abc"
+
+
+async def test_a_player_over_ssh_reaches_a_defausse_table(connect: Connect) -> None:
+    client = await connect("alice", env={"LANG": "en_US.UTF-8"})
+    await client.wait_for("Hello alice!")
+    client.send("p")  # quick game against bots
+    await client.wait_for("Défausse · table")
+    await client.wait_for(lambda screen: "Your turn" in screen or "'s turn" in screen)
+    client.send("l")
+    await client.wait_for("Leave the table?")
+    client.send("y")
+    await client.wait_for("Hello alice!")
+    client.send("q")
+    assert await client.finished() == 0

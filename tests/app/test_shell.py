@@ -1,0 +1,419 @@
+"""The app's shell, driven with Pilot against a real coordinator (and a toy game, so these tests
+do not depend on a real game's rules): nickname, lobby, create and join, watch, chat, help,
+scores, private tables, leaving, the too-small screen, the end of a session."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from textual.widgets import Input, Select
+
+from pioche_tui.app.app import PiocheApp
+from pioche_tui.app.screens.create import CreateTableScreen
+from pioche_tui.app.screens.dialogs import CodePrompt, Confirm
+from pioche_tui.app.screens.help import HelpScreen
+from pioche_tui.app.screens.lobby import LobbyScreen
+from pioche_tui.app.screens.nickname import NicknameScreen
+from pioche_tui.app.screens.podium import PodiumScreen
+from pioche_tui.app.screens.scores import ScoresScreen
+from pioche_tui.app.screens.table import TableScreen
+from pioche_tui.app.screens.too_small import TooSmallScreen
+from pioche_tui.coordinator.core import Coordinator
+from pioche_tui.coordinator.model import Player
+from widgets.keybar import KeyBar
+from widgets.log import GameLog
+
+from .conftest import screen_text, settle, wait_for_text
+
+MakeApp = Callable[..., PiocheApp]
+
+
+def keys_shown(app: PiocheApp) -> set[str]:
+    return {key for key, _ in app.screen.query_one(KeyBar).keys}
+
+
+async def test_nickname_is_asked_checked_and_taken_names_refused(
+        coordinator: Coordinator, make_app: MakeApp) -> None:
+    coordinator.connect(Player("SHA256:bob", "Bob"))
+    app = make_app(name=None, identity="SHA256:new")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, NicknameScreen)
+        await pilot.press("A", "enter")
+        assert "Au moins 2 caractères" in screen_text(app)
+        app.screen.query_one(Input).value = "bob"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, NicknameScreen)
+        assert "déjà en ligne" in screen_text(app)
+        app.screen.query_one(Input).value = "Chloé"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, LobbyScreen)
+        assert app.session is not None and app.session.player.name == "Chloé"
+        assert "Bonjour Chloé" in screen_text(app)
+
+
+async def test_a_key_that_has_a_nickname_is_not_asked(
+        coordinator: Coordinator, make_app: MakeApp) -> None:
+    assert coordinator.db is not None
+    coordinator.db.seen("SHA256:zoe", "Zoé", 0.0)
+    app = make_app(name=None, identity="SHA256:zoe")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, LobbyScreen)
+        assert app.session is not None and app.session.player.name == "Zoé"
+
+
+async def test_guest_identity_includes_name_and_address(make_app: MakeApp) -> None:
+    app = make_app(name="Invité", identity="127.0.0.1", guest=True)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert app.session is not None
+        assert app.session.player.identity == "guest:Invité@127.0.0.1"
+
+
+async def test_create_then_another_player_joins_from_the_lobby_and_plays(
+        coordinator: Coordinator, make_app: MakeApp) -> None:
+    alice = make_app("Alice")
+    bob = make_app("Bob")
+
+    async def bob_joins() -> None:
+        # Each app runs in its own task, as the server runs them (Textual keeps the active
+        # app in a context variable).
+        async with bob.run_test(size=(80, 24), notifications=True) as b:
+            await settle(b)
+            assert "Alice" in screen_text(bob) and "1/2" in screen_text(bob)
+            await b.press("enter")
+            await settle(b)
+            assert isinstance(bob.screen, TableScreen) and bob.screen.started
+            assert bob.screen.seat == 1
+            assert "Bob (vous)" in screen_text(bob)
+
+    async with alice.run_test(size=(80, 24), notifications=True) as a:
+        await settle(a)
+        await a.press("n")
+        await settle(a)
+        dialog = alice.screen
+        assert isinstance(dialog, CreateTableScreen)
+        dialog.query_one("#game", Select).value = "toy"
+        await settle(a)
+        dialog.query_one("#seat-count", Select).value = 2
+        await settle(a)
+        await a.press("ctrl+s")
+        await settle(a)
+        assert isinstance(alice.screen, TableScreen)
+        assert "En attente de joueurs" in screen_text(alice)
+        assert "1 place libre" in screen_text(alice)
+        await asyncio.create_task(bob_joins())
+        await settle(a)
+        assert isinstance(alice.screen, TableScreen)
+        assert alice.screen.started  # full: the game started
+        assert alice.screen.seat == 0
+        assert "Alice (vous)" in screen_text(alice)
+
+
+async def test_creator_starts_a_waiting_table_and_bots_fill_it(
+        coordinator: Coordinator, make_app: MakeApp) -> None:
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert app.session is not None
+        app.session.create_table("toy", seats=3, timer=None)
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TableScreen) and not screen.started
+        assert "⏎" in keys_shown(app)  # Enter: start
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.started
+        assert "(robot)" in screen_text(app)
+        assert "⏎" not in keys_shown(app)
+
+
+async def test_watch_a_table_spectators_see_a_banner_and_no_game_key(
+        coordinator: Coordinator, make_app: MakeApp) -> None:
+    host = coordinator.connect(Player("SHA256:host", "Hôte"))
+    table = host.create_table("toy", seats=2, bots={1: "random"}, timer=None)  # host to play
+    app = make_app("Carole")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert table in screen_text(app)
+        await pilot.press("w")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TableScreen) and screen.seat is None
+        assert "Vous regardez cette partie" in screen_text(app)
+        assert keys_shown(app) == {"c", "l", "?"}
+        await pilot.press("l")  # a spectator leaves without a question
+        await settle(pilot)
+        assert isinstance(app.screen, LobbyScreen)
+
+
+async def test_watch_table_at_start_and_watch_only_sessions(
+        coordinator: Coordinator, make_app: MakeApp) -> None:
+    host = coordinator.connect(Player("SHA256:host", "Hôte"))
+    table = host.create_table("toy", seats=2, bots={1: "random"}, timer=None)  # host to play
+    app = make_app("Regard", watch_only=True, watch_table=table)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, TableScreen) and app.screen.seat is None
+        assert keys_shown(app) == {"l", "?"}  # a watch-only session cannot chat
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, LobbyScreen)
+        assert not {"n", "j", "p", "c"} & keys_shown(app)
+        assert "Session spectateur" in screen_text(app)
+
+
+async def test_lobby_and_table_chat(coordinator: Coordinator, make_app: MakeApp) -> None:
+    bob = coordinator.connect(Player("SHA256:bob", "Bob"))
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        assert keys_shown(app) == {"⏎", "esc"}  # typing: only the input's keys act
+        await pilot.press(*"[b]salut[/b]", "enter")
+        await settle(pilot)
+        bob.chat("bonjour !")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Alice : [b]salut[/b]" in text  # user text is never markup
+        assert "Bob : bonjour !" in text
+        lines = [m.text for m in bob.mailbox.take().chat]  # type: ignore[union-attr]
+        assert "[b]salut[/b]" in lines
+        await pilot.press("escape")
+        assert "n" in keys_shown(app)
+        # At a table, the table's chat goes to the table's log.
+        assert app.session is not None
+        app.session.create_table("toy", seats=2, timer=None)
+        await settle(pilot)
+        await pilot.press("c", *"on joue ?", "enter", "escape")
+        await settle(pilot)
+        assert "Alice : on joue ?" in screen_text(app)
+        # Back in the lobby, the lobby's history is not shown twice.
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, LobbyScreen)
+        log = app.screen.query_one("#lobby-chat", GameLog)
+        assert len(log.entries) == 2
+
+
+async def test_help_lists_every_key_and_closes(make_app: MakeApp) -> None:
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        document = app.screen.document()
+        for words in ("créer une table", "s'asseoir", "regarder", "partie rapide de Défausse",
+                      "partie rapide de Collection", "classement", "discussion",
+                      "quitter Pioche"):
+            assert words in document
+        await pilot.press("escape")
+        assert isinstance(app.screen, LobbyScreen)
+
+
+async def test_scores_show_the_leaderboard_and_own_statistics(
+        coordinator: Coordinator, make_app: MakeApp) -> None:
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, ScoresScreen)
+        assert "Aucune partie terminée" in screen_text(app)
+        await pilot.press("escape")
+        # Play a whole toy game (Alice adds 1 at each of her turns).
+        assert app.session is not None
+        app.session.create_table("toy", seats=2, bots={1: "random"}, timer=None)
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TableScreen)
+        while screen.update.table.status == "playing":
+            screen.act(1)
+            await settle(pilot)
+        assert isinstance(app.screen, PodiumScreen)
+        assert "Fin de la partie" in screen_text(app)
+        await pilot.press("enter")  # back to the lobby
+        await settle(pilot)
+        assert isinstance(app.screen, LobbyScreen)
+        await pilot.press("s")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "│ 1  Alice" in text.replace("  ", " ").replace("│ 1 Alice", "│ 1  Alice")
+        assert "1 partie, 1 victoire, 1 pt au total" in text
+
+
+async def test_private_table_asks_for_its_code(coordinator: Coordinator,
+                                                make_app: MakeApp) -> None:
+    host = coordinator.connect(Player("SHA256:host", "Hôte"))
+    table = host.create_table("toy", seats=2, private=True, timer=None)
+    code = host.table_code()
+    assert code
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("j")
+        await settle(pilot)
+        assert isinstance(app.screen, CodePrompt)
+        await pilot.press(*"NOPE", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, LobbyScreen)  # refused: shown, nothing changed
+        assert await wait_for_text(pilot, app, "il faut son code")
+        await pilot.press("j")
+        await settle(pilot)
+        await pilot.press(*code.lower(), "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TableScreen) and app.screen.table_id == table
+
+
+async def test_leaving_a_game_in_progress_asks_first(coordinator: Coordinator,
+                                                     make_app: MakeApp) -> None:
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert app.session is not None
+        app.session.create_table("toy", seats=2, bots={1: "random"}, timer=None,
+                                 options={"goal": 1000})
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("n")
+        assert isinstance(app.screen, TableScreen)
+        await pilot.press("l")
+        await settle(pilot)
+        await pilot.press("o")
+        await settle(pilot)
+        assert isinstance(app.screen, LobbyScreen)
+        assert app.session.table is None
+        await pilot.press("s")  # the lobby's keys act again (nothing typed in the chat)
+        await settle(pilot)
+        assert isinstance(app.screen, ScoresScreen)
+
+
+async def test_refusals_are_shown_not_raised(coordinator: Coordinator,
+                                             make_app: MakeApp) -> None:
+    host = coordinator.connect(Player("SHA256:host", "Hôte"))
+    host.create_table("toy", seats=2, bots={1: "random"}, timer=None, options={"goal": 1000})
+    app = make_app("Alice", lang="en_GB.UTF-8")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("j")  # the table is playing: joining is refused
+        await settle(pilot)
+        assert isinstance(app.screen, LobbyScreen)
+        assert await wait_for_text(pilot, app, "The game has started")
+
+
+async def test_too_small_terminal_then_recovers(make_app: MakeApp) -> None:
+    app = make_app("Alice")
+    async with app.run_test(size=(60, 20), notifications=True) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, TooSmallScreen)
+        assert "60×20" in screen_text(app)
+        await pilot.press("n")  # no key acts under it
+        await pilot.resize_terminal(79, 30)
+        await settle(pilot)
+        assert isinstance(app.screen, TooSmallScreen)
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert isinstance(app.screen, LobbyScreen)
+        # A table arriving while too small stays under the too-small screen.
+        await pilot.resize_terminal(70, 24)
+        await settle(pilot)
+        assert app.session is not None
+        app.session.create_table("toy", seats=2, timer=None)
+        await settle(pilot)
+        assert isinstance(app.screen, TooSmallScreen)
+        await pilot.resize_terminal(100, 30)
+        await settle(pilot)
+        assert isinstance(app.screen, TableScreen)
+
+
+async def test_english_when_the_locale_says_so(make_app: MakeApp) -> None:
+    app = make_app("Alice", lang="en_US.UTF-8")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Hello Alice!" in text and "n create" in text
+
+
+async def test_q_quits_from_the_lobby_and_frees_the_session(coordinator: Coordinator,
+                                                             make_app: MakeApp) -> None:
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert "SHA256:Alice" in coordinator.sessions
+        await pilot.press("q")
+        await settle(pilot)
+    assert app.return_code == 0
+    assert "SHA256:Alice" not in coordinator.sessions
+
+
+async def test_session_closed_by_the_server_ends_the_app(coordinator: Coordinator,
+                                                         make_app: MakeApp) -> None:
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        coordinator.connect(Player("SHA256:Alice", "Alice"))  # the same key, elsewhere
+        await settle(pilot)
+    assert app.farewell == "Vous vous êtes connecté ailleurs."
+
+
+async def test_names_that_look_like_markup_are_shown_as_typed(coordinator: Coordinator,
+                                                              make_app: MakeApp) -> None:
+    odd = coordinator.connect(Player("SHA256:odd", "[red]Zed[/red]"))
+    odd.create_table("toy", seats=3, timer=None)
+    app = make_app("Alice")
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await settle(pilot)
+        assert app.screen.query_one("#online").lines  # type: ignore[attr-defined]
+        assert "[red]Zed[/red]" in screen_text(app)  # online list and the tables' players
+        await pilot.press("j")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "[red]Zed[/red]" in text and "Alice (vous)" in text  # the waiting room
+        odd.chat("[bold]gras ?[/bold]")
+        await settle(pilot)
+        assert "[red]Zed[/red] : [bold]gras ?[/bold]" in screen_text(app)
+
+
+def test_play_command_line() -> None:
+    from pioche_tui.cli import build_parser
+
+    args = build_parser().parse_args(["play", "--game", "defausse", "--name", "Zoé",
+                                      "--lang", "en", "--bot-delay", "0.2"])
+    assert (args.game, args.name, args.lang, args.bot_delay) == ("defausse", "Zoé", "en", 0.2)
+    assert args.run.__module__ == "pioche_tui.play"
+
+
+async def test_back_at_the_table_after_a_dropped_connection(coordinator: Coordinator,
+                                                             make_app: MakeApp) -> None:
+    first = make_app("Alice")
+    async with first.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert first.session is not None
+        table = first.session.create_table("toy", seats=2, bots={1: "random"}, timer=None,
+                                           options={"goal": 1000})
+        await settle(pilot)
+    # The app is gone (the connection dropped): the seat waits for its player.
+    again = make_app("Alice")
+    async with again.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert isinstance(again.screen, TableScreen) and again.screen.table_id == table
+        assert again.screen.seat == 0 and again.screen.started
+        assert await wait_for_text(pilot, again, "Vous retrouvez votre place")
+
+
+async def test_server_shutdown_message_ends_the_app(make_app: MakeApp) -> None:
+    from server.session import ServerShutdown
+
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        app.post_message(ServerShutdown(3.0))
+        await settle(pilot)
+    assert app.farewell == "Le serveur s'arrête. À bientôt !"

@@ -1,0 +1,42 @@
+"""The one-line chat input: Enter sends, Escape gives the keys back to the screen."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import Input
+
+
+class ChatInput(Input):
+    """Posts :class:`Send` with the text (then clears itself) and :class:`Done` on Escape."""
+
+    DEFAULT_CSS = """
+    ChatInput { dock: bottom; margin-bottom: 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "send", "key.send"),
+        Binding("escape", "done", "key.back"),
+    ]
+
+    class Send(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class Done(Message):
+        pass
+
+    def __init__(self, *, placeholder: str = "", max_length: int = 0,
+                 id: str | None = None) -> None:
+        super().__init__(placeholder=placeholder, max_length=max_length, id=id, compact=True)
+
+    def action_send(self) -> None:
+        text = self.value.strip()
+        if text:
+            self.post_message(self.Send(text))
+            self.value = ""
+
+    def action_done(self) -> None:
+        self.post_message(self.Done())

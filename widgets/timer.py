@@ -1,0 +1,69 @@
+"""A table's title bar: what the table is, and on the right the seconds left to the player
+whose turn it is (ticking once a second, and only while a turn timer runs)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+from rich.text import Text
+from textual import events
+from textual.reactive import reactive
+from textual.timer import Timer
+
+from .lines import TextLines
+
+URGENT = 10  # seconds: from here on the timer stands out
+
+
+class TitleBar(TextLines):
+    """``title`` on the left; ``deadline`` is the event loop's time when the turn runs out (None:
+    no timer). ``template`` formats the seconds left ("{n} s")."""
+
+    DEFAULT_CSS = """
+    TitleBar { height: 1; padding: 0 1; background: $primary-background; }
+    """
+
+    title: reactive[Text] = reactive(Text, repaint=False)
+    deadline: reactive[float | None] = reactive(None, repaint=False)
+
+    def __init__(self, template: str = "{n} s", *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.template = template
+        self._ticker: Timer | None = None
+
+    def watch_title(self) -> None:
+        self._draw()
+
+    def on_resize(self, event: events.Resize) -> None:
+        super().on_resize(event)
+        self._draw()
+
+    def watch_deadline(self, deadline: float | None) -> None:
+        if deadline is None and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+        elif deadline is not None and self._ticker is None:
+            self._ticker = self.set_interval(1.0, self._tick)
+        self._draw()
+
+    def _tick(self) -> None:
+        if self.screen.is_current:  # under another screen a repaint redraws the whole stack
+            self._draw()
+
+    def seconds_left(self) -> int:
+        if self.deadline is None:
+            return 0
+        return max(0, math.ceil(self.deadline - asyncio.get_running_loop().time()))
+
+    def _draw(self) -> None:
+        line = self.title.copy()
+        if self.deadline is not None:
+            left = self.seconds_left()
+            timer = Text(self.template.format(n=left), "bold reverse" if left <= URGENT else "")
+            room = self.content_size.width - line.cell_len - timer.cell_len
+            if room < 1:
+                line.truncate(max(0, line.cell_len + room - 1), overflow="ellipsis")
+            line.append(" " * max(1, room))
+            line.append_text(timer)
+        self.lines = (line,)
