@@ -7,6 +7,9 @@ selector): ⊘ Passe, ⇄ Inverse, +2, ★ Joker, ★+4 Joker +4.
 
 from __future__ import annotations
 
+from rich.style import Style
+from rich.text import Text
+
 from pioche_tui.engine.defausse.cards import (
     COLOUR,
     INVERSE,
@@ -17,8 +20,6 @@ from pioche_tui.engine.defausse.cards import (
     RANK,
     WILD,
 )
-from rich.style import Style
-from rich.text import Text
 
 SYMBOLS = {PASSE: "⊘", INVERSE: "⇄", PLUS2: "+2", JOKER: "★", JOKER4: "★+4"}
 

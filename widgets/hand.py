@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pioche_tui.engine.defausse.cards import COLOUR, WILD
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
+
+from pioche_tui.engine.defausse.cards import COLOUR, WILD
 
 from .defausse_cards import colour_style, face
 from .lines import TextLines
