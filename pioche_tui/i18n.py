@@ -102,9 +102,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Two card games played with the keyboard, against friends or bots: "
         "Défausse and Collection.",
     ),
-    "nick.prompt": ("Votre pseudo (2 à 20 caractères) :", "Your nickname (2 to 20 characters):"),
+    "nick.prompt": ("Votre pseudo :", "Your nickname:"),
     "nick.placeholder": ("pseudo", "nickname"),
-    "nick.too_short": ("Au moins 2 caractères, s'il vous plaît.", "At least 2 characters, please."),
+    "nick.invalid": (
+        "De 2 à 16 lettres, chiffres, _ . ou -, sans espace.",
+        "2 to 16 letters, digits, _ . or -, no spaces.",
+    ),
     "nick.hint": ("Entrée pour valider, Ctrl+Q pour partir.", "Enter to confirm, Ctrl+Q to leave."),
     # --- lobby ---------------------------------------------------------------------------
     "lobby.hello": ("Bonjour {name} !", "Hello {name}!"),
@@ -131,6 +134,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "lobby.no_selection": ("Choisissez d'abord une table.", "Choose a table first."),
     "lobby.at_table": ("table {id}", "table {id}"),
     "lobby.watching": ("regarde", "watching"),
+    "watcher.name": ("spectateur", "watcher"),
     "status.waiting": ("en attente", "waiting"),
     "status.playing": ("en cours", "playing"),
     "status.finished": ("terminée", "finished"),
@@ -330,6 +334,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
                            "That nickname belongs to another player."),
     "refused.unknown_game": ("Jeu inconnu.", "Unknown game."),
     "refused.no_table": ("Cette table n'existe plus.", "That table is gone."),
+    "refused.bad_name": ("Un pseudo : de 2 à 16 lettres, chiffres, _ . ou -.",
+                         "A nickname: 2 to 16 letters, digits, _ . or -."),
     "refused.watch_only": ("Session spectateur : vous pouvez regarder, pas jouer.",
                            "Watch-only session: you can watch, not play."),
     "refused.already_seated": ("Quittez d'abord votre table.", "Leave your table first."),

@@ -1,18 +1,13 @@
 """What a client tells us about itself, made safe: nickname, terminal type, locale, watch command.
 
-Everything here is pure (standard library only) so the app can use the same rules, e.g. when it
-asks a player for a nickname: ``sanitize_nickname(typed) == typed`` says the typed name is valid.
+Everything here is pure (standard library only). The nickname rule itself is
+``pioche_tui.coordinator.text.nickname``: the app and the coordinator apply it too.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
-
-NICKNAME_MIN = 2
-NICKNAME_MAX = 16
-NICKNAME_PUNCTUATION = frozenset("_.-")
 
 # Login names that say nothing about the player: the client's default user on servers, clouds and
 # boards, or words people type when unsure. Such a name makes the app ask for a nickname.
@@ -29,21 +24,6 @@ DEFAULT_TERM = "xterm-256color"
 _TERM_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 _LANG_RE = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
 _TABLE_RE = re.compile(r"[A-Za-z0-9_-]{1,32}")
-
-
-def _is_latin_letter(char: str) -> bool:
-    # Latin script only (accents included): a Cyrillic « а » must not pass for a Latin « a ».
-    return char.isalpha() and unicodedata.name(char, "").startswith("LATIN ")
-
-
-def sanitize_nickname(raw: str) -> str | None:
-    """The nickname ``raw`` asks for: Latin letters, digits and ``_.-`` kept, others dropped, cut
-    to 16 characters; ``None`` when fewer than 2 remain."""
-    kept = "".join(
-        char for char in unicodedata.normalize("NFC", raw)
-        if _is_latin_letter(char) or char in "0123456789" or char in NICKNAME_PUNCTUATION
-    )[:NICKNAME_MAX]
-    return kept if len(kept) >= NICKNAME_MIN else None
 
 
 def is_default_login_name(name: str) -> bool:

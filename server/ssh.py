@@ -24,6 +24,8 @@ import asyncssh
 from asyncssh.kex import get_kex_algs
 from textual.app import App
 
+from pioche_tui.coordinator.text import nickname as sanitize_nickname
+
 from .driver import Terminal
 from .identity import (
     WATCH_USERNAME,
@@ -31,7 +33,6 @@ from .identity import (
     is_default_login_name,
     parse_command,
     pick_lang,
-    sanitize_nickname,
     sanitize_term,
 )
 from .keys import fingerprint

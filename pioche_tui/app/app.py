@@ -25,11 +25,11 @@ from textual.screen import Screen
 from ..coordinator.core import Coordinator, Session
 from ..coordinator.mailbox import Mail
 from ..coordinator.model import ChatLine, Player, Refused, TableUpdate
-from ..coordinator.text import sanitise
+from ..coordinator.text import nickname
 from ..i18n import Catalogue, pick_lang
 from .games import table_screen_class
 from .screens.lobby import LobbyScreen
-from .screens.nickname import NAME_MAX, NicknameScreen
+from .screens.nickname import NicknameScreen
 from .screens.table import TableScreen
 from .screens.too_small import TooSmallScreen, too_small
 
@@ -71,7 +71,7 @@ class PiocheApp(App[None]):
         super().__init__()
         self.coordinator = coordinator
         self.identity = identity
-        self.wanted_name = sanitise(name, NAME_MAX) if name else None
+        self.wanted_name = nickname(name) if name else None
         self.guest = guest
         self.watch_only = watch_only
         self.watch_table = watch_table
@@ -88,6 +88,8 @@ class PiocheApp(App[None]):
 
     def on_mount(self) -> None:
         name = self.wanted_name or self._known_name()
+        if self.watch_only and not name:  # watchers neither sit nor chat: no need to ask
+            name = self.t("watcher.name")
         error = self.connect(name) if name else None
         if self.session is None:
             self.open(NicknameScreen(default=name or "", error=error or ""))

@@ -29,7 +29,7 @@ from ..store.log import END, SEAT, LogError, LogWriter, read_log
 from .mailbox import Mailbox, Notice
 from .model import ChatLine, LobbySnapshot, OnlineEntry, Player, Refused
 from .table import STAND_IN, Seat, Table
-from .text import RateLimiter, sanitise
+from .text import RateLimiter, nickname, sanitise
 
 log = logging.getLogger("pioche.coordinator")
 
@@ -207,6 +207,8 @@ class Coordinator:
             self._watchers += 1
             key = f"watch#{self._watchers}:{player.identity}"
         else:
+            if nickname(player.name) != player.name:
+                raise Refused("bad_name", "Un pseudo : de 2 à 16 lettres, chiffres, _ . ou -.")
             key = player.identity
             name = player.name.casefold()
             for other in self.sessions.values():

@@ -13,6 +13,26 @@ from collections import deque
 
 CHAT_MAX = 300
 MAX_MARKS = 2  # combining marks kept after one base character (enough for any real script)
+NICKNAME_MIN, NICKNAME_MAX = 2, 16
+NICKNAME_PUNCTUATION = frozenset("_.-")
+
+
+def _is_latin_letter(char: str) -> bool:
+    # Latin script only (accents included): a Cyrillic « а » must not pass for a Latin « a ».
+    return char.isalpha() and unicodedata.name(char, "").startswith("LATIN ")
+
+
+def nickname(raw: str) -> str | None:
+    """The nickname ``raw`` asks for: Latin letters, digits and ``_.-`` kept, others dropped, cut
+    to 16 characters; None when fewer than 2 remain. ``nickname(x) == x`` says x is valid.
+
+    The SSH server applies it to login names, the app to names typed in, the coordinator to every
+    player who connects."""
+    kept = "".join(
+        char for char in unicodedata.normalize("NFC", raw)
+        if _is_latin_letter(char) or char in "0123456789" or char in NICKNAME_PUNCTUATION
+    )[:NICKNAME_MAX]
+    return kept if len(kept) >= NICKNAME_MIN else None
 
 
 def sanitise(text: str, limit: int = CHAT_MAX) -> str:

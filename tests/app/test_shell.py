@@ -40,8 +40,11 @@ async def test_nickname_is_asked_checked_and_taken_names_refused(
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, NicknameScreen)
-        await pilot.press("A", "enter")
-        assert "Au moins 2 caractères" in screen_text(app)
+        for bad in ("A", "Jean Paul", "zoë[b]"):  # too short, a space, a bracket
+            app.screen.query_one(Input).value = bad
+            await pilot.press("enter")
+            assert "De 2 à 16 lettres" in screen_text(app)
+            assert app.session is None
         app.screen.query_one(Input).value = "bob"
         await pilot.press("enter")
         await settle(pilot)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncssh
 import pytest
 
+from pioche_tui.coordinator.text import nickname as sanitize_nickname
 from server.identity import (
     DEFAULT_TERM,
     BadCommand,
     WatchRequest,
     parse_command,
     pick_lang,
-    sanitize_nickname,
     sanitize_term,
 )
 from server.keys import fingerprint

@@ -11,14 +11,11 @@ from textual.widgets import Input, Static
 
 from widgets.keybar import KeyBar
 
-from ...coordinator.text import sanitise
+from ...coordinator.text import NICKNAME_MAX, nickname
 from .base import PiocheScreen
 
 if TYPE_CHECKING:
     from ..app import PiocheApp
-
-NAME_MIN, NAME_MAX = 2, 20
-
 
 class NicknameScreen(PiocheScreen[None]):
     """Asks for a nickname until the coordinator accepts one (it may be taken)."""
@@ -37,7 +34,7 @@ class NicknameScreen(PiocheScreen[None]):
             yield Static(t("nick.welcome"), id="nick-title", classes="title", markup=False)
             yield Static(t("nick.intro"), id="nick-intro", markup=False)
             yield Static(t("nick.prompt"), markup=False)
-            yield Input(self.default, placeholder=t("nick.placeholder"), max_length=NAME_MAX,
+            yield Input(self.default, placeholder=t("nick.placeholder"), max_length=NICKNAME_MAX,
                         id="nick-input")
             yield Static(self.error, id="nick-error", classes="error", markup=False)
             yield Static(t("nick.hint"), classes="muted", markup=False)
@@ -48,9 +45,10 @@ class NicknameScreen(PiocheScreen[None]):
         self.action_submit()
 
     def action_submit(self) -> None:
-        name = sanitise(self.query_one(Input).value, NAME_MAX)
-        if len(name) < NAME_MIN:
-            error: str | None = self.t("nick.too_short")
+        typed = self.query_one(Input).value.strip()
+        name = nickname(typed)
+        if name != typed:
+            error: str | None = self.t("nick.invalid")
         else:
             error = cast("PiocheApp", self.app).connect(name)
         if error:
