@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import play, sim
+from . import play, replay, sim
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.register(sub)
     play.register(sub)
     sim.register(sub)
+    replay.register(sub)
     keygen.register(sub)
     return parser
 

@@ -1,0 +1,106 @@
+"""``pioche replay LOG``: a table's log told move by move, as text.
+
+The log holds the seed and every accepted action, so replaying it rebuilds the game exactly
+(design.md). By default the story is told as a spectator sees it — nobody's hidden cards; with
+``--seat N``, as that seat saw it (their own cards named).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .engine import GAMES
+from .engine.base import Event, IllegalAction, events_seen_by
+from .i18n import Catalogue, lang_from_env
+from .narrate import narrator
+from .store.log import ACTION, END, SEAT, LogError, read_log
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "replay",
+        help="print a table's log move by move",
+        description="Print a table's log (data/tables/ID.log) move by move, as text.",
+    )
+    p.add_argument("log", type=Path, help="the table's log file")
+    p.add_argument("--seat", type=int, default=None,
+                   help="tell it as this seat saw it (default: as a spectator)")
+    p.add_argument("--lang", choices=("fr", "en"), default=None,
+                   help="language (default: from LANG)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+
+    t = Catalogue(args.lang or lang_from_env(os.environ))
+    try:
+        for line in replay_lines(args.log, args.seat, t):
+            print(line)
+    except (OSError, LogError, ValueError) as e:
+        print(f"pioche replay: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def replay_lines(path: Path, viewer: int | None, t: Catalogue) -> Iterator[str]:
+    contents = read_log(path)
+    h = contents.header
+    game = GAMES.get(h.get("game", ""))
+    if game is None:
+        raise ValueError(f"unknown game {h.get('game')!r}")
+    seats: list[dict[str, Any]] = list(h["seats"])
+    if viewer is not None and not 0 <= viewer < len(seats):
+        raise ValueError(f"no seat {viewer} at this table")
+    names = [str(s.get("name") or f"#{i}") for i, s in enumerate(seats)]
+    options = ", ".join(f"{k}={v}" for k, v in sorted(h["options"].items()))
+    yield f"{game.title} · table {h['table']} · {options}"
+    yield "  " + ", ".join(
+        f"{i}: {n}{' (' + str(s['bot']) + ')' if s.get('kind') == 'bot' else ''}"
+        for i, (n, s) in enumerate(zip(names, seats, strict=True))
+    )
+    tell = narrator(game.name)
+    state = game.new_game(len(seats), h["options"], h["seed"])
+    opening: list[Event] = list(getattr(state, "opening", ()))
+    if opening:
+        yield from _told(tell, events_seen_by(opening, viewer), names, t, "  ")
+    step = 0
+    for record in contents.records:
+        if record[0] == ACTION:
+            seat, action = record[1], game.action_from_wire(record[2])
+            try:
+                events = game.apply(state, seat, action)
+            except IllegalAction as e:
+                raise ValueError(f"action {step + 1} of the log is refused: {e}") from e
+            step += 1
+            yield from _told(tell, events_seen_by(events, viewer), names, t, f"{step:>4} ")
+        elif record[0] == SEAT:
+            seat_info = record[2]
+            if seat_info.get("kind") == "bot":
+                yield f"     — {names[record[1]]} : {t('replay.bot_takes_over')}"
+        elif record[0] == END and record[1] in ("finished", "closed"):
+            yield f"     — {t('replay.end.' + record[1])}"
+    outcome = game.outcome(state)
+    if outcome is not None:
+        scores = ", ".join(f"{names[i]} {s}" for i, s in enumerate(outcome.scores))
+        winners = t.names([names[w] for w in outcome.winners])
+        yield f"{t('replay.scores')} : {scores}"
+        yield f"{t('replay.winners')} : {winners}"
+    elif not contents.ended:
+        yield f"     ({t('replay.unfinished', n=step)})"
+    if contents.dropped_bytes:
+        yield f"     ({t('replay.torn', n=contents.dropped_bytes)})"
+
+
+def _told(tell: Any, events: tuple[Event, ...], names: list[str], t: Catalogue,
+          prefix: str) -> Iterator[str]:
+    if tell is None:  # a game without a narrator yet: its raw events
+        lines = [", ".join(f"{e.kind}{list(e.args) if e.args else ''}" for e in events)]
+    else:
+        lines = tell(events, names, t)
+    for i, line in enumerate(lines):
+        yield (prefix if i == 0 else " " * len(prefix)) + line
