@@ -8,5 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Game
+from .collection import GAME as COLLECTION
 
 GAMES: dict[str, Game[Any, Any]] = {}
+GAMES["collection"] = COLLECTION
