@@ -304,6 +304,8 @@ _STOP_EVENTS = tuple(Event("stop", seat) for seat in range(MAX_SEATS))
 
 def _draw(state: State, seat: int, action: Draw, events: list[Event]) -> None:
     _expect(state, TURN, "Vous ne pouvez pas piocher maintenant.")
+    if action.pile not in (0, 1):
+        raise IllegalAction("Il n'y a que deux pioches, A et B.")
     source = state.draw[action.pile]
     if not source:
         raise IllegalAction(f"La pioche {'AB'[action.pile]} est vide.")
@@ -512,7 +514,7 @@ def _check_activation(state: State, seat: int, action: Activate) -> None:
     elif target is not None:
         raise IllegalAction(f"{name} ne vise personne.")
     if card == QUANTIQUE:
-        if pile is None or not state.draw[pile]:
+        if pile not in (0, 1) or not state.draw[pile]:
             raise IllegalAction("Choisissez une pioche qui n'est pas vide pour le Quantique.")
     elif pile is not None:
         raise IllegalAction(f"{name} ne prend pas de pioche.")
