@@ -550,7 +550,7 @@ def test_validation_is_simultaneous_and_hidden_until_all_chose() -> None:
     assert GAME.view(state, 0).seats[1].validated and not GAME.view(state, 0).seats[0].validated
     assert state.scorecards[1][0] == 0  # not scored before everybody has chosen
     assert "déjà" in refused(state, 1, VALIDATE_NOTHING)
-    play(state, (0, VALIDATE_NOTHING), (2, Validate(state.best[2])))
+    play(state, (0, VALIDATE_NOTHING), (2, Validate(GAME.view(state, 2).best)))
     assert state.scorecards[1][0] == 10 and state.scorecards[2][0] == 10
     assert state.scorecards[0][0] == 0  # refused: open for later
     assert state.last_results[1] == mine.combos and state.round == 2
@@ -598,7 +598,7 @@ def test_completing_the_scorecard_ends_the_game_after_the_round() -> None:
     state.scorecards[0][1:] = [20, 25, 30, 35, 40, 45, 50, 60, 50]
     state.scorecards[1][:] = [10, 20, 25, 30, 35, 40, 45, 50, 60, 0]
     play(state, (0, A))
-    play(state, (0, Validate(state.best[0])))
+    play(state, (0, Validate(GAME.view(state, 0).best)))
     assert state.phase is OVER and GAME.to_act(state) == ()
     outcome = GAME.outcome(state)
     assert outcome is not None and outcome.winners == (0,) and outcome.rounds == 1
@@ -638,3 +638,18 @@ def test_winners_and_tie_breaks(
     finish_round(state, 0, [SAFE[0]])
     outcome = GAME.outcome(state)
     assert outcome is not None and outcome.winners == winners
+
+
+def test_a_special_card_with_nothing_to_act_on_is_played_for_nothing() -> None:
+    # The last card is a Quantique, the reserve full of cards that cannot act either.
+    state = rig(table(2), a=[QUANTIQUE], reserves={0: [FLIP, SWIPE]})
+    play(state, (0, A))
+    assert GAME.legal_actions(state, 0) == [Activate(QUANTIQUE)]
+    assert "rien" in refused(state, 0, Activate(QUANTIQUE, pile=0))
+    kinds = play(state, (0, Activate(QUANTIQUE)))
+    assert kinds[0] == "activate"
+    assert "round_end" in kinds and state.round == 2  # nothing to validate: the next round
+    # A Swipe when every pile is empty: played for nothing, or kept.
+    swipe = rig(table(2), a=[SWIPE, *SAFE])
+    play(swipe, (0, A))
+    assert set(GAME.legal_actions(swipe, 0)) == {Activate(SWIPE), RESERVE}

@@ -98,7 +98,8 @@ def check_views(state: State) -> None:
         if viewer is None:
             assert view.legal == () and view.risk is None and view.combinations == ()
         elif state.phase is VALIDATION:
-            assert view.best == state.best[viewer]
+            assert view.combinations == state.offers[viewer]
+            assert bool(view.best) == bool(view.combinations)
         if viewer != state.current or state.phase in (VALIDATION, OVER):
             assert view.risk is None
 

@@ -44,7 +44,7 @@ from .cards import (
     SWIPE,
     VALUE,
 )
-from .objectives import SUITE_PURE
+from .objectives import SUITE_PURE, best_selection
 from .rules import (
     QUANTIQUE_CHOICE,
     SHADOW_CHOICE,
@@ -144,23 +144,20 @@ class BasicBot:
         ):
             return LOCK
         draws = [a for a in legal if isinstance(a, Draw)]
-        keen = safest <= DRAW_RISK and worth(pile) < GOOD_PILE
-        if STOP in legal and not keen:
-            flip = Activate(FLIP)
-            if flip in legal and safest < 1.0:
-                return flip  # look before deciding: a safe top card is a free draw
+        quantique = next(
+            (a for a in legal if isinstance(a, Activate) and a.card == QUANTIQUE), None
+        )
+        small = worth(pile) < GOOD_PILE
+        if STOP in legal and not (small and safest <= DRAW_RISK):
+            # Done, unless only the risk stops a small pile: then a Flip may show a safe top
+            # card (bust_odds then knows it), or a Quantique offers three to choose from.
+            if small and Activate(FLIP) in legal:
+                return Activate(FLIP)
+            if small and quantique:
+                return quantique
             return STOP
-        if state.flipped:
-            known = state.peeks[seat]
-            safe = [d for d in draws if known[d.pile] >= 0 and not _busts(pile, known[d.pile])]
-            if safe:
-                return safe[0]
-            if STOP in legal:
-                return STOP
-        if safest > DRAW_RISK:
-            quantique = [a for a in legal if isinstance(a, Activate) and a.card == QUANTIQUE]
-            if quantique:
-                return quantique[0]  # three cards to choose from beat a risky draw
+        if safest > DRAW_RISK and quantique:
+            return quantique  # made to draw, and it is risky: three cards to choose from
         return min(draws, key=lambda d: _or_worst(odds[d.pile]))
 
     def _shadow(self, state: State, seat: int, legal: Sequence[Any]) -> Action:
@@ -207,7 +204,7 @@ class BasicBot:
         return max((a for a in legal if isinstance(a, Keep)), key=score)
 
     def _validate(self, state: State, seat: int, legal: Sequence[Any]) -> Action:
-        best = state.best[seat]
+        best = best_selection(state.collections[seat], state.open_objectives(seat))
         rounds_left = state.round < state.max_rounds
         shadows = sum(1 for c in state.collections[seat] if KIND[c] == SHADOW)
         if rounds_left and MODES[state.mode].ranking == "points" and shadows >= SHADOWS_FOR_SUITE:

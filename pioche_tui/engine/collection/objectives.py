@@ -24,6 +24,7 @@ few integer operations each.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
@@ -221,16 +222,20 @@ _UNIT = tuple(_unit(c) for c in range(len(KIND)))
 class _Pool:
     """A collection counted by type, by colour and packed by value, its cards at hand by type."""
 
-    __slots__ = ("by_type", "colours", "count", "have")
+    __slots__ = ("by_type", "by_value", "colour_masks", "colours", "count", "have")
 
     def __init__(self, cards: Iterable[int]) -> None:
         ordered = sorted(cards)
         self.by_type: dict[int, list[int]] = {}
+        self.by_value: dict[int, list[int]] = {}  # classic cards by value, wild ones by type
         self.colours = [0] * len(COLOURS)
+        self.colour_masks = [0] * (len(VALUES) + 1)  # by value: the colours at hand, as bits
         for c in ordered:
             self.by_type.setdefault(TYPE[c], []).append(c)
+            self.by_value.setdefault(VALUE[c] or TYPE[c], []).append(c)
             if COLOUR[c] >= 0:
                 self.colours[COLOUR[c]] += 1
+                self.colour_masks[VALUE[c]] |= 1 << COLOUR[c]
         self.count = {t: len(cs) for t, cs in self.by_type.items()}
         self.have = sum(_UNIT[c] for c in ordered)
 
@@ -243,6 +248,8 @@ def _classic_type(colour: int, value: int) -> int:
 
 
 _TYPES_OF_VALUE = {v: tuple(_classic_type(c, v) for c in range(len(COLOURS))) for v in VALUES}
+VALUE_OF_TYPE = [t % len(VALUES) + 1 for t in range(len(COLOURS) * len(VALUES))]
+COLOUR_OF_TYPE = [t // len(VALUES) for t in range(len(COLOURS) * len(VALUES))]
 
 
 def _bounded_multisets(avail: list[int], size: int, start: int = 0) -> Iterator[list[int]]:
@@ -258,17 +265,21 @@ def _bounded_multisets(avail: list[int], size: int, start: int = 0) -> Iterator[
             yield [k, *rest]
 
 
-def _couleur_options(pool: _Pool) -> list[_Option]:
-    """Every way to fill Couleur with the pool's cards, best points first."""
+def _couleur_options(pool: _Pool, first_only: bool = False) -> list[_Option]:
+    """Every way to fill Couleur with the pool's cards, best points first (``first_only``: one
+    per colour and wild, enough for the matcher)."""
     found: list[_Option] = []
     wilds = [w for w in (RAINBOW_TYPE, SHADOW_TYPE) if pool.count.get(w)]
+    if max(pool.colours) + bool(wilds) < COLOUR_OBJECTIVE_SIZE:
+        return found
     for colour in range(len(COLOURS)):
         if pool.colours[colour] + bool(wilds) < COLOUR_OBJECTIVE_SIZE:
             continue
         avail = [pool.colour_count(colour, v) for v in VALUES]
         for wild in (NO_WILD, *wilds):
             points = base_points(COULEUR) + (SHADOW_WILD_BONUS if wild == SHADOW_TYPE else 0)
-            for counts in _bounded_multisets(avail, COLOUR_OBJECTIVE_SIZE - (wild != NO_WILD)):
+            size = COLOUR_OBJECTIVE_SIZE - (wild != NO_WILD)
+            for counts in itertools.islice(_bounded_multisets(avail, size), first_only or None):
                 values = tuple(v for v, k in zip(VALUES, counts, strict=True) for _ in range(k))
                 option = _option(COULEUR, values, wild, points)
                 exact = tuple(
@@ -283,30 +294,41 @@ def _arc_colours(
     pool: _Pool, values: tuple[int, ...], taken: Iterable[tuple[int, int]]
 ) -> tuple[int, ...] | None:
     """Distinct colours for ``values`` (one card each) among the cards not ``taken``, or None.
-    Depth first: at most 5 values and 5 colours."""
+    Depth first over the colours each value has at hand (bit masks): at most 5 × 5."""
     out = dict(taken)
+    at_hand = [pool.colour_masks[v] for v in values]
+    for t, k in out.items():  # cards already taken: a colour is gone once both copies are
+        if t < RAINBOW_TYPE and pool.count.get(t, 0) <= k and VALUE_OF_TYPE[t] in values:
+            i = values.index(VALUE_OF_TYPE[t])
+            at_hand[i] &= ~(1 << COLOUR_OF_TYPE[t])
+    union = 0
+    for colours in at_hand:
+        union |= colours
+    if not all(at_hand) or union.bit_count() < len(values):
+        return None
 
     def assign(i: int, used: int) -> tuple[int, ...] | None:
         if i == len(values):
             return ()
-        for colour, t in enumerate(_TYPES_OF_VALUE[values[i]]):
-            if not used >> colour & 1 and pool.count.get(t, 0) > out.get(t, 0):
-                rest = assign(i + 1, used | 1 << colour)
-                if rest is not None:
-                    return (colour, *rest)
+        free = at_hand[i] & ~used
+        while free:
+            colour = (free & -free).bit_length() - 1
+            rest = assign(i + 1, used | 1 << colour)
+            if rest is not None:
+                return (colour, *rest)
+            free &= free - 1
         return None
 
     return assign(0, 0)
 
 
-def _arc_options(pool: _Pool) -> list[_Option]:
-    """The ways to fill Arc-en-ciel with the pool's cards (best points first)."""
-    if sum(1 for f in range(_R) if _count(pool.have, f)) < ARC_VALUES - 1:
-        return []  # fewer distinct values than even a wild could complete
-    return [
-        o for o in OPTIONS[ARC_EN_CIEL]
-        if _fits(pool.have, o.need) and _arc_colours(pool, o.values, ()) is not None
-    ]
+def _arc_options(pool: _Pool) -> Iterator[_Option]:
+    """The ways to fill Arc-en-ciel with the pool's cards (best points first), lazily."""
+    if sum(1 for colours in pool.colour_masks if colours) < ARC_VALUES - 1:
+        return  # fewer distinct values than even a wild could complete
+    for o in OPTIONS[ARC_EN_CIEL]:
+        if _fits(pool.have, o.need) and _arc_colours(pool, o.values, ()) is not None:
+            yield o
 
 
 # --- The grouped objectives: values interchangeable -----------------------------------------
@@ -335,7 +357,10 @@ SHAPES = {o: _shapes(o) for o in GROUPED if o != SUITE_PURE}
 
 
 def _mask(objectives: Iterable[int]) -> int:
-    return sum(1 << o for o in set(objectives))
+    mask = 0
+    for o in objectives:
+        mask |= 1 << o
+    return mask
 
 
 @cache
@@ -511,6 +536,10 @@ def _size(objective: int) -> int:
 
 SIZES = {o: _size(o) for o in ALL_OBJECTIVES}
 SMALLEST = min(SIZES.values())  # fewer cards fill nothing
+_WITHIN = [
+    _mask(o for o in ALL_OBJECTIVES if SIZES[o] <= n) for n in range(max(SIZES.values()) + 1)
+]
+"""By number of cards: the objectives (as a mask) that many cards could fill."""
 
 
 def _knapsack(items: list[tuple[int, int]], capacity: int) -> list[list[int]]:
@@ -629,6 +658,12 @@ def _pick(pool: _Pool, options: list[_Option]) -> list[Combination]:
 # --- The matcher -------------------------------------------------------------------------------
 
 
+def _reachable(open_objectives: Collection[int], cards: int) -> int:
+    """The open objectives (as a mask) that ``cards`` cards could fill: those needing more do
+    not matter, and the memos see fewer masks."""
+    return _mask(open_objectives) & _WITHIN[min(cards, len(_WITHIN) - 1)]
+
+
 @lru_cache(maxsize=1 << 14)
 def _value_offers(have: int, mask: int) -> tuple[_Option, ...]:
     """The matcher's options for the objectives in ``mask`` that only count values (and Suite
@@ -636,27 +671,64 @@ def _value_offers(have: int, mask: int) -> tuple[_Option, ...]:
     repeat a lot."""
     found: dict[tuple[int, int], _Option] = {}
     guarded = have | _GUARDS
+    wilds = [w for w, f in _WILD_FIELD.items() if _count(have, f)]
     for objective in sorted(OPTIONS):
         if mask >> objective & 1 and objective != ARC_EN_CIEL:
-            for o in OPTIONS[objective]:
-                if (guarded - o.need) & _GUARDS == _GUARDS:
-                    found.setdefault((objective, o.points), o)
+            for wild in (NO_WILD, *wilds):  # a wild missing: none of its options can fit
+                for o in OPTIONS_BY_WILD[objective, wild]:
+                    if (guarded - o.need) & _GUARDS == _GUARDS:
+                        found.setdefault((objective, o.points), o)
+                        break
     return tuple(found.values())
 
 
-def combinations(cards: Iterable[int], open_objectives: Collection[int]) -> tuple[Combination, ...]:
+OPTIONS_BY_WILD = {
+    (objective, wild): tuple(o for o in options if o.wild == wild)
+    for objective, options in OPTIONS.items()
+    for wild in (NO_WILD, RAINBOW_TYPE, SHADOW_TYPE)
+}
+
+
+def combinations(
+    cards: Collection[int], open_objectives: Collection[int]
+) -> tuple[Combination, ...]:
     """What the collection ``cards`` can fill now among ``open_objectives``: one combination for
     each objective and each score it can reach; by objective, best score first."""
+    if len(cards) < SMALLEST:
+        return ()
     pool = _Pool(cards)
-    found = list(_value_offers(pool.have, _mask(open_objectives)))
-    for objective, options in ((COULEUR, _couleur_options), (ARC_EN_CIEL, _arc_options)):
+    found = list(_value_offers(pool.have, _reachable(open_objectives, len(cards))))
+    colour_options = (
+        (COULEUR, _couleur_options(pool, first_only=True)), (ARC_EN_CIEL, _arc_options(pool))
+    )
+    for objective, options in colour_options:
         if objective in open_objectives:
             firsts: dict[int, _Option] = {}
-            for option in options(pool):
+            for option in options:
                 firsts.setdefault(option.points, option)
+                if len(firsts) == 2:  # with and without a Shadow: the most there can be
+                    break
             found += firsts.values()
     found.sort(key=lambda o: (o.objective, -o.points))
-    return tuple(_pick(pool, [option])[0] for option in found)
+    return tuple(
+        _pick(pool, [option])[0] if option.exact or option.objective == ARC_EN_CIEL
+        else _pick_values(pool, option)
+        for option in found
+    )
+
+
+def _pick_values(pool: _Pool, option: _Option) -> Combination:
+    """Real cards for one option that only counts values: the first of each value at hand."""
+    keys = list(option.values)
+    if option.wild != NO_WILD:
+        keys += [option.wild] * _count(option.need, _WILD_FIELD[option.wild])
+    cards: list[int] = []
+    taken: dict[int, int] = {}
+    for key in keys:
+        k = taken.get(key, 0)
+        cards.append(pool.by_value[key][k])
+        taken[key] = k + 1
+    return Combination(option.objective, tuple(sorted(cards)), option.points)
 
 
 # --- The solver --------------------------------------------------------------------------------
@@ -684,13 +756,10 @@ def best_selection(
     if len(cards) < SMALLEST:
         return ()
     pool = _Pool(cards)
-    # Objectives needing more cards than there are do not matter: the memo sees fewer masks.
-    values_mask = _mask(
-        o for o in open_objectives if o not in (COULEUR, ARC_EN_CIEL) and SIZES[o] <= len(cards)
-    )
+    values_mask = _reachable(open_objectives, len(cards)) & ~_mask((COULEUR, ARC_EN_CIEL))
     best_points, best = _value_search(pool.have, values_mask)
     couleurs = _couleur_options(pool) if COULEUR in open_objectives else []
-    arcs = _arc_options(pool) if ARC_EN_CIEL in open_objectives else []
+    arcs = list(_arc_options(pool)) if ARC_EN_CIEL in open_objectives else []
     choices: list[tuple[_Option, ...]] = [(o,) for o in couleurs + arcs]
     choices += [(c, a) for c in couleurs for a in arcs if _fits(pool.have, c.need + a.need)]
     bounded = []

@@ -62,7 +62,7 @@ from .cards import (
     card_name,
     objective_name,
 )
-from .objectives import Combination, best_selection, points_of
+from .objectives import Combination, combinations, points_of
 
 TURN = "turn"  # the current seat locks or draws, activates reserve cards, draws again, stops
 SKIP = "skip"  # a skipped turn (Passe Ton Tour): Double, Passe or Swipe from the reserve, or Stop
@@ -73,17 +73,17 @@ VALIDATION = "validation"  # everybody picks the objectives to validate, at the 
 OVER = "over"
 
 OBJECTIVE_COUNT = len(OBJECTIVES)
-_SEAT_TUPLES = tuple((s,) for s in range(6))
+_SEAT_TUPLES = tuple((s,) for s in range(MAX_SEATS))
 
 
 class State:
     """Everything about one game. Read it freely; change it only through :func:`apply`."""
 
     __slots__ = (
-        "best", "busts", "collections", "current", "deck", "discard", "doubles", "draw",
-        "drawn", "flipped", "from_quantique", "held", "last_results", "max_rounds", "mode",
+        "busts", "collections", "current", "deck", "discard", "doubles", "draw", "drawn",
+        "flipped", "from_quantique", "held", "last_results", "max_rounds", "mode", "offers",
         "outcome", "owed", "peeks", "phase", "piles", "private_discards", "rainbow",
-        "reserves", "rng", "round", "scorecards", "scored", "seats", "single_round", "skips",
+        "reserves", "rng", "round", "scorecards", "scored", "seats", "skips",
         "starter", "turns", "validations",
     )
 
@@ -91,7 +91,6 @@ class State:
         self.seats = seats
         self.mode = mode
         self.max_rounds = 1 if single_round else MODES[mode].max_rounds
-        self.single_round = single_round
         self.rng = new_rng(seed)
         self.deck = DECKS[mode]
         self.round = 0
@@ -120,8 +119,9 @@ class State:
         self.private_discards: list[list[int]] = [[] for _ in range(seats)]
         """Cards each seat saw in its Quantique and discarded face down (others never saw)."""
         self.validations: list[tuple[Combination, ...] | None] = [None] * seats
-        self.best: list[tuple[Combination, ...]] = [() for _ in range(seats)]
-        """In validation: each seat's best selection (the solver's)."""
+        """In validation: what each seat chose (None: not yet). Hidden until all have chosen."""
+        self.offers: list[tuple[Combination, ...]] = [() for _ in range(seats)]
+        """In validation: what each seat's collection can fill (the matcher's list)."""
         self.last_results: tuple[tuple[Combination, ...], ...] = ()
         """What each seat validated at the end of the last round."""
         self.outcome: Outcome | None = None
@@ -201,7 +201,8 @@ def legal_actions(state: State, seat: int) -> Sequence[Action]:
         return (KEEP_PILE, NEW_PILE)
     if phase is SPECIAL_CHOICE:
         reserve = state.reserves[seat]
-        found = _activations(state, seat, state.held, TURN)
+        # A card with nothing to act on is played for nothing (see _activate).
+        found = _activations(state, seat, state.held, TURN) or [Activate(state.held[0])]
         if len(reserve) < RESERVE_SLOTS:
             found.append(RESERVE)
         else:  # a full reserve: activate one of its cards to make room
@@ -245,12 +246,19 @@ def _may_keep(state: State, seat: int, card: int) -> bool:
 
 def _validation_offer(state: State, seat: int) -> tuple[Validate, ...]:
     """The representative set listed in validation (any disjoint selection is legal): nothing,
-    each combination of the solver's best selection alone, and the whole of it. (The matcher's
-    list, for the screen, is in the view.)"""
-    found = [VALIDATE_NOTHING, *(Validate((c,)) for c in state.best[seat])]
-    best = Validate(state.best[seat])
-    if best not in found:
-        found.append(best)
+    each of the matcher's combinations alone, and as many of them as fit together, taken in
+    their order. The best selection is the solver's business: the view gives it to the screen
+    (and the turn timer), the basic bot asks for it."""
+    offers = state.offers[seat]
+    found = [VALIDATE_NOTHING, *(Validate((c,)) for c in offers)]
+    together: list[Combination] = []
+    used: set[int] = set()
+    for combo in offers:
+        if all(c.objective != combo.objective for c in together) and used.isdisjoint(combo.cards):
+            together.append(combo)
+            used.update(combo.cards)
+    if len(together) > 1:
+        found.append(Validate(tuple(together)))
     return tuple(found)
 
 
@@ -261,11 +269,12 @@ def apply(state: State, seat: int, action: Action) -> list[Event]:
     handler = _HANDLERS.get(type(action))
     if handler is None:
         raise IllegalAction("Action inconnue.")
-    if state.phase is OVER:
-        raise IllegalAction("La partie est terminée.")
-    if state.phase is VALIDATION:
-        if not isinstance(action, Validate):
+    phase = state.phase
+    if phase is VALIDATION:
+        if type(action) is not Validate:
             raise IllegalAction("C'est le moment de valider vos objectifs.")
+    elif phase is OVER:
+        raise IllegalAction("La partie est terminée.")
     elif seat != state.current:
         raise IllegalAction("Ce n'est pas votre tour.")
     events: list[Event] = []
@@ -288,14 +297,17 @@ def _lock(state: State, seat: int, action: Lock, events: list[Event]) -> None:
     _end_turn(state, events)
 
 
-def _draw_events() -> dict[tuple[int, int, int], Event]:
-    """Every possible draw event, built once (events are immutable): (seat, pile, card) →
-    the event, named after the card's kind."""
+def _draw_events() -> tuple[tuple[tuple[Event, ...], ...], ...]:
+    """Every possible draw event, built once (events are immutable), by seat, pile and card;
+    named after the card's kind."""
     names = {CLASSIC: "draw", RAINBOW: "rainbow", SHADOW: "shadow", SPECIAL: "special"}
-    return {
-        (seat, pile, card): Event(names[KIND[card]], seat, (pile, card))
-        for seat in range(MAX_SEATS) for pile in (0, 1) for card in range(CARD_COUNT)
-    }
+    return tuple(
+        tuple(
+            tuple(Event(names[KIND[card]], seat, (pile, card)) for card in range(CARD_COUNT))
+            for pile in (0, 1)
+        )
+        for seat in range(MAX_SEATS)
+    )
 
 
 _DRAW_EVENTS = _draw_events()
@@ -303,18 +315,20 @@ _STOP_EVENTS = tuple(Event("stop", seat) for seat in range(MAX_SEATS))
 
 
 def _draw(state: State, seat: int, action: Draw, events: list[Event]) -> None:
-    _expect(state, TURN, "Vous ne pouvez pas piocher maintenant.")
-    if action.pile not in (0, 1):
+    if state.phase is not TURN:
+        raise IllegalAction("Vous ne pouvez pas piocher maintenant.")
+    pile = action.pile
+    if pile != 0 and pile != 1:
         raise IllegalAction("Il n'y a que deux pioches, A et B.")
-    source = state.draw[action.pile]
+    source = state.draw[pile]
     if not source:
-        raise IllegalAction(f"La pioche {'AB'[action.pile]} est vide.")
+        raise IllegalAction(f"La pioche {'AB'[pile]} est vide.")
     card = source.pop()
     state.drawn = True
     state.flipped = state.rainbow = False
     if state.owed:
         state.owed -= 1
-    events.append(_DRAW_EVENTS[seat, action.pile, card])
+    events.append(_DRAW_EVENTS[seat][pile][card])
     kind = KIND[card]
     if kind == CLASSIC:
         if _add_classic(state, seat, card, events):
@@ -463,7 +477,16 @@ def _activate(state: State, seat: int, action: Activate, events: list[Event]) ->
             )
     else:
         raise IllegalAction("Vous ne pouvez pas activer de carte maintenant.")
-    _check_activation(state, seat, action)
+    # A card just drawn that has nothing to act on (a Flip or a Quantique when the draw piles are
+    # empty, a Swipe when the piles are) is played for nothing (**[decision]**): else its player
+    # could be left with no move at all, the reserve full.
+    idle = phase is SPECIAL_CHOICE and not from_reserve and not _activations(
+        state, seat, (card,), TURN
+    )
+    if idle and (action.target is not None or action.pile is not None):
+        raise IllegalAction(f"{card_name(card)} n'a rien sur quoi agir : elle se joue sans effet.")
+    if not idle:
+        _check_activation(state, seat, action)
     # Legal: now change the state.
     if from_reserve:
         reserve.remove(card)
@@ -473,6 +496,10 @@ def _activate(state: State, seat: int, action: Activate, events: list[Event]) ->
     else:
         state.held.remove(card)
     events.append(Event("activate", seat, (card, action.target, action.pile)))
+    if idle:
+        state.discard.append(card)
+        _resolved(state, events)
+        return
     if card == QUANTIQUE:
         _quantique(state, seat, action.pile or 0, events)
         return
@@ -645,7 +672,7 @@ def _new_round(state: State, events: list[Event]) -> None:
     state.doubles = [0] * n
     state.skips = [0] * n
     state.validations = [None] * n
-    state.best = [() for _ in range(n)]
+    state.offers = [() for _ in range(n)]
     events.append(Event("round", state.starter, (state.round,)))
     _begin_turn(state, state.starter, events)
 
@@ -661,9 +688,9 @@ def _end_round(state: State, events: list[Event]) -> None:
     events.append(Event("round_end", None, (state.round,)))
     state.phase = VALIDATION
     for seat in range(state.seats):
-        best = best_selection(state.collections[seat], state.open_objectives(seat))
-        state.best[seat] = best
-        state.validations[seat] = None if best else ()
+        offers = combinations(state.collections[seat], state.open_objectives(seat))
+        state.offers[seat] = offers
+        state.validations[seat] = None if offers else ()
     if all(v is not None for v in state.validations):
         _score_round(state, events)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..base import Outcome
 from .actions import Action
-from .objectives import Combination, combinations, total_points
+from .objectives import Combination, best_selection, total_points
 from .rules import (
     OVER,
     QUANTIQUE_CHOICE,
@@ -89,7 +89,9 @@ def view(state: State, viewer: int | None) -> CollectionView:
     hidden = phase is QUANTIQUE_CHOICE
     tops = known_tops(state, viewer) if viewer is not None else (-1, -1)
     in_validation = viewer is not None and phase is VALIDATION
-    best = state.best[viewer] if in_validation and viewer is not None else ()
+    best: tuple[Combination, ...] = ()
+    if in_validation and viewer is not None and state.offers[viewer]:
+        best = best_selection(state.collections[viewer], state.open_objectives(viewer))
     return CollectionView(
         viewer=viewer,
         mode=state.mode,
@@ -107,10 +109,7 @@ def view(state: State, viewer: int | None) -> CollectionView:
         peek=(tops[0] if tops[0] >= 0 else None, tops[1] if tops[1] >= 0 else None),
         quantique=tuple(state.held) if hidden and mine else (),
         risk=bust_odds(state, current) if mine and phase is TURN and current is not None else None,
-        combinations=(
-            combinations(state.collections[viewer], state.open_objectives(viewer))
-            if in_validation and viewer is not None else ()
-        ),
+        combinations=state.offers[viewer] if in_validation and viewer is not None else (),
         best=best,
         best_points=total_points(best),
         last_results=state.last_results,
