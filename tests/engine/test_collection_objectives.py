@@ -252,3 +252,20 @@ def test_matcher_and_solver_match_brute_force(case: tuple[list[int], list[int]])
     best = best_selection(cards, open_)
     assert_valid_selection(best, cards, open_)
     assert total_points(best) == reference_best(reference)
+
+
+def test_couleur_and_arc_en_ciel_share_colours_carefully() -> None:
+    """Five reds make the Couleur; the Arc-en-ciel must take its colours elsewhere, its 6 from
+    the sixth red: the solver finds both (and the brute force agrees)."""
+    reds = [card(v, "rouge") for v in (1, 2, 3, 4, 5)]
+    others = [card(2, "jaune"), card(3, "vert"), card(4, "bleu"), card(5, "violet")]
+    cards = [*reds, *others, card(6, "rouge")]
+    best = best_selection(cards, [6, 9])
+    assert total_points(best) == 100
+    assert_valid_selection(best, cards, [6, 9])
+    assert total_points(best) == reference_best(reference_combinations(cards, [6, 9]))
+    everything = best_selection([*cards, S1, R1], ALL_OBJECTIVES)
+    assert_valid_selection(everything, [*cards, S1, R1], ALL_OBJECTIVES)
+    assert total_points(everything) == reference_best(
+        reference_combinations([*cards, S1, R1], ALL_OBJECTIVES)
+    )

@@ -53,6 +53,7 @@ COULEUR, GRANDE_SUITE, CARRE, ARC_EN_CIEL, SUITE_PURE = 6, 7, 8, 9, 10
 ALL_OBJECTIVES = tuple(o.number for o in OBJECTIVES)
 COLOUR_OBJECTIVE_SIZE = 5  # cards in a Couleur
 ARC_VALUES = 5  # values in an Arc-en-ciel
+ARC_STARTS = (1, 2)  # its first value: 1-5 or 2-6
 NO_WILD = -1  # no Rainbow or Shadow standing in
 
 
@@ -174,22 +175,26 @@ def _count(have: int, field: int) -> int:
 @dataclass(frozen=True, slots=True)
 class _Option:
     """One way to fill an objective: its points, the counts it takes (``need``, packed), its
-    values and wild, and for Couleur the exact cards by type (``exact``: (type, how many))."""
+    values and wild, the same as (value or wild type, how many) pairs (``picks``), and for
+    Couleur the exact cards by type (``exact``: (type, how many))."""
 
     objective: int
     points: int
     need: int
     values: tuple[int, ...]
     wild: int
+    picks: tuple[tuple[int, int], ...]
     exact: tuple[tuple[int, int], ...] = ()
 
 
 def _option(objective: int, values: tuple[int, ...], wild: int, points: int) -> _Option:
     need = sum(1 << ((v - 1) * _BITS) for v in values)
+    picks = tuple(Counter(values).items())
     if wild != NO_WILD:
         wilds = SUITE_LENGTH if objective == SUITE_PURE else 1
         need += wilds << (_WILD_FIELD[wild] * _BITS)
-    return _Option(objective, points, need, values, wild)
+        picks += ((wild, wilds),)
+    return _Option(objective, points, need, values, wild, picks)
 
 
 def _options(objective: int) -> tuple[_Option, ...]:
@@ -225,19 +230,23 @@ class _Pool:
     __slots__ = ("by_type", "by_value", "colour_masks", "colours", "count", "have")
 
     def __init__(self, cards: Iterable[int]) -> None:
-        ordered = sorted(cards)
-        self.by_type: dict[int, list[int]] = {}
-        self.by_value: dict[int, list[int]] = {}  # classic cards by value, wild ones by type
-        self.colours = [0] * len(COLOURS)
-        self.colour_masks = [0] * (len(VALUES) + 1)  # by value: the colours at hand, as bits
-        for c in ordered:
-            self.by_type.setdefault(TYPE[c], []).append(c)
-            self.by_value.setdefault(VALUE[c] or TYPE[c], []).append(c)
-            if COLOUR[c] >= 0:
-                self.colours[COLOUR[c]] += 1
-                self.colour_masks[VALUE[c]] |= 1 << COLOUR[c]
-        self.count = {t: len(cs) for t, cs in self.by_type.items()}
-        self.have = sum(_UNIT[c] for c in ordered)
+        by_type: dict[int, list[int]] = {}
+        by_value: dict[int, list[int]] = {}  # classic cards by value, wild ones by type
+        colours = [0] * len(COLOURS)
+        colour_masks = [0] * (len(VALUES) + 1)  # by value: the colours at hand, as bits
+        have = 0
+        for c in sorted(cards):
+            t = TYPE[c]
+            by_type.setdefault(t, []).append(c)
+            by_value.setdefault(VALUE[c] or t, []).append(c)
+            have += _UNIT[c]
+            colour = COLOUR[c]
+            if colour >= 0:
+                colours[colour] += 1
+                colour_masks[VALUE[c]] |= 1 << colour
+        self.by_type, self.by_value, self.have = by_type, by_value, have
+        self.colours, self.colour_masks = colours, colour_masks
+        self.count = {t: len(cs) for t, cs in by_type.items()}
 
     def colour_count(self, colour: int, value: int) -> int:
         return self.count.get(_classic_type(colour, value), 0)
@@ -269,9 +278,9 @@ def _couleur_options(pool: _Pool, first_only: bool = False) -> list[_Option]:
     """Every way to fill Couleur with the pool's cards, best points first (``first_only``: one
     per colour and wild, enough for the matcher)."""
     found: list[_Option] = []
-    wilds = [w for w in (RAINBOW_TYPE, SHADOW_TYPE) if pool.count.get(w)]
-    if max(pool.colours) + bool(wilds) < COLOUR_OBJECTIVE_SIZE:
-        return found
+    if max(pool.colours) + 1 < COLOUR_OBJECTIVE_SIZE:
+        return found  # not even with a wild
+    wilds = [w for w in (RAINBOW_TYPE, SHADOW_TYPE) if w in pool.by_value]
     for colour in range(len(COLOURS)):
         if pool.colours[colour] + bool(wilds) < COLOUR_OBJECTIVE_SIZE:
             continue
@@ -285,7 +294,9 @@ def _couleur_options(pool: _Pool, first_only: bool = False) -> list[_Option]:
                 exact = tuple(
                     (_classic_type(colour, v), k) for v, k in zip(VALUES, counts, strict=True) if k
                 )
-                found.append(_Option(COULEUR, points, option.need, values, wild, exact))
+                found.append(
+                    _Option(COULEUR, points, option.need, values, wild, option.picks, exact)
+                )
     found.sort(key=lambda o: -o.points)
     return found
 
@@ -324,8 +335,13 @@ def _arc_colours(
 
 def _arc_options(pool: _Pool) -> Iterator[_Option]:
     """The ways to fill Arc-en-ciel with the pool's cards (best points first), lazily."""
-    if sum(1 for colours in pool.colour_masks if colours) < ARC_VALUES - 1:
-        return  # fewer distinct values than even a wild could complete
+    masks = pool.colour_masks
+    wilds = RAINBOW_TYPE in pool.by_value or SHADOW_TYPE in pool.by_value
+    if all(
+        sum(1 for v in range(w, w + ARC_VALUES) if masks[v]) + wilds < ARC_VALUES
+        for w in ARC_STARTS
+    ):
+        return  # no window of values a wild could complete
     for o in OPTIONS[ARC_EN_CIEL]:
         if _fits(pool.have, o.need) and _arc_colours(pool, o.values, ()) is not None:
             yield o
@@ -719,15 +735,8 @@ def combinations(
 
 def _pick_values(pool: _Pool, option: _Option) -> Combination:
     """Real cards for one option that only counts values: the first of each value at hand."""
-    keys = list(option.values)
-    if option.wild != NO_WILD:
-        keys += [option.wild] * _count(option.need, _WILD_FIELD[option.wild])
-    cards: list[int] = []
-    taken: dict[int, int] = {}
-    for key in keys:
-        k = taken.get(key, 0)
-        cards.append(pool.by_value[key][k])
-        taken[key] = k + 1
+    by_value = pool.by_value
+    cards = [c for key, k in option.picks for c in by_value[key][:k]]
     return Combination(option.objective, tuple(sorted(cards)), option.points)
 
 

@@ -160,18 +160,15 @@ def to_act(state: State) -> tuple[int, ...]:
     return _SEAT_TUPLES[state.current]
 
 
-def _turn_choices() -> dict[tuple[bool, bool, bool, bool], tuple[Action, ...]]:
-    """The plain turn choices, built once: (A has cards, B has cards, may lock, may stop) →
-    Lock, the draws, Stop. Listing legal actions is the hottest path of every bot game."""
-    found = {}
-    for a in (False, True):
-        for b in (False, True):
-            draws = tuple(d for d, ok in zip(DRAWS, (a, b), strict=True) if ok)
-            for lock in (False, True):
-                for stop in (False, True):
-                    found[a, b, lock, stop] = (
-                        *((LOCK,) if lock else ()), *draws, *((STOP,) if stop else ())
-                    )
+def _turn_choices() -> list[tuple[Action, ...]]:
+    """The plain turn choices, built once, by a + 2·b + 4·lock + 8·stop (A has cards, B has
+    cards, may lock, may stop): Lock, the draws, Stop. Listing legal actions is the hottest
+    path of every bot game."""
+    found = []
+    for index in range(16):
+        a, b, lock, stop = (index >> bit & 1 for bit in range(4))
+        draws = tuple(d for d, ok in zip(DRAWS, (a, b), strict=True) if ok)
+        found.append((*((LOCK,) if lock else ()), *draws, *((STOP,) if stop else ())))
     return found
 
 
@@ -186,11 +183,15 @@ def legal_actions(state: State, seat: int) -> Sequence[Action]:
         return ()
     if phase is TURN:
         a, b = state.draw
+        index = (1 if a else 0) + (2 if b else 0)
+        if not state.rainbow:
+            if state.drawn or state.flipped:
+                index += 0 if state.owed else 8  # may stop
+            elif not state.owed and state.piles[seat]:
+                index += 4  # may lock
+        plain = _TURN_CHOICES[index]
         if state.rainbow:
-            return _TURN_CHOICES[bool(a), bool(b), False, False]
-        may_stop = (state.drawn or state.flipped) and not state.owed
-        may_lock = not (state.drawn or state.flipped or state.owed) and bool(state.piles[seat])
-        plain = _TURN_CHOICES[bool(a), bool(b), may_lock, may_stop]
+            return plain
         reserve = state.reserves[seat]
         if state.flipped or not reserve:
             return plain
@@ -330,11 +331,9 @@ def _draw(state: State, seat: int, action: Draw, events: list[Event]) -> None:
         state.owed -= 1
     events.append(_DRAW_EVENTS[seat][pile][card])
     kind = KIND[card]
-    if kind == CLASSIC:
-        if _add_classic(state, seat, card, events):
+    if kind == CLASSIC:  # the common case, kept short: the phase stays TURN
+        if _add_classic(state, seat, card, events) or not (state.draw[0] or state.draw[1]):
             _end_turn(state, events)
-        else:
-            _resolved(state, events)
     elif kind == RAINBOW:
         state.piles[seat].append(card)
         state.rainbow = True  # seed: draw again at once
@@ -369,7 +368,8 @@ def _stop(state: State, seat: int, action: Stop, events: list[Event]) -> None:
         events.append(_STOP_EVENTS[seat])
         _end_turn(state, events)
         return
-    _expect(state, TURN, "Vous ne pouvez pas vous arrêter maintenant.")
+    if state.phase is not TURN:
+        raise IllegalAction("Vous ne pouvez pas vous arrêter maintenant.")
     if state.rainbow:
         raise IllegalAction("Après un Rainbow, il faut piocher une nouvelle carte.")
     if not (state.drawn or state.flipped):
