@@ -70,13 +70,6 @@ def base_points(objective: int) -> int:
     return OBJECTIVES[objective - 1].points
 
 
-def max_points(objective: int) -> int:
-    """The most an objective can be worth: with a Shadow standing in, or a Suite Shadow."""
-    if objective == SUITE_PURE:
-        return SUITE_SHADOW_POINTS
-    return base_points(objective) + SHADOW_WILD_BONUS
-
-
 def total_points(selection: Iterable[Combination]) -> int:
     return sum(c.points for c in selection)
 
