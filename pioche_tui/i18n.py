@@ -229,6 +229,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     # --- a table (any game) --------------------------------------------------------------
     "table.header": ("{game} · table {id}", "{game} · table {id}"),
+    "table.move": ("coup {n}", "move {n}"),
     "table.spectator": (
         "Vous regardez cette partie : aucune touche ne joue.",
         "You are watching this game: no key plays.",

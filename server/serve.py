@@ -59,7 +59,31 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--app", default=DEFAULT_APP, metavar="MODULE:FUNCTION",
         help=f"what to serve (default {DEFAULT_APP})",
     )
+    # The coordinator's settings, passed to the app's opener only when given (load tests,
+    # demos): the app's own defaults hold otherwise.
+    p.add_argument(
+        "--turn-timer", type=seconds_or_none, default=argparse.SUPPRESS, metavar="SECONDS",
+        help="default seconds per decision at tables with a player, 0 for none (default 60)",
+    )
+    p.add_argument(
+        "--bot-delay", type=delay_range, default=argparse.SUPPRESS, metavar="MIN,MAX",
+        help="seconds a bot thinks before it plays, drawn between MIN and MAX (default 0.8,2)",
+    )
+    p.add_argument(
+        "--grace", type=seconds, default=argparse.SUPPRESS, metavar="SECONDS",
+        help="how long a dropped player keeps their seat (default 300)",
+    )
+    p.add_argument(
+        "--trace", type=Path, default=None, metavar="FILE",
+        help="append a line per accepted move to FILE: monotonic time, table, step (bench/)",
+    )
     p.set_defaults(run=run)
+
+
+SETTINGS = ("turn_timer", "bot_delay", "grace")
+"""Flags passed to the app's opener as keyword arguments, when given."""
+TRACE_LOGGER = "pioche.trace"
+"""The logger of accepted moves (pioche_tui.coordinator.table writes it at DEBUG)."""
 
 
 def positive(text: str) -> int:
@@ -69,6 +93,28 @@ def positive(text: str) -> int:
     return value
 
 
+def seconds(text: str) -> float:
+    value = float(text)
+    if not 0 <= value < 1e6:
+        raise argparse.ArgumentTypeError("must be a number of seconds, 0 or more")
+    return value
+
+
+def seconds_or_none(text: str) -> float | None:
+    return seconds(text) or None
+
+
+def delay_range(text: str) -> tuple[float, float]:
+    low, comma, high = text.partition(",")
+    try:
+        pair = (seconds(low), seconds(high if comma else low))
+    except ValueError as error:
+        raise argparse.ArgumentTypeError("must be MIN,MAX in seconds") from error
+    if pair[0] > pair[1]:
+        raise argparse.ArgumentTypeError("MIN must not exceed MAX")
+    return pair
+
+
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -76,10 +122,22 @@ def run(args: argparse.Namespace) -> int:
         level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", force=True
     )
     logging.getLogger("asyncssh").setLevel(logging.WARNING)  # one line per packet otherwise
+    if args.trace is not None:
+        trace_to(args.trace)
     try:
         return asyncio.run(serve(args))
     finally:
         logging.shutdown()
+
+
+def trace_to(path: Path) -> None:
+    """Send the trace of accepted moves to ``path`` (one line each), and only there."""
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    trace = logging.getLogger(TRACE_LOGGER)
+    trace.addHandler(handler)
+    trace.setLevel(logging.DEBUG)
+    trace.propagate = False
 
 
 def load_opener(spec: str) -> ServiceOpener:
@@ -111,7 +169,14 @@ async def serve(args: argparse.Namespace) -> int:
         log.info("wrote a new host key: %s", args.keys_dir / HOST_KEY_NAME)
     configure_textual(args.colors)
     args.data_dir.mkdir(parents=True, exist_ok=True)
-    service = opener(args.data_dir)
+    settings = {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
+    try:
+        service = opener(args.data_dir, **settings)
+    except TypeError as error:  # an app that takes no such setting (the test suite's demo)
+        if not settings:
+            raise
+        log.error("--app %s does not take %s: %s", args.app, ", ".join(settings), error)
+        return 2
     if inspect.isawaitable(service):  # opening the store may need the loop (the real app does)
         service = await service
     server = PiocheServer(

@@ -76,6 +76,7 @@ class Service(Protocol):
     """What ``pioche serve`` runs: the app behind the server, with its coordinator and store.
 
     ``pioche serve --app MODULE:FUNCTION`` calls ``FUNCTION(data_dir)`` on the running event loop
+    (with keyword arguments for the coordinator's settings it was given: ``ServiceOpener``)
     to open it (awaiting it if it is a coroutine), and ``await service.close()`` once every
     session has ended (flush the table logs, close SQLite there).
     """
@@ -87,4 +88,6 @@ class Service(Protocol):
     async def close(self) -> None: ...
 
 
-ServiceOpener = Callable[[Path], Service | Awaitable[Service]]
+ServiceOpener = Callable[..., Service | Awaitable[Service]]
+"""``opener(data_dir, **settings)``: ``settings`` holds the coordinator's settings that
+``pioche serve`` was given (``turn_timer``, ``bot_delay``, ``grace``), none by default."""

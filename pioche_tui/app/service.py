@@ -7,7 +7,7 @@ fields below, so it needs nothing from the server package (imports point server 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..coordinator.core import Coordinator, Settings
 from .app import PiocheApp
@@ -56,8 +56,11 @@ class PiocheService:
         self.coordinator.stop()
 
 
-async def open_service(data_dir: Path) -> PiocheService:
-    """The service over ``data_dir`` (tables' logs and the database), unfinished tables back."""
-    coordinator = Coordinator(Settings(data_dir))
+async def open_service(data_dir: Path, **settings: Any) -> PiocheService:
+    """The service over ``data_dir`` (tables' logs and the database), unfinished tables back.
+
+    ``settings`` are the coordinator's (``turn_timer``, ``bot_delay``, ``grace``: ``pioche
+    serve``'s flags); a name that is not one raises TypeError."""
+    coordinator = Coordinator(Settings(data_dir, **settings))
     await coordinator.start()
     return PiocheService(coordinator)

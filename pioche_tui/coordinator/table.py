@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from .core import Coordinator, Session
 
 log = logging.getLogger("pioche.table")
+trace = logging.getLogger("pioche.trace")
+"""At DEBUG, one record per accepted action, ``MONOTONIC TABLE STEP`` (``pioche serve --trace
+FILE``): bench/load.py compares it with the moment each screen shows that step. Off (and
+costing one level check) otherwise; ``time.monotonic`` is the same clock in every process."""
 
 STAND_IN = "basic"  # the bot that plays for an absent or slow player
 
@@ -227,6 +231,8 @@ class Table:
             message = "Le serveur n'a pas pu enregistrer ce coup ; réessayez."
             raise Refused("storage", message) from e
         self.step += 1
+        if trace.isEnabledFor(logging.DEBUG):
+            trace.debug("%.6f %s %d", time.monotonic(), self.id, self.step)
         self.deadlines.pop(seat, None)
         self.after_change(events)
 

@@ -82,6 +82,8 @@ async def test_a_turn_playing_a_card_with_enter(make_app: MakeApp) -> None:
         playable = [a.card for a in view.legal if isinstance(a, Play)]
         text = screen_text(app)
         assert "Défausse · table" in text and "Manche 1" in text and "► Alice" in text
+        step = table_screen(app).update.step
+        assert f"coup {step}  ·" in text  # the move number, as pioche replay counts moves
         if not playable:
             pytest.skip("this deal gives no playable card")  # the seed below avoids it
         assert hand.selected in playable  # the cursor starts on a playable card
@@ -99,7 +101,10 @@ async def test_a_turn_playing_a_card_with_enter(make_app: MakeApp) -> None:
         await settle(pilot)
         view = view_of(app)
         assert len(view.hand) == before - 1 or view.round > 1
-        assert "Alice joue" in screen_text(app)
+        text = screen_text(app)
+        assert "Alice joue" in text
+        assert f"coup {table_screen(app).update.step}  ·" in text
+        assert table_screen(app).update.step > step
 
 
 async def test_draw_then_keep_or_play_the_drawn_card(make_app: MakeApp) -> None:

@@ -178,6 +178,8 @@ class TableScreen(PiocheScreen[None]):
         summary = update.table
         text = Text(self.t("table.header", game=game_title(self.t, summary.game),
                            id=summary.id), "bold")
+        if update.view is not None:  # the move number, as pioche replay numbers moves
+            text.append("  ·  " + self.t("table.move", n=update.step))
         extra = self.header_extra(update)
         if extra:
             text.append("  ·  " + extra)

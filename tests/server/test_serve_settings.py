@@ -1,0 +1,92 @@
+"""``pioche serve``'s coordinator settings (``--turn-timer``, ``--bot-delay``, ``--grace``) and
+its trace of accepted moves (``--trace FILE``), as load tests and demos use them."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from pioche_tui.app.service import open_service
+from pioche_tui.cli import build_parser
+from tests.server.conftest import Client, LikeOpenSSH
+from tests.server.process import ROOT, serve_process
+
+REAL_APP = "pioche_tui.app:open_service"
+
+
+def test_settings_flags_are_parsed_and_absent_unless_given() -> None:
+    parser = build_parser()
+    args = parser.parse_args(
+        ["serve", "--turn-timer", "0", "--bot-delay", "0.5,1.5", "--grace", "30"])
+    assert (args.turn_timer, args.bot_delay, args.grace) == (None, (0.5, 1.5), 30.0)
+    assert parser.parse_args(["serve", "--bot-delay", "1"]).bot_delay == (1.0, 1.0)
+    plain = parser.parse_args(["serve"])
+    assert not any(hasattr(plain, name) for name in ("turn_timer", "bot_delay", "grace"))
+    assert plain.trace is None
+
+
+@pytest.mark.parametrize("flags", [
+    ["--bot-delay", "2,1"], ["--bot-delay", "x"], ["--grace", "-1"], ["--turn-timer", "nan"],
+])
+def test_bad_settings_are_refused(flags: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", *flags])
+    assert "error: argument" in capsys.readouterr().err
+
+
+async def test_the_service_opener_takes_the_coordinators_settings(tmp_path: Path) -> None:
+    service = await open_service(tmp_path, turn_timer=None, bot_delay=(0.1, 0.2), grace=5.0)
+    settings = service.coordinator.settings
+    assert (settings.turn_timer, settings.bot_delay, settings.grace) == (None, (0.1, 0.2), 5.0)
+    await service.close()
+    with pytest.raises(TypeError):
+        await open_service(tmp_path, speed=2)
+
+
+def test_an_app_without_settings_is_told_so(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pioche_tui.cli", "serve", "--port", "0", "--grace", "5",
+         "--app", "tests.server.demo_app:open_service", "--keys-dir", str(tmp_path / "keys"),
+         "--data-dir", str(tmp_path / "data")],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert "--app tests.server.demo_app:open_service does not take grace" in done.stderr
+
+
+async def test_the_trace_has_a_line_per_accepted_move(tmp_path: Path) -> None:
+    """A quick game against bots that think 0.05 s: each accepted move is traced, in order, with
+    the clock every process shares."""
+    trace = tmp_path / "trace.txt"
+    before = time.monotonic()
+    with serve_process(tmp_path, "--app", REAL_APP, "--bot-delay", "0.05", "--turn-timer", "0",
+                       "--trace", str(trace)) as served:
+        async with asyncssh.connect(
+            "127.0.0.1", served.port, username="alice", known_hosts=None, client_keys=None,
+            agent_path=None, config=None, client_factory=LikeOpenSSH,
+        ) as conn:
+            _chan, client = await conn.create_session(
+                Client, term_type="xterm-256color", term_size=(80, 24), encoding=None)
+            await client.wait_for("Bonjour alice !")
+            client.send("p")  # quick play: Défausse against three bots
+            await client.wait_for("Défausse · table")
+            await client.wait_for(lambda screen: "À vous" in screen)
+            step = int(client.screen.text().split("coup ", 1)[1].split()[0])
+            for _ in range(100):  # the file is written as the moves come
+                lines = trace.read_text().splitlines() if trace.exists() else []
+                if len(lines) >= step:
+                    break
+                await asyncio.sleep(0.05)
+    records = [line.split() for line in lines]
+    assert step >= 1 and len(records) >= step
+    table = client.screen.text().split("table ", 1)[1].split()[0]
+    assert {record[1] for record in records} == {table}
+    assert [int(record[2]) for record in records] == list(range(1, len(records) + 1))
+    times = [float(record[0]) for record in records]
+    assert times == sorted(times) and before < times[0] <= time.monotonic()
