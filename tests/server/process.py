@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,12 +31,15 @@ class ServeProcess:
 
 
 @contextmanager
-def serve_process(tmp_path: Path, *extra: str) -> Iterator[ServeProcess]:
-    """Start ``pioche serve --port 0`` and wait until it says where it listens."""
+def serve_process(
+    tmp_path: Path, *extra: str, python: Sequence[str] = (sys.executable,)
+) -> Iterator[ServeProcess]:
+    """Start ``pioche serve --port 0`` and wait until it says where it listens. ``python`` runs
+    the module (a profiler's command line in front of it, for benchmarks)."""
     log = tmp_path / "serve.log"
     keys_dir = tmp_path / "keys"
     command = [
-        sys.executable, "-m", "pioche_tui.cli", "serve", "--host", "127.0.0.1", "--port", "0",
+        *python, "-m", "pioche_tui.cli", "serve", "--host", "127.0.0.1", "--port", "0",
         "--keys-dir", str(keys_dir), "--data-dir", str(tmp_path / "data"),
         "--app", "tests.server.demo_app:open_service", *extra,
     ]

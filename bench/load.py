@@ -1,0 +1,496 @@
+"""Load: many players and spectators over SSH on one server, as users feel it. Never part of
+the test run; results go to docs/performance.md.
+
+    uv run --group bench python bench/load.py [--sessions 10,50,100,200] [--seconds 40]
+                                              [--burst 100] [--games defausse,collection]
+                                              [--profile DIR] [--json FILE]
+
+For each N in ``--sessions`` a fresh ``pioche serve`` (the real app, its caps raised, ``--trace``
+on) runs as its own process on 127.0.0.1, and this process drives it with N asyncssh clients
+(guests with a pty, xterm-256color, 100 × 30). Tables of four players, of each game in turn,
+are set up through the screens: the first player creates the table with the dialog (``n``), the
+three others join it from the lobby (``j``); every other pair of tables is also watched by two
+spectators (``ssh … watch TABLE``). Each player is a script that reads its screen's prompt and
+presses what a hurried player would (Enter to lay a raised card, ``d`` to draw, ``k`` to keep…)
+about one second after the table's previous move, so each table plays about a move a second;
+when the script does not know what to do, the turn timer's stand-in plays.
+
+What it measures:
+
+- move to frame: the server writes a line per accepted move (monotonic time, table, step);
+  every table screen shows the move number in its title (« coup 37 »); each client notes when a
+  step first shows in the bytes it receives (a later step counts too: frames are latest-wins).
+  For each move, the delay until it reached every player and spectator of its table (and, per
+  subscriber, until it reached that one);
+- the server's CPU (psutil) over the play window, per move and per subscriber of a move (all of
+  it: frames, the turn timers' ticks, SSH), and its memory growth per session;
+- one new connection on the loaded server, from TCP connect to the first lobby frame
+  (« Bonjour NAME ! »), a few times during play;
+- at the largest N, ``--burst`` connections opened at once: when each first frame arrives, and
+  what the seated players' moves cost meanwhile.
+
+The clients share this process; its own CPU is reported (on 2 cores it competes with the
+server). ``--profile DIR`` runs the server under pyinstrument and writes its profile per N.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import bisect
+import codecs
+import contextlib
+import json
+import os
+import random
+import re
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.server.process import serve_process  # noqa: E402
+
+SIZE = (100, 30)
+TITLES = {"defausse": "Défausse", "collection": "Collection"}  # as the table's title says
+STEP = re.compile(r"coup (\d+)")
+TABLE_TITLE = re.compile(r"(?:Défausse|Collection) · table ([A-Z2-9]{4})\b")
+TAIL = 160  # characters kept between chunks, so that a marker cut in two is still found
+RECENT = 16_384  # characters kept for wait_for (a lobby's list of tables, a table's title)
+CTRL_END = "\x1b[1;5F"  # the lobby's list: cursor to the last table (the newest)
+CTRL_S = "\x13"
+MOVE_EVERY = 1.0  # seconds between a table's moves
+RETRY_AFTER = 0.3  # seconds before a script tries its next key when nothing happened
+WAIT = 60.0  # seconds any expected screen may take, even on a loaded server
+
+# What a scripted player presses, by the prompt it last read (first key first; the next ones
+# when the move was not taken). Prompts that need nothing from the player map to ().
+PROMPTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "defausse": {
+        "À vous :": ("\r", "d"),
+        "Vous avez pioché": ("\r", "k"),
+        "Quelle couleur": ("1",),
+        "Au tour de": (),
+        "Partie terminée": (),
+    },
+    "collection": {
+        "À vous : piochez": ("a",),
+        "Vous devez encore piocher": ("a",),
+        "Piochez encore": ("s",),
+        "Flip :": ("a",),
+        "Shadow !": ("k",),
+        "Vous piochez": ("r", "e", "\r"),
+        "réserve pleine : e": ("e", "\r"),
+        "Quantique : gardez": ("\r",),
+        "Tour passé": ("s",),
+        "Choisissez dans la liste": ("\r",),
+        "Fin de la manche : choisissez": ("\r",),
+        "sur quel joueur": ("\r",),
+        "de quel voisin": ("\r",),
+        "de quelle pioche": ("\r",),
+        "Au tour de": (),
+        "Validation : en attente": (),
+        "Partie terminée": (),
+    },
+}
+
+
+class Guest(asyncssh.SSHClient):
+    """Keyboard-interactive with no password, as OpenSSH without keys: a guest."""
+
+    def kbdint_auth_requested(self) -> str:
+        return ""
+
+    def kbdint_challenge_received(self, *args: Any) -> list[str]:
+        return []
+
+
+class Screen(asyncssh.SSHClientSession[bytes]):
+    """One session's bytes, scanned for markers as they arrive: the move number, the prompt,
+    any text waited for. Keeps no more than a short tail of what it received."""
+
+    def __init__(self) -> None:
+        self._decode = codecs.getincrementaldecoder("utf-8")("replace").decode
+        self.recent = ""  # the last RECENT characters received
+        self.changed = asyncio.Event()
+        self.steps: list[int] = []  # increasing steps, and when each was first seen
+        self.seen_at: list[float] = []
+        self.prompts: dict[str, tuple[str, ...]] = {}
+        self.prompt: str | None = None
+        self.closed = asyncio.Event()
+        self.chan: asyncssh.SSHClientChannel[bytes] | None = None
+
+    def connection_made(self, chan: asyncssh.SSHClientChannel[bytes]) -> None:
+        self.chan = chan
+
+    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+        now = time.monotonic()
+        chunk = self._decode(data)
+        text = self.recent[-TAIL:] + chunk
+        last = self.steps[-1] if self.steps else -1
+        for match in STEP.finditer(text):
+            step = int(match[1])
+            # A number at the very end may be cut ("coup 3" of "coup 37"): next chunk.
+            if step > last and match.end() < len(text):
+                self.steps.append(step)
+                self.seen_at.append(now)
+                last = step
+        if self.prompts:  # the prompt is the marker that came last
+            best = -1
+            for marker in self.prompts:
+                at = text.rfind(marker)
+                if at > best:
+                    best, self.prompt = at, marker
+        self.recent = (self.recent + chunk)[-RECENT:]
+        self.changed.set()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed.set()
+        self.changed.set()
+
+    def send(self, keys: str) -> None:
+        if self.chan is not None and not self.chan.is_closing():
+            self.chan.write(keys.encode())
+
+    @property
+    def step(self) -> int:
+        return self.steps[-1] if self.steps else -1
+
+    async def wait_for(self, wanted: str | re.Pattern[str], timeout: float = WAIT) -> str:
+        """Wait until the text received lately holds ``wanted``; returns what matched (its
+        first group for a pattern)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if isinstance(wanted, str):
+                if wanted in self.recent:
+                    return wanted
+            elif found := wanted.search(self.recent):
+                return found[1] if found.groups() else found[0]
+            if self.closed.is_set():
+                raise ConnectionError(f"closed while waiting for {wanted!r}")
+            self.changed.clear()
+            await asyncio.wait_for(self.changed.wait(), deadline - time.monotonic())
+
+    def delivered(self, step: int) -> float | None:
+        """When a step at least ``step`` first showed."""
+        index = bisect.bisect_left(self.steps, step)
+        return self.seen_at[index] if index < len(self.seen_at) else None
+
+
+@dataclass
+class Client:
+    name: str
+    conn: asyncssh.SSHClientConnection
+    screen: Screen
+    connect_s: float  # from TCP connect to the first lobby (or table) frame
+
+
+async def connect(port: int, name: str, command: str | None = None,
+                  marker: str | None = None) -> Client:
+    """Open a session and wait for its first frame: the lobby's greeting, or ``marker``."""
+    started = time.monotonic()
+    conn = await asyncssh.connect(
+        "127.0.0.1", port, username=name, known_hosts=None, client_keys=None,
+        agent_path=None, config=None, client_factory=Guest,
+    )
+    _chan, screen = await conn.create_session(
+        Screen, command, term_type="xterm-256color", term_size=SIZE, encoding=None)
+    await screen.wait_for(marker or f"Bonjour {name} !")
+    return Client(name, conn, screen, time.monotonic() - started)
+
+
+@dataclass
+class Table:
+    id: str
+    game: str
+    players: list[Client]
+    watchers: list[Client] = field(default_factory=list)
+
+    @property
+    def subscribers(self) -> list[Client]:
+        return self.players + self.watchers
+
+
+async def set_up_table(port: int, index: int, game: str, watched: bool) -> Table:
+    """Four players: one creates the table through the dialog, three join it from the lobby;
+    two spectators then watch it if ``watched``."""
+    names = [f"t{index:03d}p{seat}" for seat in range(4)]
+    players = list(await asyncio.gather(*(connect(port, name) for name in names)))
+    creator = players[0].screen
+    creator.send("n")
+    await creator.wait_for("Nouvelle table")
+    if game != "defausse":  # the game is the dialog's first field: open it, take the next one
+        await asyncio.sleep(0.3)
+        creator.send("\r")
+        await asyncio.sleep(0.3)
+        creator.send("\x1b[B")
+        await asyncio.sleep(0.1)
+        creator.send("\r")
+        await asyncio.sleep(0.3)
+    creator.send(CTRL_S)
+    table_id = await creator.wait_for(TABLE_TITLE)
+    title = f"{TITLES[game]} · table {table_id}"
+    for player in players[1:]:
+        await player.screen.wait_for(table_id)  # the lobby lists it
+        player.screen.send(CTRL_END)
+        await asyncio.sleep(0.05)
+        player.screen.send("j")
+        await player.screen.wait_for(title)
+    for player in players:
+        await player.screen.wait_for(STEP)  # the game started
+        player.screen.prompts = PROMPTS[game]
+    watchers = []
+    if watched:
+        watchers = list(await asyncio.gather(*(
+            connect(port, f"t{index:03d}w{n}", f"watch {table_id}", title) for n in range(2))))
+    return Table(table_id, game, players, watchers)
+
+
+async def play(client: Client, stop: asyncio.Event, rng: random.Random) -> None:
+    """A scripted player: when its prompt asks for something, it presses the first key about
+    MOVE_EVERY after the step showed, then the next ones if the move was not taken."""
+    screen = client.screen
+    done: tuple[int, str | None] = (-1, None)
+    while not stop.is_set():
+        screen.changed.clear()
+        keys = screen.prompts.get(screen.prompt or "", ())
+        state = (screen.step, screen.prompt)
+        if keys and state != done:
+            done = state
+            shown = screen.seen_at[-1] if screen.seen_at else time.monotonic()
+            await asyncio.sleep(max(0.0, shown + MOVE_EVERY * rng.uniform(0.8, 1.2)
+                                    - time.monotonic()))
+            for key in keys:
+                if stop.is_set() or (screen.step, screen.prompt) != state:
+                    break
+                screen.send(key)
+                await asyncio.sleep(RETRY_AFTER)
+            continue
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(screen.changed.wait(), 1.0)
+
+
+def percentiles(values: Sequence[float]) -> dict[str, float]:
+    """p50, p95, p99 and max of ``values`` (seconds) in milliseconds."""
+    if not values:
+        return {}
+    ordered = sorted(values)
+
+    def at(fraction: float) -> float:
+        return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+    return {"n": len(ordered), "p50": ms(at(0.50)), "p95": ms(at(0.95)), "p99": ms(at(0.99)),
+            "max": ms(ordered[-1])}
+
+
+def ms(seconds: float) -> float:
+    return round(seconds * 1000, 1)
+
+
+def read_trace(path: Path) -> list[tuple[float, str, int]]:
+    moves = []
+    for line in path.read_text().splitlines():
+        when, table, step = line.split()
+        moves.append((float(when), table, int(step)))
+    return moves
+
+
+def latencies(moves: Iterable[tuple[float, str, int]], tables: dict[str, Table], start: float,
+              end: float) -> dict[str, Any]:
+    """Move to frame for the moves accepted in [start, end): to every subscriber of the table,
+    and to each. A move some subscriber never showed counts as missed."""
+    every, each, missed, subscribers = [], [], 0, 0
+    for when, table_id, step in moves:
+        table = tables.get(table_id)
+        if table is None or not start <= when < end:
+            continue
+        reached = [client.screen.delivered(step) for client in table.subscribers]
+        subscribers += len(reached)
+        if any(at is None for at in reached):
+            missed += 1
+            continue
+        delays = [at - when for at in reached if at is not None]
+        each.extend(delays)
+        every.append(max(delays))
+    return {"moves": len(every) + missed, "missed": missed, "subscriber_moves": subscribers,
+            "to_every_subscriber_ms": percentiles(every), "to_each_subscriber_ms":
+            percentiles(each)}
+
+
+def cpu_seconds(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return float(times.user + times.system)
+
+
+async def probe(port: int, count: int, every: float, stop: asyncio.Event) -> list[float]:
+    """One new connection at a time, ``count`` times: connect to first lobby frame."""
+    times = []
+    for n in range(count):
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), every)
+        if stop.is_set():
+            break
+        client = await connect(port, f"probe{n:03d}")
+        times.append(client.connect_s)
+        client.conn.close()
+    return times
+
+
+async def burst(port: int, count: int) -> dict[str, Any]:
+    """``count`` connections at once; when each first frame came."""
+    started = time.monotonic()
+    results = await asyncio.gather(
+        *(connect(port, f"burst{n:03d}") for n in range(count)), return_exceptions=True)
+    clients = [r for r in results if isinstance(r, Client)]
+    errors = [repr(r) for r in results if not isinstance(r, Client)]
+    took = time.monotonic() - started
+    for client in clients:
+        client.conn.close()
+    return {"connections": count, "failed": len(errors), "errors": errors[:3],
+            "first_frame_ms": percentiles([c.connect_s for c in clients]),
+            "all_in_s": round(took, 2)}
+
+
+def layout(sessions: int, games: Sequence[str]) -> list[tuple[str, bool]]:
+    """Tables (game, watched) for ``sessions``: four players each, the games in turn, half the
+    tables of each game watched by two spectators (10 sessions per 2 tables)."""
+    tables: list[tuple[str, bool]] = []
+    used = 0
+    while True:
+        index = len(tables)
+        watched = index % 4 in (0, 3)
+        need = 4 + (2 if watched else 0)
+        if used + need > sessions:
+            break
+        tables.append((games[index % len(games)], watched))
+        used += need
+    return tables
+
+
+async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -> dict[str, Any]:
+    games = args.games.split(",")
+    plan = layout(sessions, games)
+    cap = str(sessions + args.burst + 20)
+    with tempfile.TemporaryDirectory(prefix="pioche-load-") as tmp:
+        trace = Path(tmp) / "trace.txt"
+        python: tuple[str, ...] = (sys.executable,)
+        if args.profile:
+            args.profile.mkdir(parents=True, exist_ok=True)
+            python = (sys.executable, "-m", "pyinstrument", "-r", "text", "--show-all",
+                      "-o", str(args.profile / f"server-{sessions}.txt"))
+        extra = ["--app", "pioche_tui.app:open_service", "--max-sessions", cap,
+                 "--max-per-address", cap, "--trace", str(trace),
+                 "--turn-timer", str(args.turn_timer)]
+        with serve_process(Path(tmp), *extra, python=python) as served:
+            server = psutil.Process(served.process.pid)  # pyinstrument runs it in-process
+            me = psutil.Process()
+            await asyncio.sleep(1.0)
+            rss_start = server.memory_info().rss
+            set_up_started = time.monotonic()
+            tables: dict[str, Table] = {}
+            for index, (game, watched) in enumerate(plan):
+                table = await set_up_table(served.port, index, game, watched)
+                tables[table.id] = table
+            set_up_s = time.monotonic() - set_up_started
+            clients = [c for t in tables.values() for c in t.subscribers]
+            stop = asyncio.Event()
+            rng = random.Random(sessions)
+            players = [asyncio.create_task(play(c, stop, rng))
+                       for t in tables.values() for c in t.players]
+            await asyncio.sleep(args.warmup)
+            rss_playing = server.memory_info().rss
+            cpu0, mine0, start = cpu_seconds(server), cpu_seconds(me), time.monotonic()
+            probe_stop = asyncio.Event()
+            probes = asyncio.create_task(
+                probe(served.port, args.probes, args.seconds / (args.probes + 1), probe_stop))
+            await asyncio.sleep(args.seconds)
+            end = time.monotonic()
+            cpu1, mine1 = cpu_seconds(server), cpu_seconds(me)
+            probe_stop.set()
+            probe_times = await probes
+            burst_result: dict[str, Any] | None = None
+            if with_burst and args.burst:
+                burst_start = time.monotonic()
+                burst_result = await burst(served.port, args.burst)
+                await asyncio.sleep(2.0)  # moves sent during the burst reach their screens
+                burst_end = burst_start + burst_result["all_in_s"]
+                moves = read_trace(trace)
+                burst_result["seated_players_meanwhile"] = latencies(
+                    moves, tables, burst_start, burst_end)
+            stop.set()
+            await asyncio.gather(*players)
+            moves = read_trace(trace)
+            played = latencies(moves, tables, start, end - 2.0)  # the last moves may be in flight
+            window = [(w, t, s) for w, t, s in moves if start <= w < end]
+            subscriber_moves = sum(len(tables[t].subscribers) for _, t, _ in window
+                                   if t in tables)
+            cpu = cpu1 - cpu0
+            result = {
+                "sessions": len(clients),
+                "tables": {g: sum(1 for t in tables.values() if t.game == g) for g in games},
+                "spectators": sum(len(t.watchers) for t in tables.values()),
+                "set_up_s": round(set_up_s, 1),
+                "seconds": args.seconds,
+                "moves_per_s": round(len(window) / (end - start), 1),
+                "move_to_frame": played,
+                "server_cpu_percent_of_a_core": round(100 * cpu / (end - start), 1),
+                "server_cpu_ms_per_subscriber_move": round(1000 * cpu / subscriber_moves, 2)
+                if subscriber_moves else None,
+                "bench_cpu_percent_of_a_core": round(100 * (mine1 - mine0) / (end - start), 1),
+                "server_rss_mib": round(rss_playing / 2**20, 1),
+                "rss_growth_mib_per_session": round(
+                    (rss_playing - rss_start) / len(clients) / 2**20, 2),
+                "new_connection_first_frame_ms": percentiles(probe_times),
+                "first_frame_ms_during_set_up": percentiles([c.connect_s for c in clients]),
+                "load_average": [round(x, 2) for x in os.getloadavg()],
+            }
+            if burst_result is not None:
+                result["burst"] = burst_result
+            for client in clients:
+                client.conn.close()
+            if args.profile:  # pyinstrument writes its profile when the server exits cleanly
+                served.process.send_signal(signal.SIGINT)
+                served.wait(60)
+    return result
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", default="10,50,100,200",
+                        help="session counts, one server each (default 10,50,100,200)")
+    parser.add_argument("--seconds", type=float, default=40.0, help="play window per N")
+    parser.add_argument("--warmup", type=float, default=5.0,
+                        help="seconds of play before the window opens")
+    parser.add_argument("--burst", type=int, default=100,
+                        help="connections opened at once at the largest N (0: none)")
+    parser.add_argument("--probes", type=int, default=8,
+                        help="single new connections during the window")
+    parser.add_argument("--games", default="defausse,collection")
+    parser.add_argument("--turn-timer", type=float, default=60.0,
+                        help="the server's turn timer: its stand-in plays what scripts miss")
+    parser.add_argument("--profile", type=Path, help="directory for pyinstrument profiles")
+    parser.add_argument("--json", type=Path, help="also write the results to this file")
+    args = parser.parse_args()
+    counts = [int(n) for n in args.sessions.split(",")]
+    results = []
+    for sessions in counts:
+        result = await run_level(args, sessions, with_burst=sessions == max(counts))
+        print(json.dumps(result), flush=True)
+        results.append(result)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
