@@ -45,7 +45,6 @@ import os
 import random
 import re
 import signal
-import statistics
 import sys
 import tempfile
 import time
