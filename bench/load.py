@@ -30,7 +30,8 @@ What it measures:
   what the seated players' moves cost meanwhile.
 
 The clients share this process; its own CPU is reported (on 2 cores it competes with the
-server). ``--profile DIR`` runs the server under pyinstrument and writes its profile per N.
+server). ``--profile DIR`` runs the server under pyinstrument (bench/profiled.py) and writes
+its profile of the play window, per N.
 """
 
 from __future__ import annotations
@@ -74,12 +75,14 @@ RETRY_AFTER = 0.3  # seconds before a script tries its next key when nothing hap
 WAIT = 60.0  # seconds any expected screen may take, even on a loaded server
 
 # What a scripted player presses, by the prompt it last read (first key first; the next ones
-# when the move was not taken). Prompts that need nothing from the player map to ().
+# when the move was not taken). Prompts that need nothing from the player map to (). A
+# window's marker (DIALOGS) wins over the prompts in the same frame: a window is drawn over
+# the table, whose prompt may come later in the frame.
 PROMPTS: dict[str, dict[str, tuple[str, ...]]] = {
     "defausse": {
+        "Quelle couleur": ("1", "\r"),
         "À vous :": ("\r", "d"),
         "Vous avez pioché": ("\r", "k"),
-        "Quelle couleur": ("1",),
         "Au tour de": (),
         "Partie terminée": (),
     },
@@ -103,6 +106,10 @@ PROMPTS: dict[str, dict[str, tuple[str, ...]]] = {
         "Partie terminée": (),
     },
 }
+DIALOGS = frozenset({
+    "Quelle couleur", "Quantique : gardez", "Choisissez dans la liste",
+    "Fin de la manche : choisissez", "sur quel joueur", "de quel voisin", "de quelle pioche",
+})
 
 
 class Guest(asyncssh.SSHClient):
@@ -145,10 +152,13 @@ class Screen(asyncssh.SSHClientSession[bytes]):
                 self.steps.append(step)
                 self.seen_at.append(now)
                 last = step
-        if self.prompts:  # the prompt is the marker that came last
+        if self.prompts:  # the prompt is the window's, else the marker that came last
             best = -1
             for marker in self.prompts:
                 at = text.rfind(marker)
+                if at >= 0 and marker in DIALOGS:
+                    self.prompt = marker
+                    break
                 if at > best:
                     best, self.prompt = at, marker
         self.recent = (self.recent + chunk)[-RECENT:]
@@ -226,6 +236,8 @@ async def set_up_table(port: int, index: int, game: str, watched: bool) -> Table
     two spectators then watch it if ``watched``."""
     names = [f"t{index:03d}p{seat}" for seat in range(4)]
     players = list(await asyncio.gather(*(connect(port, name) for name in names)))
+    for player in players:
+        player.screen.prompts = PROMPTS[game]
     creator = players[0].screen
     creator.send("n")
     await creator.wait_for("Nouvelle table")
@@ -248,7 +260,6 @@ async def set_up_table(port: int, index: int, game: str, watched: bool) -> Table
         await player.screen.wait_for(title)
     for player in players:
         await player.screen.wait_for(STEP)  # the game started
-        player.screen.prompts = PROMPTS[game]
     watchers = []
     if watched:
         watchers = list(await asyncio.gather(*(
@@ -384,15 +395,17 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
     with tempfile.TemporaryDirectory(prefix="pioche-load-") as tmp:
         trace = Path(tmp) / "trace.txt"
         python: tuple[str, ...] = (sys.executable,)
-        if args.profile:
+        if args.profile:  # profiled between SIGUSR1 and SIGUSR2: the play window
             args.profile.mkdir(parents=True, exist_ok=True)
-            python = (sys.executable, "-m", "pyinstrument", "-r", "text", "--show-all",
-                      "-o", str(args.profile / f"server-{sessions}.txt"))
-        extra = ["--app", "pioche_tui.app:open_service", "--max-sessions", cap,
+            for old in args.profile.glob(f"server-{sessions}.*"):
+                old.unlink()
+            python = (sys.executable, str(ROOT / "bench" / "profiled.py"),
+                      str(args.profile / f"server-{sessions}.txt"))
+        extra = ["--app", args.app, "--max-sessions", cap,
                  "--max-per-address", cap, "--trace", str(trace),
                  "--turn-timer", str(args.turn_timer)]
         with serve_process(Path(tmp), *extra, python=python) as served:
-            server = psutil.Process(served.process.pid)  # pyinstrument runs it in-process
+            server = psutil.Process(served.process.pid)
             me = psutil.Process()
             await asyncio.sleep(1.0)
             rss_start = server.memory_info().rss
@@ -409,6 +422,8 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
                        for t in tables.values() for c in t.players]
             await asyncio.sleep(args.warmup)
             rss_playing = server.memory_info().rss
+            if args.profile:
+                server.send_signal(signal.SIGUSR1)
             cpu0, mine0, start = cpu_seconds(server), cpu_seconds(me), time.monotonic()
             probe_stop = asyncio.Event()
             probes = asyncio.create_task(
@@ -416,6 +431,13 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
             await asyncio.sleep(args.seconds)
             end = time.monotonic()
             cpu1, mine1 = cpu_seconds(server), cpu_seconds(me)
+            if args.profile:
+                server.send_signal(signal.SIGUSR2)
+                report = args.profile / f"server-{sessions}.html"
+                for _ in range(600):  # written after the text one: wait for both
+                    if report.exists():
+                        break
+                    await asyncio.sleep(0.1)
             probe_stop.set()
             probe_times = await probes
             burst_result: dict[str, Any] | None = None
@@ -429,6 +451,10 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
                     moves, tables, burst_start, burst_end)
             stop.set()
             await asyncio.gather(*players)
+            if args.verbose:
+                for table in tables.values():
+                    print(table.id, table.game, [(c.screen.step, c.screen.prompt)
+                                                 for c in table.subscribers], file=sys.stderr)
             moves = read_trace(trace)
             played = latencies(moves, tables, start, end - 2.0)  # the last moves may be in flight
             window = [(w, t, s) for w, t, s in moves if start <= w < end]
@@ -458,9 +484,6 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
                 result["burst"] = burst_result
             for client in clients:
                 client.conn.close()
-            if args.profile:  # pyinstrument writes its profile when the server exits cleanly
-                served.process.send_signal(signal.SIGINT)
-                served.wait(60)
     return result
 
 
@@ -479,7 +502,11 @@ async def main() -> None:
     parser.add_argument("--turn-timer", type=float, default=60.0,
                         help="the server's turn timer: its stand-in plays what scripts miss")
     parser.add_argument("--profile", type=Path, help="directory for pyinstrument profiles")
+    parser.add_argument("--app", default="pioche_tui.app:open_service",
+                        help="what pioche serve serves (an opener taking the settings)")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
+    parser.add_argument("--verbose", action="store_true",
+                        help="say where each table's screens stand at the end")
     args = parser.parse_args()
     counts = [int(n) for n in args.sessions.split(",")]
     results = []

@@ -48,7 +48,9 @@ class TitleBar(TextLines):
         self._draw()
 
     def _tick(self) -> None:
-        if self.screen.is_current:  # under another screen a repaint redraws the whole stack
+        # Only on top: under a window (a dialog shows the screen beneath it), a repaint redraws
+        # the whole stack of screens, a full frame each second.
+        if self.screen is self.app.screen:
             self._draw()
 
     def seconds_left(self) -> int:

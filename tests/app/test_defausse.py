@@ -253,6 +253,26 @@ async def test_spectators_see_public_information_only(coordinator: Coordinator,
         assert view_of(app).counts == view.counts
 
 
+async def test_the_turn_timer_ticks_only_on_top(coordinator: Coordinator,
+                                               make_app: MakeApp) -> None:
+    """Under a window the screen beneath shows, and a tick there would repaint both screens."""
+    host = coordinator.connect(Player("SHA256:host", "Hôte"))
+    table = host.create_table("defausse", seats=3, bots={1: "basic", 2: "basic"}, timer=60)
+    app = make_app("Carole", watch_table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        bar = table_screen(app).title_bar
+        drawn: list[int] = []
+        bar._draw = lambda: drawn.append(1)  # type: ignore[method-assign]
+        bar._tick()
+        assert drawn == [1]
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen) and table_screen(app).is_current
+        bar._tick()
+        assert drawn == [1]
+
+
 # --- the screen's answers to views chosen by the test --------------------------------------
 
 
