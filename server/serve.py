@@ -155,6 +155,7 @@ async def serve(args: argparse.Namespace) -> int:
     import asyncio
     import signal
 
+    from .collector import Collector
     from .driver import configure_textual
     from .keys import HOST_KEY_NAME, ensure_host_key, fingerprint
     from .ssh import PiocheServer
@@ -179,9 +180,11 @@ async def serve(args: argparse.Namespace) -> int:
         return 2
     if inspect.isawaitable(service):  # opening the store may need the loop (the real app does)
         service = await service
+    collector = Collector()
     server = PiocheServer(
         service.make_app, key, name_owner=service.name_owner,
         limits=Limits(max_sessions=args.max_sessions, max_per_address=args.max_per_address),
+        collector=collector,
     )
     try:
         await server.start(args.host, args.port)
@@ -192,6 +195,7 @@ async def serve(args: argparse.Namespace) -> int:
     log.info(
         "Pioche listening on %s port %d; host key %s", args.host, server.port, fingerprint(key)
     )
+    collector.start()  # everything loaded: frozen for the garbage collector
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -200,5 +204,6 @@ async def serve(args: argparse.Namespace) -> int:
     log.info("signal received: stopping")
     await server.close()
     await service.close()
+    collector.stop()
     log.info("store closed; bye")
     return 0

@@ -26,6 +26,7 @@ from textual.app import App
 
 from pioche_tui.coordinator.text import nickname as sanitize_nickname
 
+from .collector import Collector
 from .driver import Terminal
 from .identity import (
     WATCH_USERNAME,
@@ -95,8 +96,10 @@ class PiocheServer:
         *,
         name_owner: NameOwner | None = None,
         limits: Limits | None = None,
+        collector: Collector | None = None,
     ) -> None:
         self.make_app = make_app
+        self.collector = collector  # told when a session ends (its app's cycles to sweep)
         self.host_key = host_key
         self.name_owner: NameOwner = name_owner or (lambda _name: None)
         self.limits = limits or Limits()
@@ -431,6 +434,10 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                     self.info.session_id, time.monotonic() - started, status,
                 )
             self._say_goodbye(status)
+            self._app = self._terminal = None  # nothing of the app outlives it here
+            collector = self._server.collector
+            if collector is not None and not self._server.closing:
+                collector.session_ended(len(self._server._sessions))
 
     async def _run_app(self) -> int:
         server = self._server
