@@ -39,6 +39,9 @@ BOT_NAMES = (
     "Ignace", "Joséphine", "Lucien", "Margot", "Noé", "Octavie", "Prosper", "Rosalie",
 )
 CHAT_HISTORY = 30
+LOBBY_INTERVAL = 0.5
+"""Seconds between two lobby snapshots sent to the sessions in the lobby: each one costs every
+such session a repaint, and a crowd connecting at once changes the lobby at every connection."""
 MIN_TIMER, MAX_TIMER = 10.0, 600.0
 
 
@@ -122,6 +125,7 @@ class Coordinator:
         self._chat: dict[str, deque[ChatLine]] = {}
         self._chat_limit = RateLimiter(3, 3.0)
         self._lobby_pending = False
+        self._lobby_sent = -LOBBY_INTERVAL  # loop time of the last lobby snapshot sent
         self._watchers = 0
 
     # --- life -----------------------------------------------------------------------------
@@ -315,17 +319,21 @@ class Coordinator:
         return LobbySnapshot(tables, online)
 
     def lobby_changed(self) -> None:
-        """Send the lobby to sessions in it, once per loop turn however many changes."""
+        """Send the lobby to sessions in it: at the next loop turn, however many changes, and
+        then no sooner than LOBBY_INTERVAL after the previous snapshot. (A new session gets its
+        own snapshot at once.)"""
         if self._lobby_pending:
             return
-        self._lobby_pending = True
         try:
-            asyncio.get_running_loop().call_soon(self._send_lobby)
+            loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop (start-up or shutdown): nobody to tell
-            self._lobby_pending = False
+            return
+        self._lobby_pending = True
+        loop.call_at(max(loop.time(), self._lobby_sent + LOBBY_INTERVAL), self._send_lobby)
 
     def _send_lobby(self) -> None:
         self._lobby_pending = False
+        self._lobby_sent = asyncio.get_running_loop().time()
         snapshot = self.snapshot()
         for session in self.sessions.values():
             if session.table is None:
