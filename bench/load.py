@@ -253,11 +253,7 @@ async def set_up_table(port: int, index: int, game: str, watched: bool) -> Table
     table_id = await creator.wait_for(TABLE_TITLE)
     title = f"{TITLES[game]} · table {table_id}"
     for player in players[1:]:
-        await player.screen.wait_for(table_id)  # the lobby lists it
-        player.screen.send(CTRL_END)
-        await asyncio.sleep(0.05)
-        player.screen.send("j")
-        await player.screen.wait_for(title)
+        await join(player.screen, table_id, title)
     for player in players:
         await player.screen.wait_for(STEP)  # the game started
     watchers = []
@@ -265,6 +261,22 @@ async def set_up_table(port: int, index: int, game: str, watched: bool) -> Table
         watchers = list(await asyncio.gather(*(
             connect(port, f"t{index:03d}w{n}", f"watch {table_id}", title) for n in range(2))))
     return Table(table_id, game, players, watchers)
+
+
+async def join(screen: Screen, table_id: str, title: str) -> None:
+    """Join the newest table from the lobby: the cursor to the last row (once the list shows
+    that table there, it may come a little later), then ``j``."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        screen.send(CTRL_END)
+        with contextlib.suppress(TimeoutError):
+            await screen.wait_for(table_id, 1.0)
+            screen.send(CTRL_END)  # the list may have grown after the previous one
+            await asyncio.sleep(0.05)
+            screen.send("j")
+            await screen.wait_for(title, 3.0)
+            return
+    raise TimeoutError(f"could not join {table_id}")
 
 
 async def play(client: Client, stop: asyncio.Event, rng: random.Random) -> None:

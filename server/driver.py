@@ -7,6 +7,7 @@ pinned to one version (8.2.8). What it uses, and why:
   its ``_timeout_time`` (from ``textual._parser.Parser``) tells when a lone Esc must be resolved.
 - ``Driver._size``, ``Driver._app`` and ``Driver.process_message``: the base class's own state.
 - ``textual.app.redirect_stdout``/``redirect_stderr``: replaced, see ``configure_textual``.
+- ``Stylesheet._parse_rules``: its cache made process-wide, see ``configure_textual``.
 
 Textual's ``LinuxDriver`` is not usable here: it reads stdin in a thread, installs signal handlers
 for the whole process and writes to the process's stderr. This driver runs on the event loop the
@@ -29,6 +30,9 @@ from textual import constants, events
 from textual._time import get_time
 from textual._xterm_parser import XTermParser
 from textual.app import App, SystemCommand
+from textual.cache import LRUCache
+from textual.css.model import RuleSet
+from textual.css.stylesheet import Stylesheet
 from textual.driver import Driver
 from textual.message import Message
 from textual.messages import InBandWindowResize
@@ -377,6 +381,26 @@ def _system_commands(app: App[Any], screen: Screen[Any]) -> Iterator[SystemComma
 
 
 _textual_system_commands = App.get_system_commands
+_textual_parse_rules = Stylesheet._parse_rules
+_parsed: LRUCache[tuple[Any, ...], list[RuleSet]] = LRUCache(1024)
+
+
+def _parse_rules_once(
+    self: Stylesheet, css: str, read_from: Any, is_default_rules: bool = False,
+    tie_breaker: int = 0, scope: str = "",
+) -> list[RuleSet]:
+    # What Textual caches per stylesheet, kept for the whole process: the parse depends only on
+    # these arguments and the theme's variables.
+    variables = getattr(self, "_pioche_variables", None)
+    if variables is None or variables[0] is not self._variables:
+        variables = (self._variables, tuple(sorted(self._variables.items())))
+        self._pioche_variables = variables  # type: ignore[attr-defined]
+    key = (css, read_from, is_default_rules, tie_breaker, scope, variables[1])
+    rules = _parsed.get(key)
+    if rules is None:
+        rules = _textual_parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
+        _parsed.set(key, rules)
+    return rules
 
 
 def configure_textual(color_system: str = "truecolor") -> None:
@@ -389,6 +413,10 @@ def configure_textual(color_system: str = "truecolor") -> None:
       (``truecolor`` by default; ``256`` for older terminals such as macOS Terminal).
     - The command palette offers no Screenshot (it would write an SVG on the server's disk);
       ``SSHDriver`` also refuses every file delivery and URL opening.
+    - CSS is parsed once for the process, not once per app: Textual keeps its parse cache in
+      each app's stylesheet, and parses every source again (its own widgets' too) when an app
+      starts and when it first shows a screen with CSS of its own — a quarter of an app's
+      start-up, and some 10 ms the first time each player sees a window.
     """
     global _configured
     if color_system not in COLOR_SYSTEMS:
@@ -400,3 +428,4 @@ def configure_textual(color_system: str = "truecolor") -> None:
     textual.app.redirect_stdout = _keep_stream  # type: ignore[misc,assignment]
     textual.app.redirect_stderr = _keep_stream  # type: ignore[misc,assignment]
     App.get_system_commands = _system_commands  # type: ignore[method-assign,assignment]
+    Stylesheet._parse_rules = _parse_rules_once  # type: ignore[method-assign]
