@@ -13,10 +13,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .engine import GAMES
 from .engine.base import BadOptions, Bot, Game, Outcome, derive_seed, new_rng
+from .engine.collection.stats import CollectionStats
 
 
 @dataclass
@@ -279,7 +280,7 @@ def format_text(data: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-class SimReport:
+class SimReport(Protocol):
     """Game-specific statistics: ``observe`` each finished game, then ``summary`` for the JSON."""
 
     def observe(self, state: Any, outcome: Outcome) -> None: ...
@@ -288,5 +289,5 @@ class SimReport:
         return {}
 
 
-SIM_REPORTS: dict[str, Callable[[], SimReport]] = {}
+SIM_REPORTS: dict[str, Callable[[], SimReport]] = {"collection": CollectionStats}
 """Per game name, a factory of its SimReport (balance statistics beyond the common ones)."""
