@@ -71,7 +71,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "key.new_pile": ("nouvelle pile", "new pile"),
     "key.joker": ("Joker", "Joker"),
     "key.tick": ("cocher", "tick"),
-    "key.best": ("meilleur choix", "best choice"),
+    "key.best": ("meilleur", "best"),
     "key.refuse_all": ("tout refuser", "refuse all"),
     "key.option_number": ("option n° 1 à 9", "option no. 1 to 9"),
     # longer descriptions, for the help
@@ -490,6 +490,35 @@ MESSAGES: dict[str, tuple[str, str]] = {
                       "Game over in round {round}: {names} wins"),
     "col.game_over.many": ("Partie terminée à la manche {round} : {names} l'emportent",
                            "Game over in round {round}: {names} win"),
+    "col.legend": (
+        "## Les cartes et les signes\n\n"
+        "- `R3` : un 3 rouge (R rouge, J jaune, V vert, B bleu, P violet, pour pourpre) ; "
+        "`◇` Rainbow ; `◆` Shadow.\n"
+        "- Les cartes spéciales : `Jok` Joker, `Dbl` Double, `PTT` Passe Ton Tour, `Flip`, "
+        "`Swp` Swipe, `Qtq` Quantique.\n"
+        "- La ligne d'un joueur : `►` c'est son tour ; `⊘` un tour passé l'attend ; `+2` un "
+        "Double l'attend (2 cartes à piocher par Double) ; Objectifs : le numéro de chaque "
+        "objectif validé (`0` pour le 10e), `·` pour un objectif ouvert ; pendant la "
+        "validation, `✓` : il a choisi.\n"
+        "- Scorecard : `✓` et les points d'un objectif validé ; en gris, ce que vaut un "
+        "objectif encore ouvert.\n"
+        "- « STOP si » : les cartes qui feraient perdre votre pile ; « risque » : la "
+        "probabilité que la prochaine carte de chaque pioche le fasse, d'après les cartes que "
+        "vous n'avez pas vues.",
+        "## Cards and signs\n\n"
+        "- `R3`: a red 3 (R red, Y yellow, G green, B blue, P purple); `◇` Rainbow; "
+        "`◆` Shadow.\n"
+        "- Special cards: `Jok` Joker, `Dbl` Double, `PTT` Passe Ton Tour (skip your turn), "
+        "`Flip`, `Swp` Swipe, `Qtq` Quantique.\n"
+        "- A player's row: `►` their turn; `⊘` a lost turn awaits them; `+2` a Double "
+        "awaits them (2 cards to draw per Double); Objectives: the number of each objective "
+        "validated (`0` for the 10th), `·` for an open one; during validation, `✓`: they "
+        "have chosen.\n"
+        "- Scorecard: `✓` and the points of a validated objective; dimmed, what an open "
+        "objective is worth.\n"
+        "- \"STOP on\": the cards that would lose your pile; \"risk\": the chance that the "
+        "next card of each deck does, from the cards you have not seen.",
+    ),
     # Collection's log
     "cev.round": ("Manche {n} : {name} commence.", "Round {n}: {name} starts."),
     "cev.draw": ("{name} pioche en {pile} : {card}", "{name} draws from {pile}: {card}"),

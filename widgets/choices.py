@@ -214,18 +214,19 @@ class ChoiceList(TextLines, can_focus=True):
         lines = [title]
         cursor_style = self.get_component_rich_style("choicelist--cursor")
         for index in range(self._first, last):
-            line = Text(f"{index + 1}. " if index < 9 else "   ")
+            cursor = index == self.cursor and self.has_focus
+            line = Text("›" if cursor else " ", "bold")  # the cursor, colour or not
+            line.append(f"{index + 1}. " if index < 9 else "   ")
             if self.multi:
                 line.append("[x] " if index in self.ticked else
                             " -  " if self.blocked(index) else "[ ] ")
             line.append_text(self.options[index])
             if self.blocked(index) and index not in self.ticked:
                 line.stylize("dim")
-            if index == self.cursor and self.has_focus:
+            if cursor:
                 line.stylize(cursor_style)
                 line.pad_right(max(0, self.content_size.width - line.cell_len))
             lines.append(line)
-        lines += [Text() for _ in range(room - (last - self._first))]
         if footer:
             line = Text(self.total_label.format(points=self.total), "bold")
             if last < len(self.options):
@@ -233,4 +234,4 @@ class ChoiceList(TextLines, can_focus=True):
             lines.append(line)
         elif last < len(self.options):
             lines[-1] = lines[-1].copy().append("  ▼", "bold")
-        self.lines = tuple(lines)
+        self.lines = (*lines, *(Text() for _ in range(height - len(lines))))

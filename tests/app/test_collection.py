@@ -253,6 +253,7 @@ async def test_spectators_see_public_information_and_no_key_acts(
         assert "piocher la carte du dessus de la pioche A" in document
         assert "verrouiller votre pile" in document
         assert "validation : cocher le meilleur choix" in document  # the list's keys too
+        assert "Les cartes et les signes" in document and "`◆` Shadow" in document
         await press(pilot, "escape")
         await press(pilot, "a", "b", "v", "s", "1")  # no key acts
         assert view_of(app).seats == view.seats
@@ -515,6 +516,7 @@ def validation_view(view: CollectionView) -> dict[str, Any]:
     seats = tuple(replace(s, collection=(*threes, *fives, shadow) if s.seat == 0 else (),
                           validated=s.seat != 0, pile=()) for s in view.seats)
     return {"phase": "validation", "current": None, "seats": seats, "combinations": combos,
+            "draw_sizes": (0, 0), "risk": None, "held": (), "must_draw": 0,
             "best": (brelan, pair5), "best_points": 45,
             "legal": (Validate(()), *(Validate((c,)) for c in combos))}
 

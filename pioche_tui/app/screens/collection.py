@@ -46,6 +46,7 @@ from ...engine.collection.cards import (
     JOKER,
     KIND,
     OBJECTIVES,
+    SPECIAL,
     SWIPE,
     VALUE,
 )
@@ -227,8 +228,11 @@ class CollectionTableScreen(TableScreen):
         player decides), the reserve."""
         t = self.t
         if view.current == seat.seat and view.phase in ("shadow", "special") and view.held:
+            card = view.held[0]
             first = Text().append(t("col.drawn"), "bold").append_text(
-                chip(view.held[0], self.letters, short=False))
+                chip(card, self.letters, short=False))
+            if KIND[card] != SPECIAL:  # a special card's chip says its name already
+                first.append(" " + card_name(t, card))
         else:
             first = self.danger(seat.pile)
         reserve = Text().append(t("col.reserve"), "bold")
@@ -328,6 +332,10 @@ class CollectionTableScreen(TableScreen):
             return Text(t("col.flipped" if flipped else "col.after_draw"), "bold")
         return Text(t("col.your_turn" if LOCK in legal else "col.your_turn_empty"), "bold")
 
+    def legend(self) -> str:
+        """For the help: what the letters, glyphs and signs on this screen mean (Markdown)."""
+        return self.t("col.legend")
+
     # --- summaries ------------------------------------------------------------------------
 
     def round_summary(self, view: CollectionView) -> Text:
@@ -423,9 +431,14 @@ class CollectionTableScreen(TableScreen):
     def ask_quantique(self, view: CollectionView) -> None:
         t = self.t
         keepable = {a.card for a in view.legal if isinstance(a, Keep)}
-        options = [chip(card, self.letters, short=False).append(
-            "" if card in keepable else "  " + t("col.reserve_full"), "dim")
-            for card in view.quantique]
+        options = []
+        for card in view.quantique:
+            option = chip(card, self.letters, short=False)
+            if KIND[card] != SPECIAL:
+                option.append(" " + card_name(t, card))
+            if card not in keepable:
+                option.append("  " + t("col.reserve_full"), "dim")
+            options.append(option)
         options.append(Text(t("col.keep_none")))
         self.ask("quantique", view, Text(t("col.quantique_title"), "bold"), options,
                  (*view.quantique, None),
