@@ -61,7 +61,7 @@ class SimResult:
                 k: round(v / (games * self.bots.count(k)), 4)
                 for k, v in self.wins_by_bot().items()
             },
-            "events": dict(sorted(self.events.items())),
+            **({"events": dict(sorted(self.events.items()))} if self.events else {}),
             **self.extra,
         }
 
@@ -111,6 +111,7 @@ def simulate(
     options: Mapping[str, Any],
     observer: GameObserver | None = None,
     progress: Callable[[int], None] | None = None,
+    count_events: bool = False,
 ) -> SimResult:
     if len(bot_names) == 1:
         bot_names = list(bot_names) * players
@@ -122,7 +123,8 @@ def simulate(
     start = time.perf_counter()
     for i in range(games):
         state, outcome, actions = play_one(
-            game, players, options, derive_seed(seed, i), bots, result.events
+            game, players, options, derive_seed(seed, i), bots,
+            result.events if count_events else None,
         )
         result.games += 1
         result.actions += actions
@@ -208,6 +210,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--option", "-o", action="append", type=parse_option, default=[], metavar="NAME=VALUE",
         help="a table option, e.g. cumul=true or target=300 (repeatable)",
     )
+    p.add_argument("--events", action="store_true",
+                   help="also count the events of every kind (slows the run down)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)
 
@@ -245,6 +249,7 @@ def run(args: argparse.Namespace) -> int:
             game, args.players, args.games, args.seed, names, options,
             observer=collector.observe if collector else None,
             progress=progress,
+            count_events=args.events,
         )
     except BadOptions as e:
         print(f"pioche sim: {e}", file=sys.stderr)

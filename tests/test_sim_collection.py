@@ -47,8 +47,10 @@ def test_balance_statistics(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_modes_and_single_round(capsys: pytest.CaptureFixture[str]) -> None:
-    decouverte = sim(capsys, "--games", "6", "--bots", "random", "--mode", "decouverte")
+    decouverte = sim(capsys, "--games", "6", "--bots", "random", "--mode", "decouverte",
+                     "--events")  # fmt: skip
     assert set(decouverte["balance"]["rounds"]) <= {"1", "2", "3"}
+    assert decouverte["events"]["draw"] > 0
     assert "special" not in decouverte["events"]  # no special cards in Découverte
     single = sim(capsys, "--games", "6", "--bots", "random", "--single-round")
     assert single["rounds_per_game"] == 1 and single["balance"]["rounds"] == {"1": 1.0}

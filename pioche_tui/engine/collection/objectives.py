@@ -70,13 +70,6 @@ def base_points(objective: int) -> int:
     return OBJECTIVES[objective - 1].points
 
 
-def max_points(objective: int) -> int:
-    """The most an objective can be worth: with a Shadow standing in, or a Suite Shadow."""
-    if objective == SUITE_PURE:
-        return SUITE_SHADOW_POINTS
-    return base_points(objective) + SHADOW_WILD_BONUS
-
-
 def total_points(selection: Iterable[Combination]) -> int:
     return sum(c.points for c in selection)
 
@@ -715,12 +708,13 @@ def combinations(
     pool = _Pool(cards)
     found = list(_value_offers(pool.have, _reachable(open_objectives, len(cards))))
     colour_options = (
-        (COULEUR, _couleur_options(pool, first_only=True)), (ARC_EN_CIEL, _arc_options(pool))
+        (COULEUR, lambda: _couleur_options(pool, first_only=True)),
+        (ARC_EN_CIEL, lambda: _arc_options(pool)),
     )
     for objective, options in colour_options:
         if objective in open_objectives:
             firsts: dict[int, _Option] = {}
-            for option in options:
+            for option in options():
                 firsts.setdefault(option.points, option)
                 if len(firsts) == 2:  # with and without a Shadow: the most there can be
                     break
@@ -745,10 +739,11 @@ def _pick_values(pool: _Pool, option: _Option) -> Combination:
 
 COLOUR_BUDGET = 128
 """The most ways to fill Couleur and/or Arc-en-ciel the solver tries in full. A large
-collection (25 cards and more, in two-player games) offers hundreds; they are tried most
-promising first, and in the hardest collections sampled the best was always among the first 80.
-The budget bounds the worst case (a round's end must not stall the server) at some 60 ms; below
-it, and so for every small collection, the answer is exact."""
+collection (25 cards and more, in two-player games) offers hundreds, most promising first;
+proving the best among all of them takes seconds, this budget some 50 to 250 ms. On 894
+collections from bot games (162 of them two-player, up to 35 cards) the budget never cost a
+point (64 cost 5 to 10 points four times). Small collections never reach it: for them the
+answer is exact (the property tests check it against brute force)."""
 
 
 def best_selection(
