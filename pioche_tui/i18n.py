@@ -432,21 +432,20 @@ MESSAGES: dict[str, tuple[str, str]] = {
                             "{name} is choosing among the Quantique's {n} cards."),
     "col.other_skip": ("{name} passe son tour et peut jouer une carte de sa réserve.",
                        "{name} loses a turn and may play a reserve card."),
-    "col.your_turn": ("À vous : piochez (a : pioche A, b : pioche B) ou verrouillez "
-                      "votre pile (v).",
-                      "Your turn: draw (a: deck A, b: deck B) or lock your pile (v)."),
-    "col.your_turn_empty": ("À vous : piochez (a : pioche A, b : pioche B).",
-                            "Your turn: draw (a: deck A, b: deck B)."),
-    "col.must_draw": ("Vous devez encore piocher {n} carte (a, b).",
-                      "You must draw {n} more card (a, b)."),
-    "col.must_draw.many": ("Vous devez encore piocher {n} cartes (a, b).",
-                           "You must draw {n} more cards (a, b)."),
-    "col.after_draw": ("Piochez encore (a, b) ou arrêtez-vous (s) : la pile reste, "
+    "col.draw_key": ("{letter} : pioche {pile}", "{letter}: deck {pile}"),
+    "col.your_turn": ("À vous : piochez ({keys}) ou verrouillez votre pile (v).",
+                      "Your turn: draw ({keys}) or lock your pile (v)."),
+    "col.your_turn_empty": ("À vous : piochez ({keys}).", "Your turn: draw ({keys})."),
+    "col.must_draw": ("Vous devez encore piocher {n} carte ({keys}).",
+                      "You must draw {n} more card ({keys})."),
+    "col.must_draw.many": ("Vous devez encore piocher {n} cartes ({keys}).",
+                           "You must draw {n} more cards ({keys})."),
+    "col.after_draw": ("Piochez encore ({keys}) ou arrêtez-vous (s) : la pile reste, "
                        "non verrouillée.",
-                       "Draw again (a, b) or stop (s): the pile stays, unlocked."),
-    "col.flipped": ("Flip : voyez le dessus des pioches, puis piochez (a, b) ou "
+                       "Draw again ({keys}) or stop (s): the pile stays, unlocked."),
+    "col.flipped": ("Flip : voyez le dessus des pioches, puis piochez ({keys}) ou "
                     "arrêtez-vous (s).",
-                    "Flip: see the top of each deck, then draw (a, b) or stop (s)."),
+                    "Flip: see the top of each deck, then draw ({keys}) or stop (s)."),
     "col.shadow": ("Shadow ! k : la défausser, garder la pile · n : nouvelle pile avec elle",
                    "Shadow! k: discard it, keep the pile · n: new pile with it"),
     "col.shadow_joker": ("Shadow ! k : garder la pile · n : nouvelle pile · j : Joker",

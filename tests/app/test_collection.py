@@ -376,6 +376,41 @@ async def test_joker_away_from_a_shadow_is_asked_first(make_app: MakeApp) -> Non
         assert "Alice joue Joker, sans effet" in log_text(app)
 
 
+async def test_full_reserve_a_reserve_card_makes_room(make_app: MakeApp) -> None:
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = await sit_down(pilot, app, keep=(DOUBLE,))
+        in_reserve(table, 0, FLIP, QUANTIQUE)
+        on_top(table, 0, DOUBLE)
+        await press(pilot, "a")
+        assert "Double, réserve pleine : e pour l'activer, ou 1, 2" in screen_text(app)
+        assert {"e", "1/2"} <= keys_shown(app) and "r" not in keys_shown(app)
+        await press(pilot, "1")  # Flip goes, the Double takes its slot
+        view = view_of(app)
+        assert view.seats[0].reserve == (QUANTIQUE, DOUBLE) and view.peek != (None, None)
+        assert "Alice met Double en réserve" in log_text(app)
+
+
+async def test_a_lost_turn_may_still_play_a_reserve_card(make_app: MakeApp) -> None:
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = await sit_down(pilot, app, seats=2, keep=(DOUBLE,))
+        in_reserve(table, 0, DOUBLE)
+        table.state.skips[0] = 1  # as if the bot had played Passe Ton Tour on her
+        table.publish()
+        await settle(pilot)
+        assert "⊘" in screen_text(app)  # her row says a lost turn awaits her
+        await press(pilot, "a")
+        await press(pilot, "s")
+        view = await my_turn(pilot, app)
+        assert view.phase == "skip"
+        assert "Tour passé : jouez une carte de la réserve (1, 2) ou finissez (s)." in (
+            screen_text(app))
+        assert {"1", "s"} <= keys_shown(app) and "a/b" not in keys_shown(app)
+        await press(pilot, "s")
+        assert "Alice passe son tour" in log_text(app)
+
+
 # --- Flip and Quantique: what only their player sees ----------------------------------------
 
 

@@ -13,7 +13,8 @@ repaints only the rows that changed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any, ClassVar, cast
 
 from rich.cells import cell_len
@@ -94,6 +95,7 @@ class CollectionTableScreen(TableScreen):
         self._choice_legal: tuple[Action, ...] = ()  # the legal actions when it was asked
         self.choice_answers: tuple[Any, ...] = ()  # what each option stands for
         self._detail_seat = 0  # the seat a spectator sees in detail (the last to play)
+        self._parts: dict[str, tuple[Any, Any]] = {}  # the board's parts, by what they show
 
     @property
     def view(self) -> CollectionView | None:
@@ -137,15 +139,34 @@ class CollectionTableScreen(TableScreen):
         assert view is not None
         seat = self.detail_seat(view)
         shown = view.seats[seat]
-        label = (self.t("col.your_pile") if seat == update.seat
-                 else self.t("col.pile_of", name=self.name_of(seat)))
-        self.board.show(self.draw_line(view), self.seat_rows(view), Text().append(label, "bold"),
-                        shown.pile, self.detail(view, shown), self.collection_line(shown),
-                        self.scorecard(shown))
+        held = view.held if view.current == seat and view.phase in ("shadow", "special") else ()
+        # Each part is rebuilt only when what it shows changed (most of a move changes one
+        # seat's row and a line or two); the board redraws only when a part is new.
+        cached = self.cached
+        self.board.show(
+            cached("draw", (view.draw_sizes, view.peek, view.risk, view.discard_size),
+                   lambda: self.draw_line(view)),
+            [cached("head", self.names, self.seat_header),
+             *(cached(f"seat{s.seat}", self.seat_key(view, s), partial(self.seat_row, view, s))
+               for s in view.seats)],
+            cached("label", (seat, self.names), lambda: self.pile_label(seat)),
+            shown.pile,
+            cached("detail", (shown.pile, shown.reserve, held), lambda: self.detail(shown, held)),
+            cached("collection", shown.collection, lambda: self.collection_line(shown)),
+            cached("scorecard", (shown.scorecard, shown.total), lambda: self.scorecard(shown)))
         self.prompt_line.text = self.prompt(view)
         self.sync_choice(view)
         if any(event.kind == "validate" for event in update.events):
             self.show_summary(view)  # everybody has validated: the round is over
+
+    def cached(self, part: str, key: Any, build: Callable[[], Any]) -> Any:
+        """``build()``, or the value it gave last time for ``part`` if ``key`` is the same."""
+        hit = self._parts.get(part)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        value = build()
+        self._parts[part] = (key, value)
+        return value
 
     def name_of(self, seat: int | None) -> str:
         names = self.names
@@ -178,57 +199,69 @@ class CollectionTableScreen(TableScreen):
         line.append("   " + t("col.discard", n=view.discard_size), "dim")
         return line
 
-    def seat_rows(self, view: CollectionView) -> list[Text]:
-        """A header, then one row per seat: the pile's last cards, the reserve, the scorecard
-        (a digit per objective validated), the points, the collection."""
+    def name_width(self) -> int:
+        return min(NAME_WIDTH, max((cell_len(n) for n in self.names), default=4))
+
+    def seat_header(self) -> Text:
+        """The header over the seats' rows."""
         t = self.t
-        names = self.names
-        width = min(NAME_WIDTH, max((cell_len(n) for n in names), default=4))
-        head = Text("  ")
-        for text, size in ((t("col.head.player"), width + MARKS_WIDTH + 2),
+        head = Text("  ", "dim")
+        for text, size in ((t("col.head.player"), self.name_width() + MARKS_WIDTH + 2),
                            (t("col.head.pile"), PILE_WIDTH + 2),
                            (t("col.head.reserve"), RESERVE_WIDTH + 2),
                            (t("col.head.objectives"), 12), (t("col.head.points"), 6),
                            (t("col.head.collection"), 0)):
             head.append_text(fit(text, size) if size else Text(text))
-        rows = [head.copy()]
-        rows[0].stylize("dim")
-        validating = view.phase == "validation"
-        for seat in view.seats:
-            s = seat.seat
-            if validating:
-                marker = "✓ " if seat.validated else "  "
-            else:
-                marker = "► " if view.current == s else "  "
-            row = Text().append(marker, "bold")
-            name = fit(names[s] if s < len(names) else "?", width)
-            if s == self.seat or view.current == s:
-                name.stylize("bold")
-            if s < len(self.update.table.seats) and self.update.table.seats[s].away:
-                name.stylize("dim")
-            row.append_text(name)
-            marks = ("⊘" if seat.skips else "") + (f"+{2 * seat.doubles}" if seat.doubles
-                                                   else "")
-            row.append(" " + fit(marks, MARKS_WIDTH).plain + " ", "bold")
-            pile = last_chips(seat.pile, self.letters, PILE_WIDTH) if seat.pile else Text("—")
-            row.append_text(fit(pile, PILE_WIDTH + 2))
-            reserve = chips(seat.reserve, self.letters) if seat.reserve else Text("—")
-            row.append_text(fit(reserve, RESERVE_WIDTH + 2))
-            strip = "".join(str(n % 10) if points else "·"
-                            for n, points in enumerate(seat.scorecard, 1))
-            row.append(f"{strip}  ")
-            row.append(f"{seat.total:>4}  ", "bold")
-            row.append(f"{len(seat.collection):>2} ")
-            row.append_text(grouped(seat.collection, self.letters))
-            rows.append(row)
-        return rows
+        return head
 
-    def detail(self, view: CollectionView, seat: SeatView) -> list[Text]:
-        """The lines under the pile: what would stop it (or the card just drawn, while its
-        player decides), the reserve."""
+    def seat_key(self, view: CollectionView, seat: SeatView) -> tuple[Any, ...]:
+        """Everything a seat's row shows."""
+        s = seat.seat
+        seats = self.update.table.seats
+        return (seat, view.current == s, view.phase == "validation", self.names,
+                s < len(seats) and seats[s].away)
+
+    def seat_row(self, view: CollectionView, seat: SeatView) -> Text:
+        """One seat: what waits for them, the pile's last cards, the reserve, the scorecard (a
+        digit per objective validated), the points, the collection."""
+        s = seat.seat
+        if view.phase == "validation":
+            marker = "✓ " if seat.validated else "  "
+        else:
+            marker = "► " if view.current == s else "  "
+        row = Text().append(marker, "bold")
+        name = fit(self.name_of(s), self.name_width())
+        if s == self.seat or view.current == s:
+            name.stylize("bold")
+        if s < len(self.update.table.seats) and self.update.table.seats[s].away:
+            name.stylize("dim")
+        row.append_text(name)
+        marks = ("⊘" if seat.skips else "") + (f"+{2 * seat.doubles}" if seat.doubles else "")
+        row.append(" " + fit(marks, MARKS_WIDTH).plain + " ", "bold")
+        pile = last_chips(seat.pile, self.letters, PILE_WIDTH) if seat.pile else Text("—")
+        row.append_text(fit(pile, PILE_WIDTH + 2))
+        reserve = chips(seat.reserve, self.letters) if seat.reserve else Text("—")
+        row.append_text(fit(reserve, RESERVE_WIDTH + 2))
+        strip = "".join(str(n % 10) if points else "·"
+                        for n, points in enumerate(seat.scorecard, 1))
+        row.append(f"{strip}  ")
+        row.append(f"{seat.total:>4}  ", "bold")
+        row.append(f"{len(seat.collection):>2} ")
+        row.append_text(grouped(seat.collection, self.letters))
+        return row
+
+    def pile_label(self, seat: int) -> Text:
         t = self.t
-        if view.current == seat.seat and view.phase in ("shadow", "special") and view.held:
-            card = view.held[0]
+        label = t("col.your_pile") if seat == self.seat else t("col.pile_of",
+                                                                 name=self.name_of(seat))
+        return Text().append(label, "bold")
+
+    def detail(self, seat: SeatView, held: tuple[int, ...]) -> list[Text]:
+        """The lines under the pile: what would stop it (or the card just drawn, ``held``,
+        while its player decides), the reserve."""
+        t = self.t
+        if held:
+            card = held[0]
             first = Text().append(t("col.drawn"), "bold").append_text(
                 chip(card, self.letters, short=False))
             if KIND[card] != SPECIAL:  # a special card's chip says its name already
@@ -325,12 +358,16 @@ class CollectionTableScreen(TableScreen):
             return Text(t("col.quantique"), "bold")
         if phase == "skip":
             return Text(t("col.skip"), "bold")
+        piles = [pile for pile in (0, 1) if Draw(pile) in legal]
+        keys = ", ".join("ab"[pile] for pile in piles)
         if view.must_draw:  # a Rainbow, or a Double's draws
-            return Text(t.count("col.must_draw", view.must_draw), "bold")
+            return Text(t.count("col.must_draw", view.must_draw, keys=keys), "bold")
         if STOP in legal:
             flipped = any(event.kind == "flip" for event in self.update.events)
-            return Text(t("col.flipped" if flipped else "col.after_draw"), "bold")
-        return Text(t("col.your_turn" if LOCK in legal else "col.your_turn_empty"), "bold")
+            return Text(t("col.flipped" if flipped else "col.after_draw", keys=keys), "bold")
+        keys = ", ".join(t("col.draw_key", letter="ab"[pile], pile=PILES[pile]) for pile in piles)
+        return Text(t("col.your_turn" if LOCK in legal else "col.your_turn_empty", keys=keys),
+                    "bold")
 
     def legend(self) -> str:
         """For the help: what the letters, glyphs and signs on this screen mean (Markdown)."""
@@ -342,8 +379,8 @@ class CollectionTableScreen(TableScreen):
         """One row per seat: the points of the round that just ended, the total, the
         objectives, and what they validated. (The panel's title says which round.)"""
         t = self.t
-        width = min(NAME_WIDTH, max((cell_len(n) for n in self.names), default=4))
-        text = Text(no_wrap=True, overflow="ellipsis")  # a row per seat, whatever the width
+        width = self.name_width()
+        text = Text()
         for seat in view.seats:
             combos = view.last_results[seat.seat] if seat.seat < len(view.last_results) else ()
             won = view.outcome is not None and seat.seat in view.outcome.winners
