@@ -19,6 +19,7 @@ from .lines import TextLines, join_columns
 
 DETAIL_ROWS = 6  # the scorecard's height: a title and two columns of five objectives
 MIN_LEFT = 24  # cells left of the scorecard at the least
+EMPTY = Text()
 
 
 class CollectionBoard(TextLines):
@@ -41,6 +42,10 @@ class CollectionBoard(TextLines):
         self._detail: tuple[Any, ...] = ()  # label, pile, detail lines, collection, scorecard
         self._block: tuple[Text, ...] = ()  # the detailed seat's rows, laid out
         self._block_width = -1
+        # What a move seldom changes, kept: the collection wrapped, and each row of the block
+        # as (left part, right part, the two joined).
+        self._wrapped: tuple[Text | None, int, list[Text]] = (None, -1, [])
+        self._joined: dict[int, tuple[Text, Text | None, Text]] = {}
 
     def show(self, top: Text, seats: Sequence[Text], label: Text, pile: tuple[int, ...],
              detail: Sequence[Text], collection: Text, scorecard: Sequence[Text]) -> None:
@@ -57,6 +62,7 @@ class CollectionBoard(TextLines):
     def on_resize(self, event: events.Resize) -> None:
         super().on_resize(event)
         self._block_width = -1
+        self._joined.clear()
         self._draw()
 
     def _draw(self) -> None:
@@ -77,13 +83,30 @@ class CollectionBoard(TextLines):
         pile_line = label.copy().append_text(
             last_chips(pile, self.letters, left_width - label.cell_len))
         rows = [pile_line, *detail][:DETAIL_ROWS]
-        free = DETAIL_ROWS - len(rows)
-        if free > 0 and collection:
-            wrapped = list(collection.wrap(self.app.console, left_width))
-            if len(wrapped) > free:
-                wrapped = wrapped[:free]
-                wrapped[-1].truncate(left_width - 1)
-                wrapped[-1].append("…")
-            rows += wrapped
-        rows += [Text() for _ in range(DETAIL_ROWS - len(rows))]
-        return join_columns(rows, scorecard, left_width)
+        rows += self._wrap(collection, left_width, DETAIL_ROWS - len(rows))
+        rows += [EMPTY] * (DETAIL_ROWS - len(rows))
+        block = []
+        for y, left in enumerate(rows):
+            right_part = scorecard[y] if y < len(scorecard) else None
+            known = self._joined.get(y)
+            if known is None or known[0] is not left or known[1] is not right_part:
+                joined = join_columns([left], [right_part] if right_part else [], left_width)
+                known = self._joined[y] = (left, right_part, joined[0])
+            block.append(known[2])
+        return tuple(block)
+
+    def _wrap(self, collection: Text, width: int, rows: int) -> list[Text]:
+        """The collection wrapped to ``width`` on at most ``rows`` rows (… when cut)."""
+        if rows <= 0 or not collection:
+            return []
+        text, known_width, wrapped = self._wrapped
+        if text is not collection or known_width != width:
+            wrapped = list(collection.wrap(self.app.console, width))
+            self._wrapped = (collection, width, wrapped)
+        if len(wrapped) <= rows:
+            return wrapped
+        cut = wrapped[:rows]
+        cut[-1] = cut[-1].copy()
+        cut[-1].truncate(width - 1)
+        cut[-1].append("…")
+        return cut
