@@ -27,7 +27,7 @@ from ..engine.collection.cards import (
     VALUE,
 )
 from ..i18n import Catalogue
-from . import join_clauses
+from . import lines_of
 
 JOINS = {"bust", "flip", "quantique"}
 """Events that complete the line before them; every other event begins a line."""
@@ -51,16 +51,8 @@ def card_list(t: Catalogue, cards: Sequence[int]) -> str:
 
 
 def narrate(events: Sequence[Event], names: Sequence[str], t: Catalogue) -> list[str]:
-    groups: list[list[str]] = []
-    for event in events:
-        clause = _clause(event, names, t)
-        if clause is None:
-            continue
-        if event.kind not in JOINS or not groups:
-            groups.append([clause])
-        else:
-            groups[-1].append(clause)
-    return join_clauses(groups)
+    return lines_of(events, lambda event: _clause(event, names, t),
+                    lambda kind: kind not in JOINS)
 
 
 def _clause(event: Event, names: Sequence[str], t: Catalogue) -> str | None:

@@ -43,16 +43,12 @@ from pioche_tui.engine.collection.cards import (
 from pioche_tui.engine.collection.objectives import Combination
 from pioche_tui.engine.collection.rules import State
 from pioche_tui.engine.collection.views import CollectionView
-from widgets.keybar import KeyBar
 from widgets.log import GameLog
 
 from .conftest import screen_text, settle
+from .test_defausse import Recorder, keys_shown
 
 MakeApp = Callable[..., PiocheApp]
-
-
-def keys_shown(app: PiocheApp) -> set[str]:
-    return {key for key, _ in app.screen.query_one(KeyBar).keys}
 
 
 def table_screen(app: PiocheApp) -> CollectionTableScreen:
@@ -514,16 +510,6 @@ async def test_quantique_pile_then_the_card_to_keep_seen_by_its_player_only(
 
 
 # --- validation and the round's summary -------------------------------------------------------
-
-
-class Recorder:
-    """Stands in for ``Session.act`` where a test feeds the screen views of its own making."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[Any, int | None]] = []
-
-    def __call__(self, action: Any, step: int | None = None) -> None:
-        self.sent.append((action, step))
 
 
 def fed(app: PiocheApp, recorder: Recorder, events: tuple[Event, ...] = (),
