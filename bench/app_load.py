@@ -1,13 +1,15 @@
 """What one player's app costs the server: CPU to start, CPU per table update, memory.
 
-    uv run python bench/app_load.py [--players 3] [--watchers 4] [--seconds 20] [--starts 20]
+    uv run python bench/app_load.py [--game defausse|collection] [--players 3] [--watchers 4]
+                                    [--seconds 20] [--starts 20]
 
 Apps run as the server runs them: many in one process and one event loop, each in its own
 task. Their driver renders every frame completely and writes it nowhere (the cost of the bytes
-on the wire is the SSH server's). A Défausse table of four seats — ``--players`` seated apps
-playing fast through their screens' own action path, bots in the other seats — is watched by
-``--watchers`` spectator apps. The same table is then run with plain sessions in place of the
-apps; the difference, per table update and per app, is the apps' cost.
+on the wire is the SSH server's). A table of four seats (``--game``, Défausse by default) —
+``--players`` seated apps playing fast through their screens' own action path, bots in the
+other seats — is watched by ``--watchers`` spectator apps. The same table is then run with
+plain sessions in place of the apps; the difference, per table update and per app, is the
+apps' cost.
 
 Results go in docs/performance.md (machine, command, numbers).
 """
@@ -54,18 +56,22 @@ async def start_app(app: PiocheApp, size: tuple[int, int] = (80, 24)) -> asyncio
     return task
 
 
+GAME_OPTIONS: dict[str, dict[str, Any]] = {"defausse": {"target": 1000}, "collection": {}}
+"""Options that make a game last: the run measures a game in progress."""
+
+
 async def play_fast(seat_of: Any, act: Any, rng: random.Random) -> None:
-    """A quick human: whenever it is their turn, some legal action after a short pause."""
+    """A quick human: whenever they are to act, some legal action after a short pause."""
     while True:
         await asyncio.sleep(MOVE_DELAY)
-        view, step, seat = seat_of()
-        if view is None or view.outcome is not None or view.current != seat or not view.legal:
+        view, step, seat, to_act = seat_of()
+        if view is None or view.outcome is not None or seat not in to_act or not view.legal:
             continue
         with contextlib.suppress(Refused):  # a bot or the timer got there first
             act(rng.choice(view.legal), step)
 
 
-async def table_run(players: int, watchers: int, seconds: float, with_apps: bool,
+async def table_run(game: str, players: int, watchers: int, seconds: float, with_apps: bool,
                     profile: cProfile.Profile | None = None) -> tuple[float, int]:
     """CPU seconds and table updates while the table plays for ``seconds`` (profiled if
     ``profile`` is given)."""
@@ -91,8 +97,7 @@ async def table_run(players: int, watchers: int, seconds: float, with_apps: bool
                     for i in range(players)]
         sessions += [coordinator.connect(Player(f"w{i}", f"Regard{i}", watch_only=True))
                      for i in range(watchers)]
-    table_id = sessions[0].create_table("defausse", seats=4, timer=None,
-                                        options={"target": 1000},
+    table_id = sessions[0].create_table(game, seats=4, timer=None, options=GAME_OPTIONS[game],
                                         bots={s: "basic" for s in range(players, 4)})
     for session in sessions[1:players]:
         session.join(table_id)
@@ -101,11 +106,12 @@ async def table_run(players: int, watchers: int, seconds: float, with_apps: bool
     table = coordinator.tables[table_id]
     if with_apps:
         for app in apps[:players]:
-            def seat_of(app: PiocheApp = app) -> tuple[Any, int, int | None]:
+            def seat_of(app: PiocheApp = app) -> tuple[Any, int, int | None, tuple[int, ...]]:
                 screen = app.table_screen
                 if screen is None:
-                    return None, 0, None
-                return screen.update.view, screen.update.step, screen.seat
+                    return None, 0, None, ()
+                update = screen.update
+                return update.view, update.step, screen.seat, update.to_act
 
             def act(action: Any, step: int, app: PiocheApp = app) -> None:
                 if app.table_screen is not None:
@@ -123,9 +129,11 @@ async def table_run(players: int, watchers: int, seconds: float, with_apps: bool
 
         tasks += [asyncio.create_task(read(s)) for s in sessions]
         for i, session in enumerate(sessions[:players]):
-            def seat_of(session: Session = session, i: int = i) -> tuple[Any, int, int | None]:
+            def seat_of(session: Session = session, i: int = i
+                        ) -> tuple[Any, int, int | None, tuple[int, ...]]:
                 update = latest.get(session)
-                return (update.view, update.step, i) if update else (None, 0, None)
+                return (update.view, update.step, i, update.to_act) if update else (
+                    None, 0, None, ())
             tasks.append(asyncio.create_task(play_fast(seat_of, session.act, rng)))
     await asyncio.sleep(1.0)  # let everything settle
     if profile is not None:
@@ -199,13 +207,14 @@ async def main(args: argparse.Namespace) -> None:
            f"{watching:.2f} MiB watching a game")
     subscribers = args.players + args.watchers
     profile = cProfile.Profile() if args.profile else None
-    with_cpu, with_steps = await table_run(args.players, args.watchers, args.seconds, True,
-                                           profile)
-    base_cpu, base_steps = await table_run(args.players, args.watchers, args.seconds, False)
+    with_cpu, with_steps = await table_run(args.game, args.players, args.watchers, args.seconds,
+                                           True, profile)
+    base_cpu, base_steps = await table_run(args.game, args.players, args.watchers, args.seconds,
+                                           False)
     per_move_apps = with_cpu / max(with_steps, 1)
     per_move_base = base_cpu / max(base_steps, 1)
     cost = (per_move_apps - per_move_base) / subscribers
-    report(f"table with {args.players} seated apps and {args.watchers} watching apps: "
+    report(f"{args.game} table with {args.players} seated apps and {args.watchers} watching apps: "
           f"{with_steps} moves in {args.seconds:.0f} s, {per_move_apps * 1000:.2f} ms CPU/move")
     report(f"same table with plain sessions: {base_steps} moves, "
           f"{per_move_base * 1000:.2f} ms CPU/move")
@@ -216,6 +225,7 @@ async def main(args: argparse.Namespace) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", choices=sorted(GAME_OPTIONS), default="defausse")
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--watchers", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=20.0)

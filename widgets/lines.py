@@ -43,9 +43,10 @@ class TextLines(Widget):
             self._strips.clear()
             self.refresh(layout=self.styles.height is not None and self.styles.height.is_auto)
             return
-        # Text's own == ignores the base style: compare it too.
+        # Text's own == ignores the base style: compare it too. (The same object given again
+        # is unchanged: screens that keep the rows a move did not touch pay nothing for them.)
         changed = [y for y, (a, b) in enumerate(zip(old, new, strict=True))
-                   if a != b or a.style != b.style]
+                   if a is not b and (a != b or a.style != b.style)]
         for y in changed:
             self._strips.pop(y, None)
         width = self.content_size.width

@@ -59,6 +59,7 @@ GAME_UIS: dict[str, GameUI] = {
     "collection": GameUI(
         "collection",
         (OptionSpec("mode", "choice", "classique", choices=("classique", "decouverte")),),
+        "pioche_tui.app.screens.collection:CollectionTableScreen",
     ),
 }
 

@@ -30,7 +30,19 @@ def narrator(game: str) -> Narrator | None:
     return found
 
 
-def join_clauses(groups: list[list[str]]) -> list[str]:
-    """Each group of clauses as one line, joined with " — ". (No capital forced on the line:
-    most lines start with a player's name, written as the player wrote it.)"""
-    return [" — ".join(clauses) for clauses in groups if clauses]
+def lines_of(events: Sequence[Event], clause: Callable[[Event], str | None],
+             begins: Callable[[str], bool]) -> list[str]:
+    """The events told as lines: each event's ``clause`` (None: not told), a new line for the
+    event kinds that ``begins`` one (an action), the others joining the line before (what the
+    action caused) with " — ". (No capital forced on a line: most lines start with a player's
+    name, written as the player wrote it.)"""
+    groups: list[list[str]] = []
+    for event in events:
+        text = clause(event)
+        if text is None:
+            continue
+        if begins(event.kind) or not groups:
+            groups.append([text])
+        else:
+            groups[-1].append(text)
+    return [" — ".join(clauses) for clauses in groups]

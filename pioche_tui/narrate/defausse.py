@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from ..engine.base import Event
 from ..engine.defausse.cards import COLOUR, INVERSE, JOKER, JOKER4, PASSE, PLUS2, RANK, WILD
 from ..i18n import Catalogue
-from . import join_clauses
+from . import lines_of
 
 KIND_KEYS = {PASSE: "kind.passe", INVERSE: "kind.inverse", PLUS2: "kind.plus2",
              JOKER: "kind.joker", JOKER4: "kind.joker4"}
@@ -32,16 +32,7 @@ def card_name(t: Catalogue, card: int) -> str:
 
 
 def narrate(events: Sequence[Event], names: Sequence[str], t: Catalogue) -> list[str]:
-    groups: list[list[str]] = []
-    for event in events:
-        clause = _clause(event, names, t)
-        if clause is None:
-            continue
-        if event.kind in STARTS or not groups:
-            groups.append([clause])
-        else:
-            groups[-1].append(clause)
-    return join_clauses(groups)
+    return lines_of(events, lambda event: _clause(event, names, t), STARTS.__contains__)
 
 
 def _clause(event: Event, names: Sequence[str], t: Catalogue) -> str | None:

@@ -84,6 +84,9 @@ class HelpScreen(Dialog[None]):
     def document(self) -> str:
         t = self.t
         parts = ["\n".join(self.keys_table())]
+        legend = getattr(self.under, "legend", None)  # what a game's signs mean, if it says
+        if callable(legend):
+            parts.append(legend())
         for game in self.games:
             title = game_title(t, game)
             path = game_ui(game).rules_path

@@ -1,0 +1,112 @@
+"""The top of a Collection table, in one widget: the draw piles' line, one row per seat, then
+one seat in detail (its pile, what would stop it, its reserve, its collection) beside its
+scorecard. The screen writes the lines; this widget lays them out for its width (a long pile
+shows its last cards, a long collection wraps), always on the same number of rows, so that a
+move repaints only the rows it changed and never lays the screen out again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual import events
+
+from .collection_cards import last_chips
+from .lines import TextLines, join_columns
+
+DETAIL_ROWS = 6  # the scorecard's height: a title and two columns of five objectives
+MIN_LEFT = 24  # cells left of the scorecard at the least
+EMPTY = Text()
+
+
+class CollectionBoard(TextLines):
+    """Call :meth:`show` with the lines and the detailed seat's pile; ``collection`` is wrapped
+    into the rows the other lines leave free, beside the scorecard. ``letters`` are the colour
+    letters ("RJVBP").
+
+    The seat in detail is laid out again only when one of its parts changed (the screen gives
+    again the very objects a move did not touch, so that this check costs little)."""
+
+    DEFAULT_CSS = """
+    CollectionBoard { height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, letters: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.letters = letters
+        self._top = Text()
+        self._seats: tuple[Text, ...] = ()
+        self._detail: tuple[Any, ...] = ()  # label, pile, detail lines, collection, scorecard
+        self._block: tuple[Text, ...] = ()  # the detailed seat's rows, laid out
+        self._block_width = -1
+        # What a move seldom changes, kept: the collection wrapped, and each row of the block
+        # as (left part, right part, the two joined).
+        self._wrapped: tuple[Text | None, int, list[Text]] = (None, -1, [])
+        self._joined: dict[int, tuple[Text, Text | None, Text]] = {}
+
+    def show(self, top: Text, seats: Sequence[Text], label: Text, pile: tuple[int, ...],
+             detail: Sequence[Text], collection: Text, scorecard: Sequence[Text]) -> None:
+        """``label`` starts the pile's line (« Votre pile : »), ``detail`` the lines under it."""
+        parts = (label, pile, detail, collection, scorecard)
+        if len(parts) != len(self._detail) or any(
+                a is not b and a != b for a, b in zip(parts, self._detail, strict=True)):
+            self._detail = parts
+            self._block_width = -1  # to lay out again
+        self._top = top
+        self._seats = tuple(seats)
+        self._draw()
+
+    def on_resize(self, event: events.Resize) -> None:
+        super().on_resize(event)
+        self._block_width = -1
+        self._joined.clear()
+        self._draw()
+
+    def _draw(self) -> None:
+        width = self.content_size.width
+        if width <= 0 or not self._detail:
+            return  # not laid out yet: on_resize draws
+        if width != self._block_width:
+            self._block = self._layout(width)
+            self._block_width = width
+        self.lines = (self._top, *self._seats, *self._block)
+
+    def _layout(self, width: int) -> tuple[Text, ...]:
+        """The detailed seat: its pile, the lines under it and its collection on the left,
+        its scorecard on the right."""
+        label, pile, detail, collection, scorecard = self._detail
+        right = max((cell_len(line.plain) for line in scorecard), default=0)
+        left_width = max(MIN_LEFT, width - right - 2)
+        pile_line = label.copy().append_text(
+            last_chips(pile, self.letters, left_width - label.cell_len))
+        rows = [pile_line, *detail][:DETAIL_ROWS]
+        rows += self._wrap(collection, left_width, DETAIL_ROWS - len(rows))
+        rows += [EMPTY] * (DETAIL_ROWS - len(rows))
+        block = []
+        for y, left in enumerate(rows):
+            right_part = scorecard[y] if y < len(scorecard) else None
+            known = self._joined.get(y)
+            if known is None or known[0] is not left or known[1] is not right_part:
+                joined = join_columns([left], [right_part] if right_part else [], left_width)
+                known = self._joined[y] = (left, right_part, joined[0])
+            block.append(known[2])
+        return tuple(block)
+
+    def _wrap(self, collection: Text, width: int, rows: int) -> list[Text]:
+        """The collection wrapped to ``width`` on at most ``rows`` rows (… when cut)."""
+        if rows <= 0 or not collection:
+            return []
+        text, known_width, wrapped = self._wrapped
+        if text is not collection or known_width != width:
+            wrapped = list(collection.wrap(self.app.console, width))
+            self._wrapped = (collection, width, wrapped)
+        if len(wrapped) <= rows:
+            return wrapped
+        cut = wrapped[:rows]
+        cut[-1] = cut[-1].copy()
+        cut[-1].truncate(width - 1)
+        cut[-1].append("…")
+        return cut
