@@ -48,8 +48,9 @@ def coordinator_settings(data: Path, **changes: Any) -> Settings:
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return coordinator_settings(tmp_path / "data")
+def settings(tmp_path: Path, request: pytest.FixtureRequest) -> Settings:
+    """Override with ``@pytest.mark.parametrize("settings", [{...}], indirect=True)``."""
+    return coordinator_settings(tmp_path / "data", **getattr(request, "param", {}))
 
 
 @pytest.fixture
