@@ -8,14 +8,19 @@ the test replays each log itself with the engine and compares."""
 
 from __future__ import annotations
 
+import asyncio
+import re
 import signal
 import time
 from collections import defaultdict
 from pathlib import Path
 
+import asyncssh
+
 from pioche_tui.engine import GAMES
 from pioche_tui.store.log import read_log
 from tests.hostile.witness_app import digest
+from tests.server.conftest import Client, LikeOpenSSH
 from tests.server.process import ServeProcess, serve_process
 
 APP = ("--app", "tests.hostile.witness_app:open_service")
@@ -82,15 +87,39 @@ def check_logs_against_witness(data: Path, runs: list[dict[str, list[tuple[int, 
     return replays
 
 
-def test_sigkill_in_play_then_restart_resumes_every_table(tmp_path: Path) -> None:
+async def player(port: int, key: asyncssh.SSHKey) -> tuple[asyncssh.SSHClientConnection, Client]:
+    conn = await asyncssh.connect(
+        "127.0.0.1", port, username="alice", known_hosts=None, client_keys=[key],
+        agent_path=None, config=None, client_factory=LikeOpenSSH,
+    )
+    _chan, client = await conn.create_session(
+        Client, term_type="xterm-256color", term_size=(100, 30), encoding=None
+    )
+    client.screen.resize(100, 30)
+    return conn, client
+
+
+TABLE_TITLE = re.compile(r"Défausse · table ([A-Z2-9]{4})")
+
+
+async def test_sigkill_in_play_then_restart_resumes_every_table(tmp_path: Path) -> None:
     data = tmp_path / "data"
+    key = asyncssh.generate_private_key("ssh-ed25519")
     with serve_process(tmp_path, *APP) as served:
-        wait_until(lambda: (data / "witness.txt").exists() and witness_runs(data)
-                   and len(witness_runs(data)[-1]) >= 2
-                   and all(seen[-1][0] > 30 for seen in witness_runs(data)[-1].values()),
-                   served)
+        # A player at a quick game too, not only tables of bots.
+        conn, alice = await player(served.port, key)
+        await alice.wait_for("Bonjour alice")
+        alice.send("p")
+        found = TABLE_TITLE.search(await alice.wait_for("Défausse · table"))
+        assert found is not None
+        alice_table = found[1]
+        while not (witness_runs(data) and len(witness_runs(data)[-1]) >= 2
+                   and all(seen[-1][0] > 30 for seen in witness_runs(data)[-1].values())):
+            assert served.process.poll() is None, served.log_text()
+            await asyncio.sleep(0.05)
         served.process.send_signal(signal.SIGKILL)
         served.wait()
+        conn.abort()
     runs = witness_runs(data)
     replays = check_logs_against_witness(data, runs)
     playing = {table for table, (_s, _d, ended) in replays.items() if not ended}
@@ -104,6 +133,7 @@ def test_sigkill_in_play_then_restart_resumes_every_table(tmp_path: Path) -> Non
     torn = tear_last_record(data / "tables" / f"{torn_table}.log")
     assert read_log(data / "tables" / f"{torn_table}.log").dropped_bytes == torn
 
+    assert alice_table in playing
     with serve_process(tmp_path, *APP) as served:
         wait_until(lambda: len(witness_runs(data)) == 2
                    and set(witness_runs(data)[1]) >= playing, served)
@@ -111,6 +141,10 @@ def test_sigkill_in_play_then_restart_resumes_every_table(tmp_path: Path) -> Non
         for table in playing:  # each resumes exactly where its log stands
             steps, view, _ended = replays[table]
             assert restarted[table][0] == (steps, view), table
+        # The player comes back to the same table.
+        conn, alice = await player(served.port, key)
+        await alice.wait_for(f"Défausse · table {alice_table}")
+        conn.close()
         # The torn tail was cut, and play goes on from there.
         assert read_log(data / "tables" / f"{torn_table}.log").dropped_bytes == 0
         wait_until(lambda: all(witness_runs(data)[1][table][-1][0] > replays[table][0] + 10
