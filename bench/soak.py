@@ -41,7 +41,9 @@ import struct
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +53,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pioche_tui.store.log import END, read_log  # noqa: E402
+from pioche_tui.store.log import END, SEAT, read_log  # noqa: E402
 from server.keys import fingerprint  # noqa: E402
 from server.ssh import MSG_CRASH  # noqa: E402
 from tests.server.process import serve_process  # noqa: E402
@@ -122,6 +124,7 @@ class Stats:
     resets: int = 0
     drops_at_table: int = 0
     seats_reclaimed: int = 0
+    reclaim_seconds: list[float] = field(default_factory=list)
     tables_lost: list[str] = field(default_factory=list)
     crashes: int = 0
     unexpected_closes: int = 0
@@ -244,8 +247,13 @@ async def check_reclaim(player: Player, table: str, stats: Stats, stop: asyncio.
             stats.tables_lost.append(f"{player.name}: never reconnected ({table})")
         return
     assert player.session is not None
-    if await player.session.wait_for_table(table, 30.0):
+    loop = asyncio.get_running_loop()
+    back = loop.time()
+    # Under load a new app may take a while to start (three start at once, each costs CPU):
+    # a minute, before calling the table lost. The seat itself is kept 300 s.
+    if await player.session.wait_for_table(table, 60.0):
         stats.seats_reclaimed += 1
+        stats.reclaim_seconds.append(loop.time() - back)
     elif not stop.is_set() and not player.session.closed.is_set() and seated_in_game(
             player, table):
         stats.tables_lost.append(f"{player.name}: table {table} not shown after reconnecting")
@@ -255,10 +263,29 @@ def rss(process: psutil.Process) -> int:
     return int(process.memory_info().rss)
 
 
+def cpu_seconds(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return float(times.user + times.system)
+
+
+def seats_given_away(logs: list[Path]) -> list[str]:
+    """Players' seats the stand-in took for good (the player never came back in time)."""
+    lost = []
+    for path in logs:
+        contents = read_log(path)
+        players = {i for i, seat in enumerate(contents.header["seats"])
+                   if seat.get("kind") == "player"}
+        lost += [f"{path.stem} seat {record[1]}" for record in contents.records
+                 if record[0] == SEAT and record[1] in players
+                 and record[2].get("kind") == "bot"]
+    return lost
+
+
 async def soak(args: argparse.Namespace, data: Path) -> dict[str, Any]:
     stats = Stats()
     rng = random.Random(args.seed)
     samples: list[tuple[float, int]] = []
+    cpu: list[float] = []  # the server's CPU use over each 10 s, in % of one core
     limit = str(args.sessions + 20)
     with serve_process(data, "--app", "pioche_tui.app:open_service", "--max-sessions", limit,
                        "--max-per-address", limit) as served:
@@ -277,12 +304,17 @@ async def soak(args: argparse.Namespace, data: Path) -> dict[str, Any]:
         churner = asyncio.create_task(
             churn(players, stop, stats, args.every, args.churn, rng, reclaims))
         end = started + args.minutes * 60
+        used, at = cpu_seconds(process), loop.time()
         while loop.time() < end:
             samples.append((loop.time() - started, rss(process)))
+            if loop.time() > at:
+                cpu.append((cpu_seconds(process) - used) / (loop.time() - at) * 100)
+            used, at = cpu_seconds(process), loop.time()
             if args.verbose:
                 print(f"{samples[-1][0]:7.0f} s rss {samples[-1][1] / 2**20:6.1f} MiB "
-                      f"connects {stats.connects} drops {stats.drops} reclaimed "
-                      f"{stats.seats_reclaimed} lost {len(stats.tables_lost)}", flush=True)
+                      f"cpu {cpu[-1] if cpu else 0:5.1f} % connects {stats.connects} "
+                      f"drops {stats.drops} reclaimed {stats.seats_reclaimed} "
+                      f"lost {len(stats.tables_lost)}", flush=True)
             await asyncio.sleep(min(10.0, max(0.0, end - loop.time())))
         stop.set()
         churner.cancel()
@@ -312,8 +344,17 @@ async def soak(args: argparse.Namespace, data: Path) -> dict[str, Any]:
     last = statistics.median(window[-6:])
     logs = sorted((data / "data" / "tables").glob("*.log"))
     ends = [read_log(path).records[-1] for path in logs if read_log(path).ended]
-    errors = [line for line in log.splitlines()
-              if " ERROR " in line or line.startswith("Traceback")]
+    if args.server_log:
+        Path(args.server_log).write_text(log)
+    # Textual prints an app's traceback framed by Rich: "╭── Traceback (most recent call last)".
+    lines = log.splitlines()
+    errors = [line for line in lines
+              if " ERROR " in line or "Traceback (most recent call last)" in line]
+    # What each traceback says in the end: the line after Rich's box ("NoMatches: …").
+    error_kinds = Counter(
+        line for before, line in pairwise(lines)
+        if before.startswith("╰") and line and line[0] not in "│╭╰ "
+    )
     result = {
         "minutes": args.minutes,
         "sessions": args.sessions,
@@ -324,16 +365,22 @@ async def soak(args: argparse.Namespace, data: Path) -> dict[str, Any]:
         "drops_by_reset": stats.resets,
         "drops_at_a_table": stats.drops_at_table,
         "seats_reclaimed": stats.seats_reclaimed,
+        "reclaim_seconds_median": round(statistics.median(stats.reclaim_seconds or [0]), 2),
+        "reclaim_seconds_max": round(max(stats.reclaim_seconds or [0]), 2),
+        "seats_given_to_the_stand_in": seats_given_away(logs),
         "tables_lost": stats.tables_lost,
         "keys_sent": stats.keys_sent,
         "sessions_crashed": stats.crashes,
         "unexpected_closes": stats.unexpected_closes,
-        "server_errors": errors[:20],
         "server_error_count": len(errors),
+        "server_error_kinds": dict(error_kinds.most_common(10)),
+        "server_errors": [line for line in errors if "Traceback" not in line][:10],
         "table_logs": len(logs),
         "games_finished": sum(1 for record in ends if record == [END, "finished"]),
         "tables_closed": sum(1 for record in ends if record == [END, "closed"]),
         "tables_unfinished": len(logs) - len(ends),
+        "server_cpu_percent_median": round(statistics.median(cpu or [0]), 1),
+        "server_cpu_percent_max": round(max(cpu or [0]), 1),
         "rss_mib_start": round(samples[0][1] / 2**20, 1),
         "rss_mib_max": round(max(rss for _at, rss in samples) / 2**20, 1),
         "rss_mib_last10_first_minute": round(first / 2**20, 1),
@@ -348,6 +395,7 @@ async def soak(args: argparse.Namespace, data: Path) -> dict[str, Any]:
         not stats.connect_failures and not stats.tables_lost and not stats.crashes
         and not stats.unexpected_closes and not errors and newcomer_ok and exit_code == 0
         and result["tables_closed"] == 0 and result["rss_growth_last10_percent"] < 5.0
+        and not result["seats_given_to_the_stand_in"]
     )
     return result
 
@@ -360,6 +408,7 @@ def main() -> int:
     parser.add_argument("--every", type=float, default=5.0, help="seconds between drops")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--verbose", action="store_true", help="a line every 10 s")
+    parser.add_argument("--server-log", metavar="PATH", help="keep the server's log there")
     args = parser.parse_args()
     started = time.strftime("%Y-%m-%d %H:%M:%S")
     with tempfile.TemporaryDirectory(prefix="pioche-soak-") as tmp:
