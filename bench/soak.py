@@ -65,16 +65,6 @@ KEYS = ("\r", "\r", "\r", "d", "k", "1", "2", "3", "\x1b[C", "p")
 LOBBY_MARK = "Bonjour"  # the lobby greets the player by name
 
 
-class Guest(asyncssh.SSHClient):
-    """Never used for auth here (every client has a key), but answers like OpenSSH."""
-
-    def kbdint_auth_requested(self) -> str:
-        return ""
-
-    def kbdint_challenge_received(self, *args: Any) -> list[str]:
-        return []
-
-
 class Watching(asyncssh.SSHClientSession[bytes]):
     """Keeps only what the soak needs: the last table id shown, the last text, the end."""
 
@@ -150,7 +140,7 @@ class Player:
         try:
             conn = await asyncssh.connect(
                 "127.0.0.1", self.port, username=self.name, known_hosts=None,
-                client_keys=[self.key], agent_path=None, config=None, client_factory=Guest,
+                client_keys=[self.key], agent_path=None, config=None,
             )
             chan, opened = await conn.create_session(
                 Watching, term_type="xterm-256color", term_size=(100, 30), encoding=None,

@@ -3,6 +3,8 @@ SSH server on 127.0.0.1, with the server's SSH clients (tests/server/conftest.py
 
 from __future__ import annotations
 
+import socket
+import struct
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -13,12 +15,21 @@ from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.service import PiocheService, SessionFacts
 from pioche_tui.coordinator.core import Coordinator, Settings
 from tests.server.conftest import (  # noqa: F401 - the SSH fixtures
+    Client,
     client_key,
     connect,
     host_key,
     limits,
     server,
 )
+
+
+def reset(client: Client) -> None:
+    """Drop the connection with a TCP reset (linger 0), as a crashed machine's kernel would."""
+    assert client.conn is not None
+    sock = client.conn.get_extra_info("socket")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    client.conn.abort()
 
 
 class RecordingService(PiocheService):

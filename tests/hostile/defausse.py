@@ -7,8 +7,9 @@ from typing import Any
 
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.coordinator.table import Table
+from tests.coordinator.conftest import until  # noqa: F401 - for the hostile tests
 from tests.hostile.conftest import RecordingService
-from tests.server.conftest import WAIT, Screen
+from tests.server.conftest import Screen
 from widgets.defausse_cards import face
 from widgets.hand import Hand
 
@@ -45,15 +46,3 @@ def table_of(service: RecordingService, name: str) -> tuple[Table, int]:
 
 def own_view(table: Table, seat: int) -> Any:
     return table.game.view(table.state, seat)
-
-
-async def until(check: Any, timeout: float = WAIT) -> None:
-    """Let the loop run until ``check()`` holds."""
-    import asyncio
-
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.01)

@@ -7,8 +7,6 @@ key is shown the same table with their own hand, nobody else's."""
 from __future__ import annotations
 
 import asyncio
-import socket
-import struct
 from typing import Any
 
 import asyncssh
@@ -17,7 +15,7 @@ import pytest
 from pioche_tui.store.log import read_log
 from server.limits import Limits
 from server.ssh import MSG_CRASH, PiocheServer
-from tests.hostile.conftest import RecordingService
+from tests.hostile.conftest import RecordingService, reset
 from tests.hostile.defausse import app_of, faces, hand_on_screen, own_view, table_of, until
 from tests.server.conftest import Client, Connect
 
@@ -52,14 +50,6 @@ async def back_at_the_table(connect: Connect, service: RecordingService, name: s
     assert app.table_screen is not None
     assert app.table_screen.update.view == own_view(table, seat)  # its own view, current
     return again
-
-
-def reset(client: Client) -> None:
-    """Drop the connection with a TCP reset (linger 0), as a crashed machine's kernel would."""
-    assert client.conn is not None
-    sock = client.conn.get_extra_info("socket")
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    client.conn.abort()
 
 
 @pytest.mark.parametrize("limits", [LIMITS])

@@ -25,8 +25,6 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-import socket
-import struct
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -41,7 +39,7 @@ from pioche_tui.narrate.defausse import card_name
 from pioche_tui.replay import replay_lines
 from pioche_tui.store.log import read_log
 from server.ssh import PiocheServer
-from tests.hostile.conftest import RecordingService
+from tests.hostile.conftest import RecordingService, reset
 from tests.hostile.defausse import app_of, until
 from tests.server.conftest import Client, Connect, Screen
 from widgets.defausse_cards import face
@@ -130,13 +128,6 @@ class Typist:
         while not until_done() and not client.closed.is_set():
             client.send(self.rng.choice(self.KEYS))
             await asyncio.sleep(self.rng.uniform(0.02, 0.08))
-
-
-def reset(client: Client) -> None:
-    assert client.conn is not None
-    sock = client.conn.get_extra_info("socket")
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    client.conn.abort()
 
 
 @pytest.mark.parametrize("settings", [{"turn_timer": 0.3}], indirect=True)
