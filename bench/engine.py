@@ -4,6 +4,7 @@
     uv run --group bench python bench/engine.py --game defausse --players 2 --bots random \\
         --single-round --rlcard          # side by side with RLCard's UNO engine
     uv run --group bench python bench/engine.py --game defausse --profile   # pyinstrument
+    uv run python bench/engine.py --game collection --players 4 --bots random --games 300
 
 An action is what the simulator does once per move: ask the engine for the legal actions, let the
 bot pick one, apply it, and ask who may interject (``pioche_tui.sim.play_one``, events not
@@ -96,6 +97,7 @@ WORKLOADS: dict[str, Workload] = {
     "defausse": Workload(
         "defausse", "RLCard UNO (rlcard.games.uno.game.UnoGame)", run_rlcard_uno, "rlcard"
     ),
+    "collection": Workload("collection"),  # no outside engine plays it
 }
 
 
@@ -138,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", "-s", type=int, default=0)
     parser.add_argument("--bots", default="random", help="comma-separated, one per seat")
     parser.add_argument("--single-round", action="store_true")
+    parser.add_argument("--mode", help="game mode (Collection: classique or decouverte)")
     parser.add_argument("--option", "-o", action="append", type=parse_option, default=[],
                         metavar="NAME=VALUE")  # fmt: skip
     parser.add_argument("--rlcard", action="store_true", help="run the yardstick side by side")
@@ -148,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     options = dict(args.option)
     if args.single_round:
         options["single_round"] = True
+    if args.mode:
+        options["mode"] = args.mode
     if args.profile:
         return profile(args, options)
 
@@ -204,12 +209,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def summary(runs: list[Run]) -> dict[str, Any]:
     rates = [r.actions_per_s for r in runs]
+    games = [r.games / r.seconds for r in runs]
     return {
         "runs": len(runs),
         "games_per_run": runs[0].games,
         "actions_per_game": round(sum(r.actions for r in runs) / sum(r.games for r in runs), 1),
         "best_actions_per_s": round(max(rates)),
         "median_actions_per_s": round(statistics.median(rates)),
+        "best_games_per_s": round(max(games), 1),
+        "median_games_per_s": round(statistics.median(games), 1),
     }
 
 
@@ -228,7 +236,8 @@ def text(report: dict[str, Any]) -> str:
     for name, s in rows:
         lines.append(
             f"  {name}: best {s['best_actions_per_s']:,} actions/s, median "
-            f"{s['median_actions_per_s']:,} ({s['runs']} runs of {s['games_per_run']} games, "
+            f"{s['median_actions_per_s']:,}; best {s['best_games_per_s']:,} games/s, median "
+            f"{s['median_games_per_s']:,} ({s['runs']} runs of {s['games_per_run']} games, "
             f"{s['actions_per_game']} actions per game)"
         )
     if "ratio_best" in report:

@@ -13,10 +13,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .engine import GAMES
 from .engine.base import BadOptions, Bot, Game, Outcome, derive_seed, new_rng
+from .engine.collection.stats import CollectionStats
 
 
 @dataclass
@@ -60,7 +61,7 @@ class SimResult:
                 k: round(v / (games * self.bots.count(k)), 4)
                 for k, v in self.wins_by_bot().items()
             },
-            "events": dict(sorted(self.events.items())),
+            **({"events": dict(sorted(self.events.items()))} if self.events else {}),
             **self.extra,
         }
 
@@ -110,6 +111,7 @@ def simulate(
     options: Mapping[str, Any],
     observer: GameObserver | None = None,
     progress: Callable[[int], None] | None = None,
+    count_events: bool = False,
 ) -> SimResult:
     if len(bot_names) == 1:
         bot_names = list(bot_names) * players
@@ -121,7 +123,8 @@ def simulate(
     start = time.perf_counter()
     for i in range(games):
         state, outcome, actions = play_one(
-            game, players, options, derive_seed(seed, i), bots, result.events
+            game, players, options, derive_seed(seed, i), bots,
+            result.events if count_events else None,
         )
         result.games += 1
         result.actions += actions
@@ -207,6 +210,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--option", "-o", action="append", type=parse_option, default=[], metavar="NAME=VALUE",
         help="a table option, e.g. cumul=true or target=300 (repeatable)",
     )
+    p.add_argument("--events", action="store_true",
+                   help="also count the events of every kind (slows the run down)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run)
 
@@ -244,6 +249,7 @@ def run(args: argparse.Namespace) -> int:
             game, args.players, args.games, args.seed, names, options,
             observer=collector.observe if collector else None,
             progress=progress,
+            count_events=args.events,
         )
     except BadOptions as e:
         print(f"pioche sim: {e}", file=sys.stderr)
@@ -279,7 +285,7 @@ def format_text(data: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-class SimReport:
+class SimReport(Protocol):
     """Game-specific statistics: ``observe`` each finished game, then ``summary`` for the JSON."""
 
     def observe(self, state: Any, outcome: Outcome) -> None: ...
@@ -288,5 +294,5 @@ class SimReport:
         return {}
 
 
-SIM_REPORTS: dict[str, Callable[[], SimReport]] = {}
+SIM_REPORTS: dict[str, Callable[[], SimReport]] = {"collection": CollectionStats}
 """Per game name, a factory of its SimReport (balance statistics beyond the common ones)."""

@@ -35,7 +35,7 @@ def test_same_seed_same_json_but_timing(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_json_fields(capsys: pytest.CaptureFixture[str]) -> None:
     data = sim_json(capsys, "--players", "2", "--games", "30", "--bots", "basic,random",
-                    "--single-round")  # fmt: skip
+                    "--single-round", "--events")  # fmt: skip
     for key in ("games", "actions", "seconds", "games_per_s", "actions_per_s", "wins"):
         assert key in data
     assert data["game"] == "defausse" and data["games"] == 30 and data["rounds"] == 30
@@ -46,10 +46,13 @@ def test_json_fields(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_table_options_reach_the_engine(capsys: pytest.CaptureFixture[str]) -> None:
     options = ("-o", "annonce=true", "-o", "cumul=on", "-o", "pioche-jusqua-jouer=yes")
-    data = sim_json(capsys, "-p", "4", "-n", "10", "--bots", "random", "--single-round", *options)
+    data = sim_json(capsys, "-p", "4", "-n", "10", "--bots", "random", "--single-round",
+                    "--events", *options)  # fmt: skip
     assert data["events"].get("catch", 0) > 0  # only with the annonce option
-    plain = sim_json(capsys, "-p", "4", "-n", "10", "--bots", "random", "--single-round")
+    plain = sim_json(capsys, "-p", "4", "-n", "10", "--bots", "random", "--single-round",
+                     "--events")  # fmt: skip
     assert "catch" not in plain["events"]
+    assert "events" not in sim_json(capsys, "-p", "2", "-n", "3")  # counted only when asked
     short = sim_json(capsys, "-p", "2", "-n", "10", "--bots", "basic", "-o", "target=100")
     assert short["rounds_per_game"] < sim_json(capsys, "-p", "2", "-n", "10",
                                                "--bots", "basic")["rounds_per_game"]  # fmt: skip

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Game
+from .collection import GAME as COLLECTION
 from .defausse import GAME as DEFAUSSE
 
-GAMES: dict[str, Game[Any, Any]] = {DEFAUSSE.name: DEFAUSSE}
+GAMES: dict[str, Game[Any, Any]] = {g.name: g for g in (DEFAUSSE, COLLECTION)}

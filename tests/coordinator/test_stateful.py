@@ -30,11 +30,13 @@ from pioche_tui.engine import GAMES
 from pioche_tui.store.log import read_log
 
 from ..engine.defausse_rig import check_cards as check_defausse_cards
+from ..engine.test_collection_rules import assert_conserved as check_collection_cards
 from .conftest import player
 
 NAMES = ("Ana", "Ben", "Cyd", "Dom")
 WATCHERS = ("Wes", "Xia")
-CARD_CHECKS: dict[str, Callable[[Any], None]] = {"defausse": check_defausse_cards}
+CARD_CHECKS: dict[str, Callable[[Any], None]] = {
+    "defausse": check_defausse_cards, "collection": check_collection_cards}
 
 
 def simultaneous(table: Table) -> bool:
@@ -219,7 +221,7 @@ class CoordinatorMachine(RuleBasedStateMachine):
     @invariant()
     def cards_stay_where_they_are(self) -> None:
         for table in self.c.tables.values():
-            if table.state is not None and table.game.name in CARD_CHECKS:
+            if table.state is not None:
                 CARD_CHECKS[table.game.name](table.state)
 
     @invariant()
