@@ -19,7 +19,7 @@ import asyncssh
 
 from pioche_tui.engine import GAMES
 from pioche_tui.store.log import read_log
-from tests.hostile.witness_app import digest
+from tests.hostile.witness_app import TABLES, digest
 from tests.server.conftest import Client, LikeOpenSSH
 from tests.server.process import ServeProcess, serve_process
 
@@ -113,7 +113,7 @@ async def test_sigkill_in_play_then_restart_resumes_every_table(tmp_path: Path) 
         found = TABLE_TITLE.search(await alice.wait_for("Défausse · table"))
         assert found is not None
         alice_table = found[1]
-        while not (witness_runs(data) and len(witness_runs(data)[-1]) >= 2
+        while not (witness_runs(data) and len(witness_runs(data)[-1]) >= len(TABLES)
                    and all(seen[-1][0] > 30 for seen in witness_runs(data)[-1].values())):
             assert served.process.poll() is None, served.log_text()
             await asyncio.sleep(0.05)
@@ -123,7 +123,8 @@ async def test_sigkill_in_play_then_restart_resumes_every_table(tmp_path: Path) 
     runs = witness_runs(data)
     replays = check_logs_against_witness(data, runs)
     playing = {table for table, (_s, _d, ended) in replays.items() if not ended}
-    assert playing, "every table ended: nothing to resume"
+    games = {read_log(data / "tables" / f"{table}.log").header["game"] for table in playing}
+    assert games == set(GAMES), f"only {games} still playing: nothing to resume for the rest"
     # The acknowledged step's view is the log's view at that step: replay only that far.
     for table, seen in runs[0].items():
         step, shown = seen[-1]

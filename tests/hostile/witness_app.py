@@ -29,7 +29,7 @@ from pioche_tui.coordinator.mailbox import Mail
 from pioche_tui.coordinator.model import Player
 from pioche_tui.engine import GAMES
 
-TABLES = (("defausse", 2), ("defausse", 4))
+TABLES = (("defausse", 2), ("defausse", 4), ("collection", 3), ("collection", 5))
 OPTIONS: dict[str, dict[str, Any]] = {"defausse": {"target": 1000}}
 
 
