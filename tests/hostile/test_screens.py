@@ -6,11 +6,13 @@ screens now let such a Mount pass."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 from textual.screen import Screen
 
 from pioche_tui.app.app import PiocheApp
@@ -30,50 +32,48 @@ SCREENS: dict[str, Callable[[PiocheApp], Screen[Any]]] = {
 }
 
 
+@contextlib.asynccontextmanager
+async def alice_in_the_lobby(tmp_path: Path) -> AsyncIterator[tuple[PiocheApp, Pilot[None]]]:
+    coordinator = make_coordinator(tmp_path)
+    await coordinator.start()
+    app = PiocheApp(coordinator, identity="SHA256:alice", name="Alice")
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            yield app, pilot
+    finally:
+        coordinator.stop()
+
+
 @pytest.mark.parametrize("make", SCREENS.values(), ids=SCREENS.keys())
 async def test_a_screen_popped_before_it_is_shown_ends_nothing(
     tmp_path: Path, make: Callable[[PiocheApp], Screen[Any]]
 ) -> None:
-    coordinator = make_coordinator(tmp_path)
-    await coordinator.start()
-    app = PiocheApp(coordinator, identity="SHA256:alice", name="Alice")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with alice_in_the_lobby(tmp_path) as (app, pilot):
         app.push_screen(make(app))
         app.pop_screen()
         await settle(pilot)
         assert app.is_running and app.return_code is None  # (1 after a crash)
-    coordinator.stop()
 
 
 async def test_a_table_closed_before_it_is_shown_ends_nothing(tmp_path: Path) -> None:
-    coordinator = make_coordinator(tmp_path)
-    await coordinator.start()
-    app = PiocheApp(coordinator, identity="SHA256:alice", name="Alice")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with alice_in_the_lobby(tmp_path) as (app, pilot):
         assert app.session is not None
         table_id = app.session.quick_play("defausse")
-        update = coordinator.tables[table_id]._update(0, ())
+        update = app.coordinator.tables[table_id]._update(0, ())
         app.close_table()
         app.show_table(update)  # opened and closed in one go
         app.close_table()
         await settle(pilot)
         assert app.is_running and app.return_code is None  # (1 after a crash)
-    coordinator.stop()
 
 
 @pytest.mark.parametrize("make", SCREENS.values(), ids=SCREENS.keys())
 async def test_a_screen_built_as_the_session_ends_ends_it_cleanly(
     tmp_path: Path, make: Callable[[PiocheApp], Screen[Any]]
 ) -> None:
-    coordinator = make_coordinator(tmp_path)
-    await coordinator.start()
-    app = PiocheApp(coordinator, identity="SHA256:alice", name="Alice")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with alice_in_the_lobby(tmp_path) as (app, pilot):
         app.push_screen(make(app))
         app.exit()  # the client left (server.driver.Terminal.hang_up)
         await settle(pilot)
     assert app.return_code == 0
-    coordinator.stop()
