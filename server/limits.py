@@ -17,6 +17,10 @@ class Limits:
     max_per_address: int = 8
     """Connections at once from one IP address."""
     login_timeout: float = 20.0
+    max_key_attempts: int = 6
+    """Public-key requests (offers and signed attempts) one connection may make; an honest client
+    needs two (offer, then sign). Past it, the client is disconnected: otherwise it could offer
+    keys forever, each signed attempt costing the server a signature check."""
     keepalive_interval: float = 30.0
     keepalive_count_max: int = 3
     input_rate: float = 50.0

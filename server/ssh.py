@@ -84,6 +84,7 @@ MSG_FULL = "Pioche est complet ({limit} connexions au plus) : revenez dans un mo
 MSG_ADDRESS_FULL = "Trop de connexions depuis votre adresse ({limit} au plus)."
 MSG_CLOSING = "Pioche ferme pour maintenance : revenez dans un moment."
 MSG_STALLED = "Votre terminal ne lit plus rien depuis {seconds:.0f} s : au revoir."
+MSG_KEY_ATTEMPTS = "Trop de tentatives d'authentification ({limit} cles au plus)."
 
 
 class PiocheServer:
@@ -255,6 +256,7 @@ class _Connection(asyncssh.SSHServer):
         self.username = ""
         self._refusal: str | None = None
         self._last_key: asyncssh.SSHKey | None = None
+        self._key_attempts = 0
         self.identity: str | None = None
         self._session: _Session | None = None
 
@@ -297,6 +299,15 @@ class _Connection(asyncssh.SSHServer):
         # checks the signature if there is one, with this very key object, and succeeds only if
         # it is valid. Its signature_algs option does not cover client keys: narrow the key's
         # own list so that a SHA-1 signature (ssh-rsa) does not verify.
+        self._key_attempts += 1
+        limit = self._server.limits.max_key_attempts
+        if self._key_attempts > limit:
+            # asyncssh has no cap of its own (OpenSSH's MaxAuthTries): without one a client
+            # could offer keys, or make us check signatures, for the whole login timeout.
+            log.info("%s: more than %d key attempts, disconnected", self.peer, limit)
+            self.close(MSG_KEY_ATTEMPTS.format(limit=limit),
+                       asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE)
+            return False
         key.all_sig_algorithms = set(key.all_sig_algorithms) - SHA1_SIGNATURES
         self._last_key = key
         return True

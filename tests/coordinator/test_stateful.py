@@ -1,6 +1,7 @@
-"""A hypothesis state machine over the coordinator: players connect and drop, create, join,
-watch, start and leave tables, play legal, illegal, stale and out-of-turn moves, and let time run
-so bots, turn timers and grace periods fire. After every step:
+"""A hypothesis state machine over the coordinator: players connect and drop, come back (or
+connect again elsewhere while still connected) and find their seat, create, join, watch, start
+and leave tables, play legal, illegal, stale and out-of-turn moves; watch-only spectators come,
+watch and go; time runs so bots, turn timers and grace periods fire. After every step:
 
 - every card of every game is in exactly one place;
 - one seat acts at a time (several only in a simultaneous phase);
@@ -23,7 +24,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from pioche_tui.coordinator.core import Coordinator, Session, Settings
-from pioche_tui.coordinator.model import Refused
+from pioche_tui.coordinator.model import Player, Refused
 from pioche_tui.coordinator.table import Table
 from pioche_tui.engine import GAMES
 from pioche_tui.store.log import read_log
@@ -33,6 +34,7 @@ from ..engine.test_collection_rules import assert_conserved as check_collection_
 from .conftest import player
 
 NAMES = ("Ana", "Ben", "Cyd", "Dom")
+WATCHERS = ("Wes", "Xia")
 CARD_CHECKS: dict[str, Callable[[Any], None]] = {
     "defausse": check_defausse_cards, "collection": check_collection_cards}
 
@@ -108,10 +110,47 @@ class CoordinatorMachine(RuleBasedStateMachine):
 
     # --- rules ----------------------------------------------------------------------------
 
+    def kept_seat(self, name: str) -> tuple[Table, int] | None:
+        """The seat of a game in progress that waits for ``name``, if any."""
+        for table in self.c.tables.values():
+            seat = table.seat_of(player(name).identity)
+            if seat is not None and table.status == "playing":
+                return table, seat
+        return None
+
+    def connect_again(self, name: str) -> None:
+        """Connect ``name``: a seat kept for them at a game in progress is theirs again."""
+        kept = self.kept_seat(name)
+        session = self.sessions[name] = self.call(self.c.connect, player(name))
+        if kept is not None:
+            assert (session.table, session.seat) == kept
+            assert not kept[0].seats[kept[1]].away
+
     @rule(name=st.sampled_from(NAMES))
     def connect(self, name: str) -> None:
         if name not in self.sessions:
-            self.sessions[name] = self.call(self.c.connect, player(name))
+            self.connect_again(name)
+
+    @precondition(lambda self: any(name in NAMES for name in self.sessions))
+    @rule(data=st.data())
+    def connect_elsewhere(self, data: st.DataObject) -> None:
+        """The same key again while connected: the newest connection wins, seat included."""
+        name = data.draw(st.sampled_from(sorted(n for n in self.sessions if n in NAMES)))
+        old = self.sessions[name]
+        self.connect_again(name)
+        assert not old.open and old.mailbox.closed and old.table is None
+
+    @rule(name=st.sampled_from(WATCHERS), data=st.data())
+    def spectator_comes(self, name: str, data: st.DataObject) -> None:
+        if name in self.sessions:
+            return
+        watcher = Player(f"SHA256:{name}-key", name, watch_only=True)
+        session = self.sessions[name] = self.call(self.c.connect, watcher)
+        if self.c.tables:
+            table = data.draw(st.sampled_from(sorted(self.c.tables)))
+            self.call(session.watch, table)
+            if not self.c.tables[table].code:
+                assert session.table is self.c.tables[table] and session.seat is None
 
     @precondition(lambda self: self.sessions)
     @rule(data=st.data())
@@ -225,7 +264,7 @@ class CoordinatorMachine(RuleBasedStateMachine):
 
 
 CoordinatorMachine.TestCase.settings = settings(
-    max_examples=25, stateful_step_count=40, deadline=None, derandomize=True,
+    max_examples=50, stateful_step_count=40, deadline=None, derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
 TestCoordinatorMachine = CoordinatorMachine.TestCase

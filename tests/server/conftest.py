@@ -6,6 +6,7 @@ import asyncio
 import codecs
 import contextlib
 import re
+import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -58,6 +59,9 @@ class Screen:
                 self.x = 0
             elif char == "\n":
                 self.y += 1
+            elif unicodedata.combining(char):  # joins the character before, as terminals do
+                if self.x and self.y < self.height and self.x <= self.width:
+                    self.rows[self.y][self.x - 1] += char
             elif char >= " ":
                 if self.y < self.height and self.x < self.width:
                     self.rows[self.y][self.x] = char

@@ -15,6 +15,8 @@ from server.identity import (
     sanitize_term,
 )
 from server.keys import fingerprint
+from server.limits import Limits
+from server.ssh import MSG_KEY_ATTEMPTS, PiocheServer
 from tests.server.conftest import Connect
 from tests.server.demo_app import DemoService
 
@@ -155,3 +157,38 @@ async def test_term_and_lang_reach_the_app(connect: Connect) -> None:
     await client.wait_for("term : screen-256color lang : fr_FR.UTF-8")
     odd = await connect("bob", term_type="xterm;reboot")
     await odd.wait_for("term : xterm-256color lang : -")
+
+
+@pytest.mark.parametrize("term", ["", "x" * 1024, "xterm\x1b]0;pwned\x07", "\x1b[2J\x1b[6n"])
+async def test_an_odd_term_becomes_the_default(connect: Connect, term: str) -> None:
+    # (asyncssh itself refuses a TERM that is not ASCII: a protocol error ends that connection)
+    client = await connect("alice", term_type=term, request_pty="force")
+    screen = await client.wait_for("term : xterm-256color lang : -")
+    assert "pwned" not in client.output and "\x1b[6n" not in client.output
+    assert screen.count("term :") == 1
+
+
+@pytest.mark.parametrize("limits", [Limits(max_key_attempts=6)])
+async def test_a_hundred_keys_offered_end_in_a_disconnect(
+    connect: Connect, server: PiocheServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keys that cannot sign (each offered, then signed by another key): the server checks at
+    most ``max_key_attempts`` of them, then disconnects, even if keyboard-interactive follows."""
+    from server import ssh
+
+    checked = []
+    validate = ssh._Connection.validate_public_key
+
+    def counting(self: ssh._Connection, username: str, key: asyncssh.SSHKey) -> bool:
+        checked.append(key)
+        return validate(self, username, key)
+
+    monkeypatch.setattr(ssh._Connection, "validate_public_key", counting)
+    other = asyncssh.generate_private_key("ssh-ed25519")
+    keys = [SignsWithAnotherKey(asyncssh.generate_private_key("ssh-ed25519"), other)
+            for _key in range(100)]
+    with pytest.raises(asyncssh.PermissionDenied) as refused:
+        await connect("mallory", client_keys=keys)
+    assert refused.value.reason == MSG_KEY_ATTEMPTS.format(limit=6)
+    assert len(checked) == 7  # six checked, the seventh request ends the connection
+    assert server.sessions == []

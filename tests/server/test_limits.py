@@ -129,6 +129,37 @@ async def test_terminal_sizes_are_clamped(
     await client.wait_for("taille : 100x30")
 
 
+async def test_a_thousand_resizes_a_second_reach_the_app_a_few_times(
+    connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server.driver import Terminal
+
+    posted: list[tuple[int, int]] = []
+    post_resize = Terminal._post_resize
+
+    def counting(self: Terminal) -> None:
+        posted.append(self.size)
+        post_resize(self)
+
+    monkeypatch.setattr(Terminal, "_post_resize", counting)
+    alice = await connect("alice")
+    bob = await connect("bob")
+    await alice.wait_for("taille : 80x24")
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    for index in range(1000):
+        alice.resize(60 + index % 100, 20 + index % 30)
+        if index % 50 == 49:
+            await asyncio.sleep(0.05)  # 1,000 window changes in about a second
+    alice.resize(123, 45)
+    elapsed = loop.time() - started
+    await alice.wait_for("taille : 123x45")
+    # One resize per resize_interval (0.2 s) reaches the app, plus the first and the last.
+    assert len(posted) <= elapsed / 0.2 + 3
+    bob.send("k")  # the other session did not wait for alice's resizes
+    await bob.wait_for("touche : k")
+
+
 async def flooding_client_that_stops_reading(connect: Connect) -> Client:
     """A client with a small SSH window whose app floods it, and which then stops reading."""
     client = await connect("alice", window=4096)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
@@ -66,6 +67,24 @@ async def test_a_second_channel_is_refused(connect: Connect) -> None:
     assert refused_open.value.reason == MSG_ONE_SESSION
     client.send("k")  # the first session goes on
     await client.wait_for("touche : k")
+
+
+async def test_fifty_channels_on_one_connection_start_one_app(
+    connect: Connect, server: PiocheServer, service: DemoService
+) -> None:
+    client = await connect("alice")
+    assert client.conn is not None
+    conn = client.conn
+    results = await asyncio.gather(
+        *(conn.create_session(Client, term_type="xterm", encoding=None) for _ in range(49)),
+        return_exceptions=True,
+    )
+    assert all(isinstance(result, asyncssh.ChannelOpenError) for result in results)
+    assert {result.reason for result in results} == {MSG_ONE_SESSION}  # type: ignore[union-attr]
+    await client.wait_for("pseudo : alice")
+    client.send("k")
+    await client.wait_for("touche : k")
+    assert len(server.sessions) == 1 and len(service.apps) == 1
 
 
 async def test_forwarding_is_refused(connect: Connect) -> None:

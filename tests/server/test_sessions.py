@@ -41,6 +41,20 @@ async def test_invalid_utf8_is_replaced_never_a_disconnect(connect: Connect) -> 
     await asyncio.sleep(0.05)
     alice.send(b"\xa9")
     await alice.wait_for("touche : é")
+    for bad in (b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"):  # overlong, surrogate,
+        alice.send(b"a")  # past U+10FFFF
+        await alice.wait_for("touche : a")
+        alice.send(bad)
+        await alice.wait_for("touche : replacement_character")
+    alice.send(b"\xe2\x82")  # a character split across packets, then cut short by another
+    await asyncio.sleep(0.05)
+    alice.send(b"z")
+    await alice.wait_for("touche : z")
+    alice.send(b"\xe2\x82")  # split, then completed
+    await asyncio.sleep(0.05)
+    alice.send(b"\xac")
+    await alice.wait_for("touche : euro_sign")
+    assert not alice.closed.is_set()
 
 
 async def test_resize_reaches_the_app(connect: Connect) -> None:

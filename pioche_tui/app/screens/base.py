@@ -41,6 +41,18 @@ class KeyBarMixin:
     def t(self) -> Catalogue:
         return cast(HasCatalogue, cast(Screen[Any], self).app).t
 
+    @property
+    def closed_unseen(self) -> bool:
+        """Closed before it was shown: popped as soon as pushed (a table closing while a Joker's
+        colour is asked), or the session ending while it was built (the client left). Textual
+        8.2.8 still sends such a screen Mount, its widgets gone: a query there raises NoMatches,
+        which ended the player's whole session (bench/soak.py found it). Handlers that query
+        their widgets return at once when this is true."""
+        screen = cast(Screen[Any], self)
+        app = screen.app
+        leaving = app.return_code is not None or not app.is_running  # exit() was called
+        return leaving or screen not in app.screen_stack
+
     def _on_mount(self, event: events.Mount) -> None:
         # Textual calls every class's _on_mount and on_mount: screens keep their on_mount.
         screen = cast(Screen[Any], self)

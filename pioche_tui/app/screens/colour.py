@@ -44,6 +44,8 @@ class ColourPicker(Dialog[int | None]):
             yield KeyBar()
 
     def watch_chosen(self) -> None:
+        if self.closed_unseen:  # see KeyBarMixin.closed_unseen
+            return
         t = self.t
         swatches = Text()
         for colour, letter in enumerate(self.letters):

@@ -1,0 +1,48 @@
+"""Reading a Défausse table from what an SSH client received (helpers for the hostile tests)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pioche_tui.app.app import PiocheApp
+from pioche_tui.coordinator.table import Table
+from tests.coordinator.conftest import until  # noqa: F401 - for the hostile tests
+from tests.hostile.conftest import RecordingService
+from tests.server.conftest import Screen
+from widgets.defausse_cards import face
+from widgets.hand import Hand
+
+# A card in the hand is a box five cells wide: "│R 7│", or "┃R 7┃" for the chosen one.
+HAND_FACE = re.compile(r"[│┃](...)[│┃]")
+
+
+def app_of(service: RecordingService, name: str) -> PiocheApp:
+    """The running app of the player called ``name``."""
+    return next(app for app in service.apps
+                if app.session is not None and app.session.player.name == name)
+
+
+def faces(cards: tuple[int, ...], letters: str) -> list[str]:
+    return [face(card, letters) for card in cards]
+
+
+def hand_on_screen(screen: Screen, app: PiocheApp) -> list[str]:
+    """The faces in the hand widget's rows of ``screen``, left to right (the widget's place on
+    the screen comes from the app; what is in it, from the client's bytes)."""
+    region = app.screen.query_one(Hand).region
+    found: list[str] = []
+    for y in range(region.y, region.bottom):
+        row = "".join(screen.rows[y][region.x : region.right])
+        found.extend(HAND_FACE.findall(row))
+    return sorted(found)
+
+
+def table_of(service: RecordingService, name: str) -> tuple[Table, int]:
+    session = app_of(service, name).session
+    assert session is not None and session.table is not None and session.seat is not None
+    return session.table, session.seat
+
+
+def own_view(table: Table, seat: int) -> Any:
+    return table.game.view(table.state, seat)

@@ -1,0 +1,83 @@
+"""Pastes of 1 MiB and 16 MiB into the real app, at a table, while another player plays at
+another table: the paste is held back (input budget) or cut (paste limit), the other table does
+not notice, and the sender stays connected."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncssh
+import pytest
+from textual import events
+from textual.widgets import Input
+
+from server.driver import SSHDriver
+from server.limits import Limits
+from server.ssh import PiocheServer
+from tests.hostile.conftest import RecordingService
+from tests.hostile.defausse import app_of, table_of, until
+from tests.server.conftest import Client, Connect
+
+MiB = 1024 * 1024
+UNTHROTTLED = Limits(input_rate=1e9, input_burst=1e9)  # so that 16 MiB go through at once
+
+
+async def at_a_quick_game(connect: Connect, name: str) -> Client:
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    client = await connect(name, client_keys=[key], term_size=(100, 30))
+    await client.wait_for(f"Bonjour {name}")
+    client.send("p")
+    await client.wait_for("Défausse · table")
+    return client
+
+
+@pytest.mark.parametrize("settings", [{"turn_timer": 0.3}], indirect=True)
+@pytest.mark.parametrize(
+    ("size", "limits"), [(MiB, Limits()), (16 * MiB, UNTHROTTLED)], ids=["1MiB", "16MiB"]
+)
+async def test_a_huge_paste_is_held_back_or_cut_and_other_tables_go_on(
+    connect: Connect, server: PiocheServer, service: RecordingService,
+    monkeypatch: pytest.MonkeyPatch, size: int, limits: Limits,
+) -> None:
+    pasted: list[int] = []
+    process_message = SSHDriver.process_message
+
+    def recording(self: SSHDriver, message: object) -> None:
+        if isinstance(message, events.Paste):
+            pasted.append(len(message.text))
+        process_message(self, message)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SSHDriver, "process_message", recording)
+    alice = await at_a_quick_game(connect, "alice")
+    bob = await at_a_quick_game(connect, "bob")
+    bob_table, _seat = table_of(service, "bob")
+    alice.send("c")  # the table's chat line
+    await until(lambda: type(app_of(service, "alice").focused).__name__ == "ChatInput")
+    step = bob_table.step
+    assert alice.chan is not None
+    alice.send(b"\x1b[200~" + b"x" * size + b"\x1b[201~")
+    # Meanwhile bob's table plays on, and his keys act.
+    await until(lambda: bob_table.step >= step + 5 or bob_table.status != "playing")
+    bob.send("?")
+    await until(lambda: type(app_of(service, "bob").screen).__name__ == "HelpScreen")
+    if limits is UNTHROTTLED:
+        await until(lambda: alice.chan is not None and alice.chan.get_write_buffer_size() == 0,
+                    timeout=60)
+        await until(lambda: bool(pasted))
+        # Cut: the app got the first max_paste characters (give or take a parse slice).
+        assert max(pasted) <= limits.max_paste + 4096
+        # The chat line refuses a paste longer than a message (Textual's Input, max_length):
+        # nothing of it is sent.
+        chat = app_of(service, "alice").focused
+        assert isinstance(chat, Input) and chat.value == ""
+        alice.send("\r")
+        await asyncio.sleep(0.2)
+        assert not any(service.coordinator._chat.values())
+        alice.send("\x1b")  # and her keys act again
+        await until(lambda: type(app_of(service, "alice").focused).__name__ == "Hand")
+    else:
+        # Held back: after a second the server has read only its budget's worth; the rest
+        # (and any key behind it) waits in alice's client, nothing is lost.
+        await asyncio.sleep(1.0)
+        assert alice.chan.get_write_buffer_size() > size // 2
+    assert not alice.closed.is_set() and len(server.sessions) == 2
