@@ -79,6 +79,10 @@ MSG_FILE_TRANSFER = "Pioche ne transfère pas de fichiers : ni sftp, ni scp, ni 
 MSG_SHUTDOWN = "Pioche s'arrête pour maintenance : à tout à l'heure !"
 MSG_CRASH = "Pioche a rencontré une erreur et ferme cette session. Désolé !"
 MSG_FORWARDING = "Pioche ne fait aucune redirection (ports, sockets, tunnels)."
+MSG_FORWARDING_ASKED = (
+    "Pioche ne fait aucune redirection : reconnectez-vous sans -A, -X ni -R "
+    "(ForwardAgent, ForwardX11, RemoteForward)."
+)
 MSG_ONE_SESSION = "Une seule session par connexion SSH."
 MSG_FULL = "Pioche est complet ({limit} connexions au plus) : revenez dans un moment."
 MSG_ADDRESS_FULL = "Trop de connexions depuis votre adresse ({limit} au plus)."
@@ -259,6 +263,7 @@ class _Connection(asyncssh.SSHServer):
         self._key_attempts = 0
         self.identity: str | None = None
         self._session: _Session | None = None
+        self.forwarding_asked = False  # -R, -A or -X asked for: the session is refused
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
@@ -350,9 +355,11 @@ class _Connection(asyncssh.SSHServer):
         raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, MSG_FORWARDING)
 
     def server_requested(self, listen_host: str, listen_port: int) -> bool:
+        self.forwarding_asked = True  # ssh -R: refused, and so is the session that follows
         return False
 
     def unix_server_requested(self, listen_path: str) -> bool:
+        self.forwarding_asked = True
         return False
 
 
@@ -385,6 +392,18 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self._chan = chan
         chan.set_write_buffer_limits(high=self._limits.write_buffer)
+        # OpenSSH asks for agent (-A) and X11 (-X) forwarding without waiting for the answer:
+        # asyncssh's denial goes unseen and the game would start as if all were well. asyncssh
+        # has no callback for these two requests, so this channel's handlers for them are
+        # replaced by one that denies and remembers; session_started then refuses the session.
+        # (asyncssh names a request's handler `_process_<request>_request`.)
+        for handler in ("_process_auth_agent_req_at_openssh_dot_com_request",
+                        "_process_x11_req_request"):
+            setattr(chan, handler, self._forwarding_requested)
+
+    def _forwarding_requested(self, packet: object) -> bool:
+        self._connection.forwarding_asked = True
+        return False  # denied
 
     def pty_requested(
         self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Mapping[int, int]
@@ -415,6 +434,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.task = asyncio.create_task(self._run())
 
     def _refusal(self) -> str | None:
+        if self._connection.forwarding_asked:
+            return MSG_FORWARDING_ASKED
         if self._subsystem is not None:
             return MSG_FILE_TRANSFER
         if self._command is not None:

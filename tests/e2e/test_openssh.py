@@ -18,7 +18,7 @@ import asyncssh
 import pytest
 
 from server.keys import HOST_KEY_NAME, fingerprint
-from server.ssh import MSG_SHUTDOWN
+from server.ssh import MSG_FORWARDING_ASKED, MSG_SHUTDOWN
 from tests.server.process import serve_process
 
 MISSING = [tool for tool in ("ssh", "tmux") if shutil.which(tool) is None]
@@ -92,3 +92,28 @@ def test_a_player_with_openssh(tmp_path: Path, tmux: Tmux) -> None:
         served.process.send_signal(signal.SIGTERM)
         tmux.wait_for(MSG_SHUTDOWN)
         assert served.wait() == 0
+
+
+@pytest.mark.parametrize("forwarding", [
+    ["-A", "-o", "IdentityAgent={agent}"],  # OpenSSH asks for it only with an agent to forward
+    ["-X", "-o", "IdentityAgent=none"],
+    ["-R", "0:127.0.0.1:9", "-o", "IdentityAgent=none"],
+], ids=["agent", "x11", "remote"])
+def test_openssh_asking_for_forwarding_is_refused(tmp_path: Path, forwarding: list[str]) -> None:
+    agent_path = tmp_path / "agent.sock"  # an empty ssh-agent of our own
+    agent = subprocess.Popen(["ssh-agent", "-D", "-a", str(agent_path)], stdout=subprocess.DEVNULL)
+    try:
+        with serve_process(tmp_path) as served:
+            done = subprocess.run(
+                ["ssh", "-F", "/dev/null", "-tt", "-p", str(served.port),
+                 "-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=no",
+                 *(option.format(agent=agent_path) for option in forwarding), "alice@127.0.0.1"],
+                stdin=subprocess.DEVNULL, capture_output=True, timeout=30,
+                env={"PATH": "/usr/bin:/bin", "DISPLAY": "127.0.0.1:99", "HOME": str(tmp_path)},
+            )
+    finally:
+        agent.terminate()
+        agent.wait(timeout=10)
+    assert done.returncode == 1
+    assert MSG_FORWARDING_ASKED in done.stderr.decode()
+    assert done.stdout == b""  # no app drew a screen

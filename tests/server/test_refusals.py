@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from pathlib import Path
 
 import asyncssh
@@ -14,6 +13,7 @@ from server.ssh import (
     MSG_CLOSING,
     MSG_FILE_TRANSFER,
     MSG_FORWARDING,
+    MSG_FORWARDING_ASKED,
     MSG_FULL,
     MSG_NO_PTY,
     MSG_ONE_SESSION,
@@ -106,7 +106,9 @@ async def test_forwarding_is_refused(connect: Connect) -> None:
     await client.wait_for("touche : k")
 
 
-async def test_x11_forwarding_is_refused(connect: Connect, tmp_path: Path) -> None:
+async def test_x11_forwarding_is_refused(
+    connect: Connect, server: PiocheServer, service: DemoService, tmp_path: Path
+) -> None:
     xauth = tmp_path / "Xauthority"
     xauth.write_bytes(b"")
     with pytest.raises(asyncssh.ChannelOpenError, match="X11 forwarding request failed"):
@@ -114,17 +116,36 @@ async def test_x11_forwarding_is_refused(connect: Connect, tmp_path: Path) -> No
             "alice", x11_forwarding=True, x11_display="127.0.0.1:99",
             x11_auth_path=str(xauth),
         )
+    assert server.sessions == [] and service.apps == []
 
 
-async def test_agent_forwarding_is_refused(
-    connect: Connect, tmp_path: Path, caplog: pytest.LogCaptureFixture
+async def test_agent_forwarding_refuses_the_session(
+    connect: Connect, server: PiocheServer, service: DemoService, tmp_path: Path
 ) -> None:
-    # OpenSSH asks for agent forwarding without waiting for an answer, so the refusal is silent
-    # to the client; the server's SSH layer logs it.
-    with caplog.at_level(logging.INFO, logger="asyncssh"):
-        client = await connect("alice", agent_forwarding=str(tmp_path / "agent.sock"))
-        await client.wait_for("pseudo : alice")
-    assert "Agent forwarding request denied" in caplog.text
+    # OpenSSH asks for agent forwarding without waiting for the answer: a denial alone would go
+    # unseen, so the session is refused with the way out.
+    client = await connect("alice", agent_forwarding=str(tmp_path / "agent.sock"))
+    assert await client.finished() == 1
+    assert client.stderr.decode() == MSG_FORWARDING_ASKED + "\r\n"
+    assert client.raw == b""
+    assert server.sessions == [] and service.apps == []
+
+
+async def test_remote_forwarding_asked_first_refuses_the_session(
+    server: PiocheServer, service: DemoService
+) -> None:
+    # ssh -R: the forwarding is asked for before the session; both are refused.
+    async with asyncssh.connect(
+        "127.0.0.1", server.port, username="alice", known_hosts=None, client_keys=None,
+        agent_path=None, config=None, client_factory=LikeOpenSSH,
+    ) as conn:
+        with pytest.raises(asyncssh.ChannelListenError):
+            await conn.forward_remote_port("127.0.0.1", 0, "127.0.0.1", 22)
+        chan, client = await conn.create_session(Client, term_type="xterm", encoding=None)
+        await chan.wait_closed()
+        assert chan.get_exit_status() == 1
+        assert client.stderr.decode() == MSG_FORWARDING_ASKED + "\r\n"
+    assert server.sessions == [] and service.apps == []
 
 
 def test_messages_inside_ssh_packets_are_ascii() -> None:
