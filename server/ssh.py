@@ -59,6 +59,7 @@ MAC_ALGS = (
     "hmac-sha2-256-etm@openssh.com", "hmac-sha2-512-etm@openssh.com", "umac-128-etm@openssh.com",
     "hmac-sha2-256", "hmac-sha2-512", "umac-128@openssh.com",
 )
+MAX_ENV_REQUESTS = 32  # environment variables taken per session; the rest are refused
 CLIENT_CLOSE_WAIT = 1.0  # seconds clients get, at shutdown, to close after their session ended
 INPUT_WINDOW = 64 * 1024  # SSH receive window: what a client may send before the server reads
 SHA1_SIGNATURES = frozenset({b"ssh-rsa"})
@@ -88,6 +89,7 @@ MSG_FULL = "Pioche est complet ({limit} connexions au plus) : revenez dans un mo
 MSG_ADDRESS_FULL = "Trop de connexions depuis votre adresse ({limit} au plus)."
 MSG_CLOSING = "Pioche ferme pour maintenance : revenez dans un moment."
 MSG_STALLED = "Votre terminal ne lit plus rien depuis {seconds:.0f} s : au revoir."
+MSG_NO_SESSION = "Aucune session ouverte depuis {seconds:.0f} s : au revoir."
 MSG_KEY_ATTEMPTS = "Trop de tentatives d'authentification ({limit} cles au plus)."
 
 
@@ -264,6 +266,7 @@ class _Connection(asyncssh.SSHServer):
         self.identity: str | None = None
         self._session: _Session | None = None
         self.forwarding_asked = False  # -R, -A or -X asked for: the session is refused
+        self._idle: asyncio.TimerHandle | None = None  # set while logged in with no session
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
@@ -275,7 +278,27 @@ class _Connection(asyncssh.SSHServer):
             conn.abort()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_idle()
         self._server._forget(self)
+
+    # A connection holds a slot: logged in with no session (none yet, or its one session over),
+    # it may keep it only login_timeout seconds.
+
+    def _start_idle(self) -> None:
+        seconds = self._server.limits.login_timeout
+        self._idle = asyncio.get_running_loop().call_later(seconds, self._idle_out, seconds)
+
+    def _stop_idle(self) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+
+    def _idle_out(self, seconds: float) -> None:
+        log.info("%s: no session for %.0f s, disconnected", self.peer, seconds)
+        self.close(MSG_NO_SESSION.format(seconds=seconds))
+
+    def session_closed(self) -> None:
+        self._start_idle()  # one session per connection: nothing more can happen on it
 
     def close(self, reason: str, code: int = asyncssh.DISC_BY_APPLICATION) -> None:
         if self._conn is not None:
@@ -329,6 +352,7 @@ class _Connection(asyncssh.SSHServer):
         # public-key request (its key is _last_key, validated within that same request) or
         # keyboard-interactive (which cleared _last_key).
         self.identity = fingerprint(self._last_key) if self._last_key is not None else None
+        self._start_idle()
 
     # Channels: one session; no forwarding of any kind.
 
@@ -337,6 +361,7 @@ class _Connection(asyncssh.SSHServer):
             raise asyncssh.ChannelOpenError(
                 asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, MSG_ONE_SESSION
             )
+        self._stop_idle()
         self._session = _Session(self._server, self)
         return self._session
 
@@ -386,6 +411,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self._tokens_at = self._loop.time()
         self._resume_reading: asyncio.TimerHandle | None = None
         self._stall_timer: asyncio.TimerHandle | None = None
+        self._env_requests = 0
 
     # What the client asks for, before the session starts.
 
@@ -400,6 +426,15 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         for handler in ("_process_auth_agent_req_at_openssh_dot_com_request",
                         "_process_x11_req_request"):
             setattr(chan, handler, self._forwarding_requested)
+        # Same for environment variables, which asyncssh keeps without limit: only the first
+        # MAX_ENV_REQUESTS are taken (OpenSSH sends LANG, LC_* and SetEnv's, a handful).
+        take_env = chan._process_env_request
+
+        def env_requested(packet: asyncssh.packet.SSHPacket) -> bool:
+            self._env_requests += 1
+            return self._env_requests <= MAX_ENV_REQUESTS and take_env(packet)
+
+        chan._process_env_request = env_requested  # type: ignore[method-assign]
 
     def _forwarding_requested(self, packet: object) -> bool:
         self._connection.forwarding_asked = True
@@ -585,6 +620,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                 timer.cancel()
         self._resume_reading = self._stall_timer = None
         self._end()
+        self._connection.session_closed()
 
     def _end(self) -> None:
         self._ended = True

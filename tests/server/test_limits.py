@@ -4,13 +4,14 @@ slow clients."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import asyncssh
 import pytest
 
 from server.limits import BYTES_PER_EVENT, Limits
-from server.ssh import INPUT_WINDOW, MSG_ADDRESS_FULL, MSG_FULL, PiocheServer
-from tests.server.conftest import WAIT, Client, Connect, all_sessions_gone
+from server.ssh import INPUT_WINDOW, MAX_ENV_REQUESTS, MSG_ADDRESS_FULL, MSG_FULL, PiocheServer
+from tests.server.conftest import WAIT, Client, Connect, LikeOpenSSH, all_sessions_gone
 from tests.server.demo_app import DemoService
 
 
@@ -50,6 +51,42 @@ async def test_a_client_that_never_logs_in_is_dropped(server: PiocheServer) -> N
         await asyncio.wait_for(reader.read(), WAIT)  # returns at EOF: the server hung up
     finally:
         writer.close()
+
+
+@pytest.mark.parametrize("limits", [Limits(login_timeout=0.5)])
+async def test_a_connection_without_a_session_does_not_keep_its_slot(
+    server: PiocheServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with asyncssh.connect(
+        "127.0.0.1", server.port, username="alice", known_hosts=None, client_keys=None,
+        agent_path=None, config=None, client_factory=LikeOpenSSH,
+    ) as conn:  # logged in, and then no session
+        with caplog.at_level(logging.INFO, logger="pioche.server"):
+            await asyncio.wait_for(conn.wait_closed(), WAIT)  # the server closes it
+    assert "no session for 0 s, disconnected" in caplog.text
+
+
+@pytest.mark.parametrize("limits", [Limits(login_timeout=0.5)])
+async def test_a_connection_whose_session_ended_does_not_keep_its_slot(
+    connect: Connect, caplog: pytest.LogCaptureFixture
+) -> None:
+    client = await connect("alice", command="ls")  # refused: the session ends at once
+    assert await client.finished() == 1
+    assert client.conn is not None
+    with caplog.at_level(logging.INFO, logger="pioche.server"):
+        await asyncio.wait_for(client.conn.wait_closed(), WAIT)  # the server closes it
+    assert "no session for 0 s, disconnected" in caplog.text
+
+
+async def test_environment_requests_beyond_the_cap_are_refused(
+    connect: Connect, server: PiocheServer
+) -> None:
+    flood = {"LANG": "en_GB.UTF-8"} | {f"X{i}": "x" * 1000 for i in range(5000)}
+    client = await connect("alice", env=flood)
+    await client.wait_for("lang : en_GB.UTF-8")  # the first ones are taken, the app runs
+    session = next(iter(server._sessions.values()))
+    assert session._chan is not None
+    assert len(session._chan.get_environment()) == MAX_ENV_REQUESTS
 
 
 @pytest.mark.parametrize("limits", [Limits(input_rate=50, input_burst=200)])
