@@ -17,24 +17,39 @@ removed (so a label split by colour changes is still found), and the screen rebu
 bytes (``tests.server.conftest.Screen``) every 2 KB, so a label assembled by separate writes is
 found too; and the text of ``pioche replay`` as that seat or as a spectator.
 
-Collection's labels come with its table screen (not merged yet): add them to LABELS then.
+Collection deals every card into view by the end of a round (the round ends when both draw piles
+are empty), so a whole-game search would find little to look for. The search is therefore also
+made in time: each chunk a client receives is noted with the table's step at its arrival (server
+and clients share this test's event loop, so nothing sent then can show a later step), and the
+screen rebuilt up to that chunk is searched for the labels forbidden *at that step* — the cards
+still in the draw piles, others' Quantique cards, the tops another's Flip showed. Collection's
+labels are its classic cards' faces (« R3 ») and names (« 3 rouge »); Rainbow, Shadow and the
+specials have words that screens use for other things (« Double paire », the Joker answer to a
+Shadow).
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
+import functools
 import random
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ClassVar
 
 import asyncssh
 import pytest
 
 from pioche_tui.coordinator.table import Table
 from pioche_tui.engine import GAMES
+from pioche_tui.engine.collection import rules as collection_rules
+from pioche_tui.engine.collection.cards import CLASSIC, KIND
 from pioche_tui.engine.defausse.cards import CARDS
 from pioche_tui.i18n import Catalogue
+from pioche_tui.narrate.collection import card_name as collection_name
 from pioche_tui.narrate.defausse import card_name
 from pioche_tui.replay import replay_lines
 from pioche_tui.store.log import read_log
@@ -42,6 +57,7 @@ from server.ssh import PiocheServer
 from tests.hostile.conftest import RecordingService, reset
 from tests.hostile.defausse import app_of, until
 from tests.server.conftest import Client, Connect, Screen
+from widgets.collection_cards import face as collection_face
 from widgets.defausse_cards import face
 
 FRENCH = Catalogue("fr")
@@ -51,38 +67,71 @@ def defausse_labels(card: int) -> set[str]:
     return {face(card, FRENCH("colour.letters")).strip(), card_name(FRENCH, card)}
 
 
-LABELS: dict[str, Callable[[int], set[str]]] = {"defausse": defausse_labels}
+def collection_labels(card: int) -> set[str]:
+    if KIND[card] != CLASSIC:
+        return set()
+    return {collection_face(card, FRENCH("col.letters")), collection_name(FRENCH, card)}
 
 
-def allowed_cards(log: Path) -> dict[int | None, set[int]]:
-    """Per viewer (a seat, None for a spectator): every card it was allowed to see at some point
-    of the game in ``log``."""
+def defausse_visible(state: Any, viewer: int | None) -> set[int]:
+    """What the rules let ``viewer`` see now: the discard, and its own hand."""
+    return set(state.discard) | (set(state.hand(viewer)) if viewer is not None else set())
+
+
+def collection_visible(state: Any, viewer: int | None) -> set[int]:
+    """What the rules let ``viewer`` see now: every card but the draw piles (except the tops its
+    own Flip showed), the Quantique's cards of another seat, and the cards another seat
+    discarded face down from its Quantique."""
+    hidden = set(state.draw[0]) | set(state.draw[1])
+    if state.phase == collection_rules.QUANTIQUE_CHOICE and viewer != state.current:
+        hidden |= set(state.held)
+    for seat in range(state.seats):
+        if seat != viewer:
+            hidden |= set(state.private_discards[seat])
+    seen = set(state.private_discards[viewer]) if viewer is not None else set()
+    if viewer is not None:
+        seen |= {top for top in collection_rules.known_tops(state, viewer) if top >= 0}
+    return (set(state.deck) - hidden) | seen
+
+
+@dataclass(frozen=True)
+class Cards:
+    """A game's cards as the search sees them."""
+
+    all: Sequence[int]
+    labels: Callable[[int], set[str]]
+    visible: Callable[[Any, int | None], set[int]]
+
+
+GAME_CARDS = {
+    "defausse": Cards(CARDS, defausse_labels, defausse_visible),
+    "collection": Cards(range(len(KIND)), collection_labels, collection_visible),
+}
+
+
+def allowed_cards(log: Path) -> dict[int | None, list[set[int]]]:
+    """Per viewer (a seat, None for a spectator), per step of the game in ``log``: every card it
+    was allowed to see up to that step."""
     contents = read_log(log)
     header = contents.header
     game = GAMES[header["game"]]
+    visible = GAME_CARDS[header["game"]].visible
     seats = len(header["seats"])
     state = game.new_game(seats, game.options(header["options"]), header["seed"])
-    public: set[int] = set()
-    own: dict[int, set[int]] = {seat: set() for seat in range(seats)}
-
-    def look() -> None:
-        public.update(state.discard)
-        for seat in range(seats):
-            own[seat].update(state.hand(seat))
-
-    look()
+    viewers: list[int | None] = [*range(seats), None]
+    allowed: dict[int | None, list[set[int]]] = {
+        viewer: [visible(state, viewer)] for viewer in viewers}
     for seat, wire in contents.actions():
         game.apply(state, seat, game.action_from_wire(wire))
-        look()
-    allowed: dict[int | None, set[int]] = {seat: own[seat] | public for seat in range(seats)}
-    allowed[None] = public
+        for viewer in viewers:
+            allowed[viewer].append(allowed[viewer][-1] | visible(state, viewer))
     return allowed
 
 
-def forbidden_labels(allowed: set[int], labels: Callable[[int], set[str]]) -> set[str]:
-    """Labels of which no copy was ever allowed to the viewer."""
-    seen = set().union(*(labels(card) for card in allowed))
-    return set().union(*(labels(card) for card in CARDS)) - seen
+def forbidden_labels(allowed: set[int], cards: Cards) -> set[str]:
+    """Labels of which no copy was allowed to the viewer."""
+    seen = set().union(*(cards.labels(card) for card in allowed))
+    return set().union(*(cards.labels(card) for card in cards.all)) - seen
 
 
 SGR = re.compile(r"\x1b\[[0-9;:]*m")
@@ -105,51 +154,105 @@ def screens_shown(raw: bytes, size: tuple[int, int], every: int = 2048) -> Itera
         yield screen.text()
 
 
-def find_labels(texts: Iterable[str], labels: set[str]) -> set[str]:
+@functools.cache
+def label_pattern(labels: frozenset[str]) -> re.Pattern[str]:
     # A label stands alone: « 2 vert » inside « +2 vert », « R 2 » inside « R 22 » are others.
-    pattern = re.compile(
+    return re.compile(
         "|".join(rf"(?<![\w+]){re.escape(label)}(?![\w])" for label in sorted(labels)))
+
+
+def find_labels(texts: Iterable[str], labels: set[str]) -> set[str]:
+    if not labels:
+        return set()
+    pattern = label_pattern(frozenset(labels))
     found: set[str] = set()
     for text in texts:
         found.update(match[0] for match in pattern.finditer(text))
     return found
 
 
+def note_steps(client: Client, step: Callable[[], int]) -> list[tuple[int, int]]:
+    """From now on, for each chunk ``client`` receives: where it ends in ``client.raw``, and the
+    table's step when it arrived."""
+    marks: list[tuple[int, int]] = []
+    receive = client.data_received
+
+    def data_received(data: bytes, datatype: asyncssh.DataType) -> None:
+        receive(data, datatype)
+        marks.append((len(client.raw), step()))
+
+    client.data_received = data_received  # type: ignore[method-assign]
+    return marks
+
+
+def leaks_in_time(raw: bytes, marks: list[tuple[int, int]], size: tuple[int, int],
+                  forbidden_at: Callable[[int], set[str]]) -> tuple[set[str], int]:
+    """Labels forbidden at a chunk's step found on the screen rebuilt up to that chunk; and how
+    many chunks were searched with at least ten labels to find."""
+    screen = Screen(*size)
+    decode = codecs.getincrementaldecoder("utf-8")("replace").decode
+    found: set[str] = set()
+    strong = start = 0
+    for end, step in marks:
+        screen.feed(decode(raw[start:end]))
+        start = end
+        forbidden = forbidden_at(step)
+        strong += len(forbidden) >= 10
+        found |= find_labels([screen.text()], forbidden)
+    return found, strong
+
+
 class Typist:
     """Presses the game's keys at random, fast, so the game moves (the turn timer plays for a
     player who does nothing)."""
 
-    KEYS = ("\r", "\r", "d", "k", "1", "2", "3", "\x1b[C", "\x1b[D", "a", "x")
+    KEYS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "defausse": ("\r", "\r", "d", "k", "1", "2", "3", "\x1b[C", "\x1b[D", "a", "x"),
+        "collection": ("a", "b", "a", "s", "k", "r", "e", "\r", "\r", "1", "2", "\x1b[B"),
+    }
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, game: str, seed: int) -> None:
+        self.keys = self.KEYS[game]
         self.rng = random.Random(seed)
 
     async def run(self, client: Client, until_done: Callable[[], bool]) -> None:
         while not until_done() and not client.closed.is_set():
-            client.send(self.rng.choice(self.KEYS))
+            client.send(self.rng.choice(self.keys))
             await asyncio.sleep(self.rng.uniform(0.02, 0.08))
 
 
 @pytest.mark.parametrize("settings", [{"turn_timer": 0.3}], indirect=True)
-@pytest.mark.parametrize("game", sorted(LABELS))
+@pytest.mark.parametrize("game", sorted(GAME_CARDS))
 async def test_no_viewer_receives_a_card_it_may_not_see(
     connect: Connect, server: PiocheServer, service: RecordingService, game: str,
     client_key: asyncssh.SSHKey,
 ) -> None:
     size = (100, 30)
     keys = {"alice": client_key, "bob": asyncssh.generate_private_key("ssh-ed25519")}
+    tables: list[Table] = []
+
+    def step() -> int:
+        return tables[0].step if tables else 0
+
     clients: dict[str, list[Client]] = {}
+    marks: dict[int, list[tuple[int, int]]] = {}  # by id of the client
+
+    async def connected(name: str, **options: Any) -> Client:
+        client = await connect(name, term_size=size, **options)
+        marks[id(client)] = note_steps(client, step)
+        clients.setdefault(name, []).append(client)
+        return client
+
     for name, key in keys.items():
-        clients[name] = [await connect(name, client_keys=[key], term_size=size)]
-        await clients[name][0].wait_for(f"Bonjour {name}")
-    clients["watch"] = [await connect("watch", term_size=size)]
-    await clients["watch"][0].wait_for("Bonjour")
+        await (await connected(name, client_keys=[key])).wait_for(f"Bonjour {name}")
+    await (await connected("watch")).wait_for("Bonjour")
     alice = app_of(service, "alice").session
     bob = app_of(service, "bob").session
     assert alice is not None and bob is not None
     table_id = alice.create_table(game, seats=3, bots={2: "basic"}, timer="default",
                                   options={"single_round": True})
     table: Table = service.coordinator.tables[table_id]
+    tables.append(table)
     bob.join(table_id)
     watcher = next(app.session for app in service.apps if app.watch_only)
     assert watcher is not None
@@ -159,37 +262,50 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
     def over() -> bool:
         return table.status != "playing"
 
-    typing = [asyncio.create_task(Typist(seed).run(clients[name][0], over))
+    typing = [asyncio.create_task(Typist(game, seed).run(clients[name][0], over))
               for seed, name in enumerate(("alice", "bob"))]
     # Mid-game, bob's connection drops; he comes back with the same key.
     await until(lambda: table.step >= 25 or over(), timeout=60)
     reset(clients["bob"][0])
     await until(lambda: table.seats[1].away or over())
-    again = await connect("bob", client_keys=[keys["bob"]], term_size=size)
-    clients["bob"].append(again)
-    typing.append(asyncio.create_task(Typist(7).run(again, over)))
-    await until(over, timeout=90)
+    again = await connected("bob", client_keys=[keys["bob"]])
+    typing.append(asyncio.create_task(Typist(game, 7).run(again, over)))
+    await until(over, timeout=120)
     await asyncio.gather(*typing)
     await asyncio.sleep(0.5)  # the podium reaches every screen
 
     log = service.coordinator.log_path(table_id)
     allowed = allowed_cards(log)
-    labels = LABELS[game]
+    cards = GAME_CARDS[game]
     viewers: dict[str, int | None] = {"alice": 0, "bob": 1, "watch": None}
     for name, viewer in viewers.items():
-        forbidden = forbidden_labels(allowed[viewer], labels)
-        assert len(forbidden) >= 10, f"too few labels to prove anything for {name}"
+        steps = allowed[viewer]
+
+        def forbidden_at(step: int, steps: list[set[int]] = steps) -> set[str]:
+            return forbidden_labels(steps[min(step, len(steps) - 1)], cards)
+
+        forbidden = forbidden_at(len(steps))  # never allowed in the whole game (may be none)
         for client in clients[name]:
             raw = bytes(client.raw)
             assert len(raw) > 10_000  # whole screens were received
             assert find_labels(texts_sent(raw), forbidden) == set(), name
             assert find_labels(screens_shown(raw, size), forbidden) == set(), name
+            leaks, strong = leaks_in_time(raw, marks[id(client)], size, forbidden_at)
+            assert leaks == set(), name
+            assert strong >= 10, f"too few labels to prove anything for {name} in time"
         replayed = list(replay_lines(log, viewer, FRENCH))
         assert len(replayed) > 20
         assert find_labels(replayed, forbidden) == set(), f"replay as {name}"
-    # The check does find labels where they are allowed: alice's own cards are on her screen.
-    alice_only = forbidden_labels(allowed[1], labels) - forbidden_labels(allowed[0], labels)
-    assert find_labels(texts_sent(bytes(clients["alice"][0].raw)), alice_only)
+    # The check does find labels where they are allowed: alice's own cards are on her screen
+    # (Défausse), the cards drawn since the first steps on everybody's (Collection).
+    if game == "defausse":
+        alice_only = forbidden_labels(allowed[1][-1], cards) - forbidden_labels(
+            allowed[0][-1], cards)
+        assert find_labels(texts_sent(bytes(clients["alice"][0].raw)), alice_only)
+    else:
+        drawn_later = forbidden_labels(allowed[None][1], cards) - forbidden_labels(
+            allowed[None][-1], cards)
+        assert find_labels(texts_sent(bytes(clients["watch"][0].raw)), drawn_later)
 
 
 def test_a_leak_would_be_found() -> None:
