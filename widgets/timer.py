@@ -1,5 +1,8 @@
 """A table's title bar: what the table is, and on the right the seconds left to the player
-whose turn it is (ticking once a second, and only while a turn timer runs)."""
+whose turn it is, while a turn timer runs: by steps of STEP seconds (« 60 s », « 55 s »…), then
+every second in the last URGENT seconds. Each change repaints the title on every screen at the
+table; a countdown by the second would cost as many repaints as the moves themselves, for a
+precision nobody needs until the end of the turn."""
 
 from __future__ import annotations
 
@@ -13,7 +16,8 @@ from textual.timer import Timer
 
 from .lines import TextLines
 
-URGENT = 10  # seconds: from here on the timer stands out
+URGENT = 10  # seconds: from here on the timer counts every second, and stands out
+STEP = 5  # seconds between two changes of the timer before that
 
 
 class TitleBar(TextLines):
@@ -31,6 +35,7 @@ class TitleBar(TextLines):
         super().__init__(id=id)
         self.template = template
         self._ticker: Timer | None = None
+        self._shown: int | None = None  # the seconds drawn last
 
     def watch_title(self) -> None:
         self._draw()
@@ -50,7 +55,7 @@ class TitleBar(TextLines):
     def _tick(self) -> None:
         # Only on top: under a window (a dialog shows the screen beneath it), a repaint redraws
         # the whole stack of screens, a full frame each second.
-        if self.screen is self.app.screen:
+        if self.screen is self.app.screen and self.seconds_shown() != self._shown:
             self._draw()
 
     def seconds_left(self) -> int:
@@ -58,10 +63,15 @@ class TitleBar(TextLines):
             return 0
         return max(0, math.ceil(self.deadline - asyncio.get_running_loop().time()))
 
+    def seconds_shown(self) -> int:
+        """The seconds left, rounded up to a multiple of STEP until the last URGENT ones."""
+        left = self.seconds_left()
+        return left if left <= URGENT else math.ceil(left / STEP) * STEP
+
     def _draw(self) -> None:
         line = self.title.copy()
         if self.deadline is not None:
-            left = self.seconds_left()
+            left = self._shown = self.seconds_shown()
             timer = Text(self.template.format(n=left), "bold reverse" if left <= URGENT else "")
             room = self.content_size.width - line.cell_len - timer.cell_len
             if room < 1:

@@ -265,12 +265,31 @@ async def test_the_turn_timer_ticks_only_on_top(coordinator: Coordinator,
         drawn: list[int] = []
         bar._draw = lambda: drawn.append(1)  # type: ignore[method-assign]
         bar._tick()
+        assert drawn == []  # the seconds shown have not changed
+        bar._shown = -1
+        bar._tick()
         assert drawn == [1]
         await pilot.press("question_mark")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen) and table_screen(app).is_current
         bar._tick()
         assert drawn == [1]
+
+
+async def test_the_turn_timer_counts_by_five_then_by_the_second(
+        coordinator: Coordinator, make_app: MakeApp) -> None:
+    host = coordinator.connect(Player("SHA256:host", "Hôte"))
+    table = host.create_table("defausse", seats=3, bots={1: "basic", 2: "basic"}, timer=60)
+    app = make_app("Carole", watch_table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        bar = table_screen(app).title_bar
+        now = asyncio.get_running_loop().time()
+        shown = []
+        for left in (59.5, 55.2, 54.9, 11.0, 10.0, 9.1, 0.5, -3.0):
+            bar.deadline = now + left
+            shown.append(bar.seconds_shown())
+        assert shown == [60, 60, 55, 15, 10, 10, 1, 0]
 
 
 # --- the screen's answers to views chosen by the test --------------------------------------
