@@ -77,3 +77,20 @@ async def test_a_screen_built_as_the_session_ends_ends_it_cleanly(
         app.exit()  # the client left (server.driver.Terminal.hang_up)
         await settle(pilot)
     assert app.return_code == 0
+
+
+async def test_keys_before_the_colour_picker_is_built(tmp_path: Path) -> None:
+    """Enter pressed as the Joker is played reaches the picker before its widgets exist (the
+    soak's last crash): it still answers, and a choice made then is what it shows."""
+    async with alice_in_the_lobby(tmp_path) as (app, pilot):
+        chosen: list[int | None] = []
+        app.push_screen(ColourPicker("RJVB"), chosen.append)
+        app.screen.action_move(1)  # type: ignore[attr-defined]
+        app.screen.action_pick()  # type: ignore[attr-defined]
+        await settle(pilot)
+        assert chosen == [1] and app.is_running and app.return_code is None
+        picker = ColourPicker("RJVB")
+        app.push_screen(picker)
+        picker.action_move(2)
+        await settle(pilot)
+        assert "▸v" in str(picker.query_one("#swatches").render())

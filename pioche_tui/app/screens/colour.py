@@ -43,9 +43,14 @@ class ColourPicker(Dialog[int | None]):
             yield Static(id="swatches")
             yield KeyBar()
 
+    def on_mount(self) -> None:
+        self.watch_chosen()  # the first drawing, if a key came before the screen was built
+
     def watch_chosen(self) -> None:
-        if self.closed_unseen:  # see KeyBarMixin.closed_unseen
-            return
+        # A key can reach the picker before its widgets are built (Enter pressed as the Joker
+        # is played): reading `chosen` then runs this watcher early, with no swatches to fill
+        # (bench/soak.py found it). on_mount draws them; until then, and once closed, the
+        # query finds nothing.
         t = self.t
         swatches = Text()
         for colour, letter in enumerate(self.letters):
@@ -56,7 +61,8 @@ class ColourPicker(Dialog[int | None]):
                 style += Style(underline=True)
             swatches.append(f" {t(f'colour.{colour}')} ", style)
             swatches.append("  ")
-        self.query_one("#swatches", Static).update(swatches)
+        for box in self.query("#swatches").results(Static):
+            box.update(swatches)
 
     def on_key(self, event: events.Key) -> None:
         letter = (event.character or "").upper()
