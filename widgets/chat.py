@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Input
@@ -31,6 +32,18 @@ class ChatInput(Input):
     def __init__(self, *, placeholder: str = "", max_length: int = 0,
                  id: str | None = None) -> None:
         super().__init__(placeholder=placeholder, max_length=max_length, id=id, compact=True)
+
+    def on_paste(self, event: events.Paste) -> None:
+        # Input refuses an insertion that would pass max_length whole, so a long paste would
+        # vanish: keep its first line, cut to the room left.
+        event.prevent_default()
+        event.stop()
+        lines = event.text.splitlines()
+        if not lines:
+            return
+        start, end = sorted(self.selection)
+        room = self.max_length - len(self.value) + (end - start) if self.max_length else None
+        self.replace(lines[0][:room], start, end)
 
     def action_send(self) -> None:
         text = self.value.strip()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from textual import events
 from textual.widgets import Input, Select
 
 from pioche_tui.app.app import PiocheApp
@@ -21,6 +22,8 @@ from pioche_tui.app.screens.table import TableScreen
 from pioche_tui.app.screens.too_small import TooSmallScreen
 from pioche_tui.coordinator.core import Coordinator
 from pioche_tui.coordinator.model import Player
+from pioche_tui.coordinator.text import CHAT_MAX
+from widgets.chat import ChatInput
 from widgets.keybar import KeyBar
 from widgets.log import GameLog
 
@@ -201,6 +204,24 @@ async def test_lobby_and_table_chat(coordinator: Coordinator, make_app: MakeApp)
         assert isinstance(app.screen, LobbyScreen)
         log = app.screen.query_one("#lobby-chat", GameLog)
         assert len(log.entries) == 2
+
+
+async def test_a_long_paste_in_the_chat_is_cut_to_a_message(coordinator: Coordinator,
+                                                            make_app: MakeApp) -> None:
+    bob = coordinator.connect(Player("SHA256:bob", "Bob"))
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("c", *"Lu : ")
+        chat = app.screen.query_one(ChatInput)
+        chat.post_message(events.Paste("abcdefghij" * 100 + "\nsecond line"))
+        await settle(pilot)
+        expected = "Lu : " + ("abcdefghij" * 30)[: CHAT_MAX - 5]  # the room left, line one
+        assert chat.value == expected
+        await pilot.press("enter")
+        await settle(pilot)
+        sent = [m.text for m in bob.mailbox.take().chat]  # type: ignore[union-attr]
+        assert sent[-1] == expected
 
 
 async def test_help_lists_every_key_and_closes(make_app: MakeApp) -> None:
