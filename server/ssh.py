@@ -267,6 +267,7 @@ class _Connection(asyncssh.SSHServer):
         self._session: _Session | None = None
         self.forwarding_asked = False  # -R, -A or -X asked for: the session is refused
         self._idle: asyncio.TimerHandle | None = None  # set while logged in with no session
+        self._lost = False
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
@@ -279,12 +280,15 @@ class _Connection(asyncssh.SSHServer):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_idle()
+        self._lost = True
         self._server._forget(self)
 
     # A connection holds a slot: logged in with no session (none yet, or its one session over),
     # it may keep it only login_timeout seconds.
 
     def _start_idle(self) -> None:
+        if self._lost:  # (its session's channel may close after the connection)
+            return
         seconds = self._server.limits.login_timeout
         self._idle = asyncio.get_running_loop().call_later(seconds, self._idle_out, seconds)
 
