@@ -26,9 +26,11 @@ from textual.widget import Widget
 
 PLAIN = Style()
 StripKey = tuple[str, tuple[Span, ...], str | Style, int]
-_strips: LRUCache[StripKey, Strip] = LRUCache(4096)
+_strips: LRUCache[StripKey, Strip] = LRUCache(2048)
 """Rows rendered, for every app of the process: a row is its text, spans, base style and
-width (every app has the same colour system and the console's default styles)."""
+width (every app has the same colour system and the console's default styles). A row of the
+board is some 2.5 KiB: the cache holds at most about 5 MiB, a few seconds of a busy server's
+new rows, which is when the other apps of the same table ask for them."""
 
 
 class TextLines(Widget):
