@@ -4,8 +4,9 @@
                                     [--seconds 20] [--starts 20]
 
 Apps run as the server runs them: many in one process and one event loop, each in its own
-task. Their driver renders every frame completely and writes it nowhere (the cost of the bytes
-on the wire is the SSH server's). A table of four seats (``--game``, Défausse by default) —
+task, the garbage collector set up as ``pioche serve`` sets it (``server/collector.py``). Their
+driver renders every frame completely and writes it nowhere (the cost of the bytes on the wire
+is the SSH server's). A table of four seats (``--game``, Défausse by default) —
 ``--players`` seated apps playing fast through their screens' own action path, bots in the
 other seats — is watched by ``--watchers`` spectator apps. The same table is then run with
 plain sessions in place of the apps; the difference, per table update and per app, is the
@@ -36,6 +37,7 @@ from pioche_tui.app.screens.lobby import LobbyScreen
 from pioche_tui.app.screens.table import TableScreen
 from pioche_tui.coordinator.core import Coordinator, Session, Settings
 from pioche_tui.coordinator.model import Player, Refused
+from server.collector import Collector
 
 MOVE_DELAY = 0.02  # seconds a fast "human" and a bot take per move
 
@@ -136,6 +138,8 @@ async def table_run(game: str, players: int, watchers: int, seconds: float, with
                     None, 0, None, ())
             tasks.append(asyncio.create_task(play_fast(seat_of, session.act, rng)))
     await asyncio.sleep(1.0)  # let everything settle
+    collector = Collector()  # as `pioche serve` does: what lives on is frozen for the gc
+    collector.start()
     if profile is not None:
         profile.enable()
     step0, cpu0 = table.step, time.process_time()
@@ -143,6 +147,7 @@ async def table_run(game: str, players: int, watchers: int, seconds: float, with
     steps, cpu = table.step - step0, time.process_time() - cpu0
     if profile is not None:
         profile.disable()
+    collector.stop()
     for app in apps:
         app.exit()
     for task in tasks:

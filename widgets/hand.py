@@ -71,6 +71,9 @@ class Hand(TextLines, can_focus=True):
         """The hand, the cards that may be played, whether the player may play now; the cursor
         goes to ``chosen`` (a card just drawn), stays on the same card, or on a new turn moves
         to a playable one."""
+        if (cards, playable, active) == (self.cards, self.playable, self.active) and (
+                chosen is None or chosen == self.selected):
+            return  # another player's move: nothing here changed
         card = chosen if chosen in cards else self.selected
         turn_starts = active and not self.active
         self.cards, self.playable, self.active = cards, playable, active

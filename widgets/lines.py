@@ -4,6 +4,10 @@ Repainting a row of a widget costs about 0.3 ms of CPU on a shared server, and a
 reaches every player and spectator: so these widgets repaint only the rows whose text changed
 (a seat whose card count moved, the prompt), not the whole widget, and never lay the screen
 out again. Text is given as ``rich.text.Text``: user text (names, chat) is never markup.
+
+The players and spectators of a table mostly see the same rows (the title, the log's lines,
+the prompt, most of the board), so a row is turned into a ``Strip`` once for the whole process
+and shared: the apps of one table render each such row once per move, not once each.
 """
 
 from __future__ import annotations
@@ -12,14 +16,21 @@ from collections.abc import Sequence
 
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
+from rich.text import Span, Text
 from textual import events
+from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
 PLAIN = Style()
+StripKey = tuple[str, tuple[Span, ...], str | Style, int]
+_strips: LRUCache[StripKey, Strip] = LRUCache(2048)
+"""Rows rendered, for every app of the process: a row is its text, spans, base style and
+width (every app has the same colour system and the console's default styles). A row of the
+board is some 2.5 KiB: the cache holds at most about 5 MiB, a few seconds of a busy server's
+new rows, which is when the other apps of the same table ask for them."""
 
 
 class TextLines(Widget):
@@ -72,6 +83,13 @@ class TextLines(Widget):
         return strip
 
     def _strip(self, text: Text, width: int) -> Strip:
+        key = (text.plain, tuple(text.spans), text.style, width)
+        strip = _strips.get(key)
+        if strip is None:
+            strip = _strips[key] = self._render_strip(text, width)
+        return strip
+
+    def _render_strip(self, text: Text, width: int) -> Strip:
         line = text.copy()
         if line.style:  # Text.render ignores a base style when there are no spans
             line.stylize(line.style)
@@ -80,7 +98,10 @@ class TextLines(Widget):
         # Every segment gets a style: Textual's line filters (NO_COLOR's) expect one.
         segments = [Segment(text, style or PLAIN) for text, style, _ in
                     line.render(self.app.console)]
-        return Strip(segments, line.cell_len).adjust_cell_length(width, PLAIN)
+        cells = line.cell_len
+        if cells < width:
+            segments.append(Segment(" " * (width - cells), PLAIN))
+        return Strip(segments, width)
 
 
 class TextLine(TextLines):

@@ -44,7 +44,7 @@ class GameLog(TextLines):
             entry = line if isinstance(line, Text) else Text(line)
             self.entries.append(entry)
             if width > 0:
-                self._rows += entry.wrap(self.app.console, width)
+                self._rows += self._wrap(entry, width)
         self._show()
 
     def add_chat(self, name: str, text: str, separator: str = " : ") -> None:
@@ -59,9 +59,17 @@ class GameLog(TextLines):
         super().on_resize(event)
         width = self.content_size.width
         self._rows = [row for entry in self.entries
-                      for row in entry.wrap(self.app.console, width)] if width > 0 else []
+                      for row in self._wrap(entry, width)] if width > 0 else []
         self._top = max(0, len(self._rows) - self.content_size.height)
         self._show()
+
+    def _wrap(self, entry: Text, width: int) -> list[Text]:
+        """``entry`` cut into rows of ``width`` cells. Most lines fit in one row as they are,
+        and Rich's word wrapping costs more than the rest of adding a line."""
+        plain = entry.plain
+        if entry.cell_len <= width and "\n" not in plain and "\t" not in plain:
+            return [entry]
+        return list(entry.wrap(self.app.console, width))
 
     def _show(self) -> None:
         height = self.content_size.height

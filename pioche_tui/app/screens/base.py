@@ -60,9 +60,16 @@ class KeyBarMixin:
         # Once the screen is up: its bindings do not resolve before it is the active screen.
         screen.call_after_refresh(self._bindings_changed, screen)
 
+    @cached_property
+    def key_bar(self) -> KeyBar | None:
+        """The screen's key bar (composed with it), found once: a query walks the whole
+        screen, and a player's keys change at nearly every turn of a game."""
+        bars = cast(Screen[Any], self).query(KeyBar)
+        return bars.first() if bars else None
+
     def _bindings_changed(self, screen: Screen[Any]) -> None:
-        bars = screen.query(KeyBar)
-        if not bars:
+        bar = self.key_bar
+        if bar is None:
             return
         shown: dict[str, list[str]] = {}  # description → keys, in binding order
         actives = sorted(screen.active_bindings.values(),
@@ -75,7 +82,7 @@ class KeyBarMixin:
                 display = screen.app.get_key_display(binding)
                 if display not in keys:
                     keys.append(display)
-        bars.first().keys = tuple(("/".join(keys), text) for text, keys in shown.items())
+        bar.keys = tuple(("/".join(keys), text) for text, keys in shown.items())
 
 
 class PiocheScreen(KeyBarMixin, Screen[ResultT]):
