@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
 import secrets
 import time
@@ -39,9 +40,6 @@ BOT_NAMES = (
     "Ignace", "Joséphine", "Lucien", "Margot", "Noé", "Octavie", "Prosper", "Rosalie",
 )
 CHAT_HISTORY = 30
-LOBBY_INTERVAL = 0.5
-"""Seconds between two lobby snapshots sent to the sessions in the lobby: each one costs every
-such session a repaint, and a crowd connecting at once changes the lobby at every connection."""
 MIN_TIMER, MAX_TIMER = 10.0, 600.0
 
 
@@ -54,6 +52,10 @@ class Settings:
     # Tests and demos: table ids, private codes, deals and bot names from one seeded generator,
     # so screens are reproducible. None (production) draws them from the system's randomness.
     seed: int | None = None
+    # Seconds between two lobby snapshots sent to the sessions in the lobby: each one costs every
+    # such session a repaint, and a crowd connecting at once changes the lobby at every
+    # connection. (Screen tests set 0: at once.)
+    lobby_interval: float = 0.5
 
 
 class Session:
@@ -125,7 +127,7 @@ class Coordinator:
         self._chat: dict[str, deque[ChatLine]] = {}
         self._chat_limit = RateLimiter(3, 3.0)
         self._lobby_pending = False
-        self._lobby_sent = -LOBBY_INTERVAL  # loop time of the last lobby snapshot sent
+        self._lobby_sent = -math.inf  # loop time of the last lobby snapshot sent
         self._watchers = 0
 
     # --- life -----------------------------------------------------------------------------
@@ -320,8 +322,8 @@ class Coordinator:
 
     def lobby_changed(self) -> None:
         """Send the lobby to sessions in it: at the next loop turn, however many changes, and
-        then no sooner than LOBBY_INTERVAL after the previous snapshot. (A new session gets its
-        own snapshot at once.)"""
+        then no sooner than ``Settings.lobby_interval`` after the previous snapshot. (A new
+        session gets its own snapshot at once.)"""
         if self._lobby_pending:
             return
         try:
@@ -329,7 +331,8 @@ class Coordinator:
         except RuntimeError:  # no loop (start-up or shutdown): nobody to tell
             return
         self._lobby_pending = True
-        loop.call_at(max(loop.time(), self._lobby_sent + LOBBY_INTERVAL), self._send_lobby)
+        loop.call_at(max(loop.time(), self._lobby_sent + self.settings.lobby_interval),
+                     self._send_lobby)
 
     def _send_lobby(self) -> None:
         self._lobby_pending = False

@@ -28,7 +28,8 @@ from .toy import TOY
 
 
 def make_coordinator(data: Path, seed: int = 7) -> Coordinator:
-    return Coordinator(Settings(data, bot_delay=(0, 0), turn_timer=None, seed=seed),
+    return Coordinator(Settings(data, bot_delay=(0, 0), turn_timer=None, seed=seed,
+                                lobby_interval=0),  # screens see each change at once
                        games={**GAMES, "toy": TOY})
 
 

@@ -20,7 +20,7 @@ from textual.widgets import Input
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.screens.defausse import DefausseTableScreen
 from pioche_tui.app.screens.podium import PodiumScreen
-from pioche_tui.coordinator.core import LOBBY_INTERVAL, Coordinator
+from pioche_tui.coordinator.core import Coordinator
 from pioche_tui.coordinator.model import Player
 from pioche_tui.engine.base import Outcome
 from pioche_tui.engine.defausse.rules import RoundResult
@@ -72,7 +72,6 @@ async def lobby(pilot: Pilot[Any], coordinator: Coordinator) -> None:
     chloe = coordinator.connect(Player("SHA256:chloe", "Chloé"))
     chloe.create_table("defausse", seats=3, bots={1: "basic", 2: "random"}, timer=None)
     coordinator.connect(Player("guest:Dan@10.0.0.1", "Dan", guest=True))
-    await pilot.pause(LOBBY_INTERVAL)  # the lobby is sent at most that often
     await settle(pilot)
     app_of(pilot).session.chat("Qui vient jouer ? [b]pas de markup[/b]")  # type: ignore[union-attr]
     await still(pilot)

@@ -1,12 +1,12 @@
 """The lobby's snapshots: a change reaches the sessions in the lobby at once, a crowd of changes
-as one snapshot at most every LOBBY_INTERVAL."""
+as one snapshot at most every ``Settings.lobby_interval``."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from pioche_tui.coordinator.core import LOBBY_INTERVAL, Coordinator
+from pioche_tui.coordinator.core import Coordinator
 
 from .conftest import player, until
 
@@ -34,4 +34,4 @@ async def test_lobby_snapshots_are_spaced_out(
     assert not ana.mailbox._ready.is_set()
     await arrived()
     assert [names for _, names in arrivals] == [("Ana", "Bob"), ("Ana", "Bob", "Cid", "Dan", "Eve")]
-    assert arrivals[1][0] - arrivals[0][0] >= LOBBY_INTERVAL * 0.9
+    assert arrivals[1][0] - arrivals[0][0] >= c.settings.lobby_interval * 0.9

@@ -285,14 +285,16 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
             return forbidden_labels(steps[min(step, len(steps) - 1)], cards)
 
         forbidden = forbidden_at(len(steps))  # never allowed in the whole game (may be none)
+        strong = 0
         for client in clients[name]:
             raw = bytes(client.raw)
             assert len(raw) > 10_000  # whole screens were received
             assert find_labels(texts_sent(raw), forbidden) == set(), name
             assert find_labels(screens_shown(raw, size), forbidden) == set(), name
-            leaks, strong = leaks_in_time(raw, marks[id(client)], size, forbidden_at)
+            leaks, strong_chunks = leaks_in_time(raw, marks[id(client)], size, forbidden_at)
             assert leaks == set(), name
-            assert strong >= 10, f"too few labels to prove anything for {name} in time"
+            strong += strong_chunks
+        assert strong >= 10, f"too few labels to prove anything for {name} in time"
         replayed = list(replay_lines(log, viewer, FRENCH))
         assert len(replayed) > 20
         assert find_labels(replayed, forbidden) == set(), f"replay as {name}"
