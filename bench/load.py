@@ -90,7 +90,7 @@ PROMPTS: dict[str, dict[str, tuple[str, ...]]] = {
         "À vous : piochez": ("a",),
         "Vous devez encore piocher": ("a",),
         "Piochez encore": ("s",),
-        "Flip :": ("a",),
+        "Flip : voyez": ("a",),  # (« Vous piochez Flip : e pour l'activer… » is another)
         "Shadow !": ("k",),
         "Vous piochez": ("r", "e", "\r"),
         "réserve pleine : e": ("e", "\r"),
