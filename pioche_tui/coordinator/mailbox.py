@@ -82,6 +82,11 @@ class Mailbox:
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def pending(self) -> bool:
+        """News waits to be taken."""
+        return self._ready.is_set()
+
     def take(self) -> Mail | None:
         """What is waiting, or None if nothing is; never blocks."""
         if not self._ready.is_set():

@@ -61,8 +61,14 @@ def screen_text(app: PiocheApp) -> str:
 
 
 async def settle(pilot: Pilot[Any], rounds: int = 3) -> None:
-    """Let the mailbox reader and the screens catch up (bots answer at once)."""
+    """Let the mailbox reader and the screens catch up (bots answer at once): a few turns, and
+    more while news waits in the session's mailbox (a busy machine may need them)."""
     for _ in range(rounds):
+        await pilot.pause()
+    for _ in range(100):
+        session = getattr(pilot.app, "session", None)
+        if session is None or not session.mailbox.pending:
+            return
         await pilot.pause()
 
 

@@ -21,7 +21,7 @@ async def test_lobby_snapshots_are_spaced_out(
     arrivals: list[tuple[float, tuple[str, ...]]] = []
 
     async def arrived() -> None:
-        await until(lambda: ana.mailbox._ready.is_set())
+        await until(lambda: ana.mailbox.pending)
         mail = ana.mailbox.take()
         assert mail is not None and mail.lobby is not None
         arrivals.append((loop.time(), tuple(e.name for e in mail.lobby.online)))
@@ -31,7 +31,7 @@ async def test_lobby_snapshots_are_spaced_out(
     for name in ("Cid", "Dan", "Eve"):  # a crowd: one snapshot, once the interval is over
         c.connect(player(name))
     await asyncio.sleep(0)
-    assert not ana.mailbox._ready.is_set()
+    assert not ana.mailbox.pending
     await arrived()
     assert [names for _, names in arrivals] == [("Ana", "Bob"), ("Ana", "Bob", "Cid", "Dan", "Eve")]
     assert arrivals[1][0] - arrivals[0][0] >= c.settings.lobby_interval * 0.9
