@@ -419,7 +419,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "col.or": (" ou ", " or "),
     "col.danger.value": ("un {value}", "a {value}"),
     "col.danger.colour": ("un {colour} ({letter})", "a {colour} card ({letter})"),
-    "col.safe": ("Aucune carte ne peut faire perdre cette pile.", "No card can lose this pile."),
+    "col.safe": ("STOP si : aucune carte", "STOP on: no card"),  # as col.danger, and it fits
     "col.reserve": ("Réserve :", "Reserve:"),
     "col.drawn": ("Carte piochée : ", "Card drawn: "),
     "col.collection": ("Collection ({n}) : ", "Collection ({n}): "),
