@@ -13,15 +13,13 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.reactive import reactive
 
-from .lines import TextLines
+from .lines import CursorLines
 
 
-class ChoiceList(TextLines, can_focus=True):
+class ChoiceList(CursorLines):
     """Call :meth:`ask`; the answer comes back as a :class:`Chosen`, :class:`Confirmed` or
     :class:`Cancelled` message carrying the question's ``key``."""
 
@@ -46,8 +44,6 @@ class ChoiceList(TextLines, can_focus=True):
         Binding("x", "refuse", "key.refuse_all", tooltip="help.refuse_all"),
         Binding("escape", "cancel", "key.cancel", tooltip="help.cancel_choice"),
     ]
-
-    cursor: reactive[int] = reactive(0, repaint=False, bindings=True)
 
     class Chosen(Message):
         """One option was chosen: its ``index``."""
@@ -182,19 +178,6 @@ class ChoiceList(TextLines, can_focus=True):
             self.post_message(self.Cancelled(self.key))
 
     # --- drawing --------------------------------------------------------------------------
-
-    def watch_cursor(self) -> None:
-        self._draw()
-
-    def on_resize(self, event: events.Resize) -> None:
-        super().on_resize(event)
-        self._draw()
-
-    def on_focus(self) -> None:
-        self._draw()
-
-    def on_blur(self) -> None:
-        self._draw()
 
     def _draw(self) -> None:
         height = self.content_size.height

@@ -11,21 +11,19 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.reactive import reactive
 
 from pioche_tui.engine.defausse.cards import COLOUR, WILD
 
 from .defausse_cards import colour_style, face
-from .lines import TextLines
+from .lines import CursorLines
 
 CARD_WIDTH = 5
 HEIGHT = 4
 
 
-class Hand(TextLines, can_focus=True):
+class Hand(CursorLines):
     """``cards`` in hand (sorted), ``playable`` among them, ``active`` while the player may play
     (only then are playable cards raised). ``letters`` are the colour letters ("RJVB")."""
 
@@ -44,7 +42,6 @@ class Hand(TextLines, can_focus=True):
 
     # Whether Enter plays depends on the card chosen: the key bar follows the cursor. (When
     # the cards change, the screen refreshes the keys itself, and only when they change.)
-    cursor: reactive[int] = reactive(0, repaint=False, bindings=True)
 
     class Play(Message):
         """The player chose ``card`` to play."""
@@ -91,19 +88,6 @@ class Hand(TextLines, can_focus=True):
         """Put the cursor on ``card``."""
         if card in self.cards:
             self.cursor = self.cards.index(card)
-
-    def watch_cursor(self) -> None:
-        self._draw()
-
-    def on_resize(self, event: events.Resize) -> None:
-        super().on_resize(event)
-        self._draw()
-
-    def on_focus(self) -> None:
-        self._draw()
-
-    def on_blur(self) -> None:
-        self._draw()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "play":

@@ -28,7 +28,8 @@ PLAIN = Style()
 StripKey = tuple[str, tuple[Span, ...], str | Style, int]
 _strips: LRUCache[StripKey, Strip] = LRUCache(2048)
 """Rows rendered, for every app of the process: a row is its text, spans, base style and
-width (every app has the same colour system and the console's default styles). A row of the
+width. (A shared Strip also keeps the bytes it was first turned into: that holds because every
+app of the process has the same colour system, ``server.driver.configure_textual``.) A row of the
 board is some 2.5 KiB: the cache holds at most about 5 MiB, a few seconds of a busy server's
 new rows, which is when the other apps of the same table ask for them."""
 
@@ -102,6 +103,29 @@ class TextLines(Widget):
         if cells < width:
             segments.append(Segment(" " * (width - cells), PLAIN))
         return Strip(segments, width)
+
+
+class CursorLines(TextLines, can_focus=True):
+    """Lines with a ``cursor``, drawn by the subclass's ``_draw`` whenever what they show may
+    change: the cursor moves, the widget is resized, gains or loses the focus."""
+
+    cursor: reactive[int] = reactive(0, repaint=False, bindings=True)
+
+    def _draw(self) -> None:
+        raise NotImplementedError
+
+    def watch_cursor(self) -> None:
+        self._draw()
+
+    def on_resize(self, event: events.Resize) -> None:
+        super().on_resize(event)
+        self._draw()
+
+    def on_focus(self) -> None:
+        self._draw()
+
+    def on_blur(self) -> None:
+        self._draw()
 
 
 class TextLine(TextLines):
