@@ -56,10 +56,11 @@ async def test_a_screen_popped_before_it_is_shown_ends_nothing(
         assert app.is_running and app.return_code is None  # (1 after a crash)
 
 
-async def test_a_table_closed_before_it_is_shown_ends_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("game", ["defausse", "collection"])
+async def test_a_table_closed_before_it_is_shown_ends_nothing(tmp_path: Path, game: str) -> None:
     async with alice_in_the_lobby(tmp_path) as (app, pilot):
         assert app.session is not None
-        table_id = app.session.quick_play("defausse")
+        table_id = app.session.quick_play(game)
         update = app.coordinator.tables[table_id]._update(0, ())
         app.close_table()
         app.show_table(update)  # opened and closed in one go

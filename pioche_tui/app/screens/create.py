@@ -87,8 +87,6 @@ class CreateTableScreen(Dialog[TableRequest | None]):
         return Horizontal(Label(self.t(label), markup=False), widget, classes="row")
 
     async def on_mount(self) -> None:
-        if self.closed_unseen:  # see KeyBarMixin.closed_unseen
-            return
         await self._game_changed()
         self.query_one("#game", Select).focus()
 

@@ -66,8 +66,6 @@ class DefausseTableScreen(TableScreen):
         yield Hand(self.letters, id="hand")
 
     def on_mount(self) -> None:
-        if self.closed_unseen:  # see KeyBarMixin.closed_unseen
-            return
         # Textual calls this before TableScreen.on_mount (each class's handler, subclass
         # first), which shows the first view: the widgets the updates touch, found once.
         self.board = self.query_one(DefausseBoard)

@@ -63,8 +63,6 @@ class HelpScreen(Dialog[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        if self.closed_unseen:  # see KeyBarMixin.closed_unseen
-            return
         self.query_one("#help-scroll").focus()
 
     def keys_table(self) -> list[str]:

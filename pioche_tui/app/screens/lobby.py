@@ -99,8 +99,6 @@ class LobbyScreen(PiocheScreen[None]):
         return text
 
     def on_mount(self) -> None:
-        if self.closed_unseen:  # see KeyBarMixin.closed_unseen
-            return
         self.ready = True
         watch_only = self.session.player.watch_only
         header = Text(self.t("lobby.hello", name=self.session.player.name), "bold")

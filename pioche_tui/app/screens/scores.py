@@ -44,8 +44,6 @@ class ScoresScreen(Dialog[None]):
             yield KeyBar()
 
     def on_mount(self) -> None:
-        if self.closed_unseen:  # see KeyBarMixin.closed_unseen
-            return
         t = self.t
         board = self.query_one("#board", DataTable)
         for key in ("rank", "name", "games", "wins", "points"):

@@ -128,8 +128,6 @@ class TableScreen(PiocheScreen[None]):
         return self in stack and stack[-1] is not self
 
     def on_mount(self) -> None:
-        if self.closed_unseen:  # see KeyBarMixin.closed_unseen
-            return
         self.ready = True
         self.title_bar = self.query_one(TitleBar)
         self.log_widget = self.query_one("#log", GameLog)
@@ -291,7 +289,7 @@ class TableScreen(PiocheScreen[None]):
     def sync_keys(self) -> None:
         """Refresh the key bar only when what decides the keys has changed (working out the
         active keys themselves costs more than a whole update)."""
-        if self.closed_unseen:  # its on_mount did not run: nothing to refresh
+        if not self.ready:  # not mounted (or closed before it was shown)
             return
         keys = self.key_state()
         if keys != self._keys:

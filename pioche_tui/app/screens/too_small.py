@@ -27,8 +27,6 @@ class TooSmallScreen(KeyBarMixin, ModalScreen[None]):
         yield Static(id="too-small-body", markup=False)
 
     def on_mount(self) -> None:
-        if self.closed_unseen:  # see KeyBarMixin.closed_unseen
-            return
         self._show(self.app.size.width, self.app.size.height)
 
     def on_resize(self, event: events.Resize) -> None:
