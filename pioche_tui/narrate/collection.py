@@ -12,17 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..engine.base import Event
+from ..engine.collection import cards
 from ..engine.collection.cards import (
     CLASSIC,
     COLOUR,
     DOUBLE,
-    FIRST_SPECIAL,
     FLIP,
     KIND,
     PASSE,
     QUANTIQUE,
-    RAINBOW,
-    SPECIALS,
     SWIPE,
     VALUE,
 )
@@ -35,15 +33,11 @@ PILES = "AB"
 
 
 def card_name(t: Catalogue, card: int) -> str:
-    """"3 rouge", "Rainbow", "Passe Ton Tour" (English: "red 3")."""
-    kind = KIND[card]
-    if kind == CLASSIC:
+    """"3 rouge", "Rainbow", "Passe Ton Tour" (English: "red 3"): classic cards in the player's
+    language, the others by their names, the same in both."""
+    if KIND[card] == CLASSIC:
         return t("col.card", value=VALUE[card], colour=t(f"colour.{COLOUR[card]}"))
-    if kind == RAINBOW:
-        return "Rainbow"
-    if card < FIRST_SPECIAL:
-        return "Shadow"
-    return SPECIALS[card - FIRST_SPECIAL]
+    return cards.card_name(card)
 
 
 def card_list(t: Catalogue, cards: Sequence[int]) -> str:

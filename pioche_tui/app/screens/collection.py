@@ -403,12 +403,13 @@ class CollectionTableScreen(TableScreen):
         t = self.t
         panel = self.query_one("#panel")
         if view.outcome is None:
-            panel.border_title = t("col.round_over", n=view.round - 1)
+            panel.border_title = Text(t("col.round_over", n=view.round - 1))
             self.show_panel(self.round_summary(view))
             return
         winners = view.outcome.winners
-        panel.border_title = t.count("col.game_over", len(winners), round=view.round,
-                                     names=t.names([self.name_of(w) for w in winners]))
+        # Text, never a str: a str border title is read as markup, and it holds names.
+        panel.border_title = Text(t.count("col.game_over", len(winners), round=view.round,
+                                          names=t.names([self.name_of(w) for w in winners])))
         self.show_panel(self.round_summary(view), ENDLESS)
 
     # --- the choice list ------------------------------------------------------------------

@@ -756,7 +756,17 @@ def best_selection(
     pair of them; with each, the best of the other objectives on the cards left
     (:func:`_value_search`, memoised). The choices go most promising first, by an
     upper bound of their score (:func:`_value_bound`), and end as soon as that bound cannot
-    beat the best found — or after ``COLOUR_BUDGET`` of them."""
+    beat the best found — or after ``COLOUR_BUDGET`` of them.
+
+    Remembered for the same cards and objectives: in validation every seat's view asks for its
+    best selection each time anyone validates, and a stand-in asks again."""
+    return _best_selection(tuple(cards), tuple(open_objectives))
+
+
+@lru_cache(maxsize=1024)
+def _best_selection(
+    cards: tuple[int, ...], open_objectives: tuple[int, ...]
+) -> tuple[Combination, ...]:
     if len(cards) < SMALLEST:
         return ()
     pool = _Pool(cards)
