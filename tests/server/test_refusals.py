@@ -20,7 +20,7 @@ from server.ssh import (
     MSG_STALLED,
     PiocheServer,
 )
-from tests.server.conftest import Client, Connect, LikeOpenSSH
+from tests.server.conftest import WAIT, Client, Connect, LikeOpenSSH
 from tests.server.demo_app import DemoService
 
 
@@ -142,7 +142,7 @@ async def test_remote_forwarding_asked_first_refuses_the_session(
         with pytest.raises(asyncssh.ChannelListenError):
             await conn.forward_remote_port("127.0.0.1", 0, "127.0.0.1", 22)
         chan, client = await conn.create_session(Client, term_type="xterm", encoding=None)
-        await chan.wait_closed()
+        await asyncio.wait_for(chan.wait_closed(), WAIT)
         assert chan.get_exit_status() == 1
         assert client.stderr.decode() == MSG_FORWARDING_ASKED + "\r\n"
     assert server.sessions == [] and service.apps == []
