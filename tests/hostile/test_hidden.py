@@ -272,7 +272,11 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
     typing.append(asyncio.create_task(Typist(game, 7).run(again, over)))
     await until(over, timeout=120)
     await asyncio.gather(*typing)
-    await asyncio.sleep(0.5)  # the podium reaches every screen
+    live = [client for group in clients.values() for client in group
+            if not client.closed.is_set()]
+    # Every screen gets something after the last move (the end, the podium).
+    await until(lambda: all(marks[id(c)] and marks[id(c)][-1][1] == table.step for c in live))
+    await asyncio.sleep(0.3)  # and the rest of that frame
 
     log = service.coordinator.log_path(table_id)
     allowed = allowed_cards(log)

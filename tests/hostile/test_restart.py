@@ -113,9 +113,11 @@ async def test_sigkill_in_play_then_restart_resumes_every_table(tmp_path: Path) 
         found = TABLE_TITLE.search(await alice.wait_for("Défausse · table"))
         assert found is not None
         alice_table = found[1]
+        deadline = time.monotonic() + 60
         while not (witness_runs(data) and len(witness_runs(data)[-1]) >= len(TABLES)
                    and all(seen[-1][0] > 30 for seen in witness_runs(data)[-1].values())):
             assert served.process.poll() is None, served.log_text()
+            assert time.monotonic() < deadline, "the witness never saw every table at step 30"
             await asyncio.sleep(0.05)
         served.process.send_signal(signal.SIGKILL)
         served.wait()
