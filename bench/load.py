@@ -60,7 +60,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.server.process import serve_process  # noqa: E402
+from tests.server.process import LikeOpenSSH, serve_process  # noqa: E402
 
 SIZE = (100, 30)
 TITLES = {"defausse": "Défausse", "collection": "Collection"}  # as the table's title says
@@ -110,16 +110,6 @@ DIALOGS = frozenset({
     "Quelle couleur", "Quantique : gardez", "Choisissez dans la liste",
     "Fin de la manche : choisissez", "sur quel joueur", "de quel voisin", "de quelle pioche",
 })
-
-
-class Guest(asyncssh.SSHClient):
-    """Keyboard-interactive with no password, as OpenSSH without keys: a guest."""
-
-    def kbdint_auth_requested(self) -> str:
-        return ""
-
-    def kbdint_challenge_received(self, *args: Any) -> list[str]:
-        return []
 
 
 class Screen(asyncssh.SSHClientSession[bytes]):
@@ -211,7 +201,7 @@ async def connect(port: int, name: str, command: str | None = None,
     started = time.monotonic()
     conn = await asyncssh.connect(
         "127.0.0.1", port, username=name, known_hosts=None, client_keys=None,
-        agent_path=None, config=None, client_factory=Guest,
+        agent_path=None, config=None, client_factory=LikeOpenSSH,
     )
     _chan, screen = await conn.create_session(
         Screen, command, term_type="xterm-256color", term_size=SIZE, encoding=None)

@@ -26,17 +26,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.server.process import serve_process  # noqa: E402
-
-
-class Quiet(asyncssh.SSHClient):
-    """A guest: keyboard-interactive with no prompt, like OpenSSH without keys."""
-
-    def kbdint_auth_requested(self) -> str:
-        return ""
-
-    def kbdint_challenge_received(self, *args: Any) -> list[str]:
-        return []
+from tests.server.process import LikeOpenSSH, serve_process  # noqa: E402
 
 
 class Counting(asyncssh.SSHClientSession[bytes]):
@@ -58,7 +48,7 @@ class Counting(asyncssh.SSHClientSession[bytes]):
 async def open_session(port: int, name: str, size: tuple[int, int]) -> tuple[Any, Counting]:
     conn = await asyncssh.connect(
         "127.0.0.1", port, username=name, known_hosts=None, client_keys=None, agent_path=None,
-        config=None, client_factory=Quiet,
+        config=None, client_factory=LikeOpenSSH,
     )
     chan, session = await conn.create_session(
         Counting, term_type="xterm-256color", term_size=size, encoding=None

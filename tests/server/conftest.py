@@ -17,6 +17,7 @@ from server.driver import configure_textual
 from server.limits import Limits
 from server.ssh import PiocheServer
 from tests.server.demo_app import DemoService
+from tests.server.process import LikeOpenSSH
 
 WAIT = 10.0  # seconds any expected screen may take to appear (a loaded CI machine)
 
@@ -146,18 +147,6 @@ async def all_sessions_gone(server: PiocheServer, service: DemoService) -> None:
             return
         await asyncio.sleep(0.05)
     raise AssertionError(f"still running: {server.sessions}, {service.apps}")
-
-
-class LikeOpenSSH(asyncssh.SSHClient):
-    """Tries keyboard-interactive auth with no password, as OpenSSH's client does."""
-
-    def kbdint_auth_requested(self) -> str:
-        return ""
-
-    def kbdint_challenge_received(
-        self, name: str, instructions: str, lang: str, prompts: Any
-    ) -> list[str]:
-        return ["" for _prompt in prompts]
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,5 @@
-"""``pioche serve`` as a real process, serving the demo app on 127.0.0.1 (for tests)."""
+"""``pioche serve`` as a real process, serving the demo app on 127.0.0.1, and a client that
+logs in as OpenSSH does (for tests and benchmarks)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,25 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import asyncssh
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+class LikeOpenSSH(asyncssh.SSHClient):
+    """Tries keyboard-interactive auth with no password, as OpenSSH's client does: with no key,
+    a guest."""
+
+    def kbdint_auth_requested(self) -> str:
+        return ""
+
+    def kbdint_challenge_received(
+        self, name: str, instructions: str, lang: str, prompts: Any
+    ) -> list[str]:
+        return ["" for _prompt in prompts]
+
 _LISTENING = re.compile(r"listening on 127\.0\.0\.1 port (\d+); host key (SHA256:\S+)")
 
 
