@@ -16,11 +16,11 @@ SEATS = [{"kind": "player", "name": "Alice", "identity": "SHA256:a", "bot": "bas
          {"kind": "bot", "name": "Basile", "identity": None, "bot": "random"}]
 
 
-def write_game(path: Path, seed: int = 3) -> int:
-    game = GAMES["defausse"]
+def write_game(path: Path, seed: int = 3, name: str = "defausse") -> int:
+    game = GAMES[name]
     options = game.options({"single_round": True})
     state = game.new_game(2, options, seed)
-    writer = LogWriter.create(path, {"table": "ABCD", "game": "defausse", "options": options,
+    writer = LogWriter.create(path, {"table": "ABCD", "game": name, "options": options,
                                      "seed": seed, "seats": SEATS})
     rng = random.Random(seed)
     steps = 0
@@ -46,6 +46,16 @@ def test_a_game_told_as_a_spectator_names_no_hidden_card(
     assert len(numbered) == steps  # one line per move
     assert "pioche 1 carte" in out and "pioche 1 carte :" not in out  # drawn, never named
     assert "partie terminée" in out and "Gagnant" in out
+
+
+def test_a_collection_game_is_told_from_its_first_round(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "ABCD.log"
+    write_game(path, name="collection")
+    assert main(["replay", str(path), "--lang", "fr"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("Collection · table ABCD")
+    assert "  Manche 1 : Alice commence." in lines[1:4]
 
 
 def test_a_seat_sees_its_own_draws_only(tmp_path: Path,

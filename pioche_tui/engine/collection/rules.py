@@ -82,7 +82,7 @@ class State:
     __slots__ = (
         "busts", "collections", "current", "deck", "discard", "doubles", "draw", "drawn",
         "flipped", "from_quantique", "held", "last_results", "max_rounds", "mode", "offers",
-        "outcome", "owed", "peeks", "phase", "piles", "private_discards", "rainbow",
+        "opening", "outcome", "owed", "peeks", "phase", "piles", "private_discards", "rainbow",
         "reserves", "rng", "round", "scorecards", "scored", "seats", "skips",
         "starter", "turns", "validations",
     )
@@ -124,6 +124,8 @@ class State:
         """In validation: what each seat's collection can fill (the matcher's list)."""
         self.last_results: tuple[tuple[Combination, ...], ...] = ()
         """What each seat validated at the end of the last round."""
+        self.opening: tuple[Event, ...] = ()
+        """What the deal of the first round said (``new_game`` has no caller to tell it to)."""
         self.outcome: Outcome | None = None
         self.turns = 0  # played turns in the whole game (statistics)
         self.busts = 0  # piles lost to a STOP condition in the whole game (statistics)
@@ -145,7 +147,9 @@ class State:
 
 def new_game(seats: int, mode: str, single_round: bool, seed: int) -> State:
     state = State(seats, mode, single_round, seed)
-    _new_round(state, [])
+    events: list[Event] = []
+    _new_round(state, events)
+    state.opening = tuple(events)
     return state
 
 
