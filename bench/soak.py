@@ -35,9 +35,7 @@ import json
 import os
 import random
 import re
-import socket
 import statistics
-import struct
 import sys
 import tempfile
 import time
@@ -56,7 +54,7 @@ sys.path.insert(0, str(ROOT))
 from pioche_tui.store.log import END, SEAT, read_log  # noqa: E402
 from server.keys import fingerprint  # noqa: E402
 from server.ssh import MSG_CRASH  # noqa: E402
-from tests.server.process import serve_process  # noqa: E402
+from tests.server.process import reset, serve_process  # noqa: E402
 
 # The table screen's title (« Défausse · table K7PX »), as the client's bytes carry it.
 TABLE_TITLE = re.compile(r"Défausse · table ([A-Z2-9]{4})\b")
@@ -178,10 +176,7 @@ class Player:
         self.stats.drops += 1
         table = self.session.table
         if self.rng.random() < 0.5:
-            sock = self.conn.get_extra_info("socket")
-            if sock is not None:  # linger 0: close() sends a RST, not a FIN
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            self.conn.abort()
+            reset(self.conn)
             self.stats.resets += 1
         else:
             self.conn.close()

@@ -3,8 +3,6 @@ SSH server on 127.0.0.1, with the server's SSH clients (tests/server/conftest.py
 
 from __future__ import annotations
 
-import socket
-import struct
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,14 +20,13 @@ from tests.server.conftest import (  # noqa: F401 - the SSH fixtures
     limits,
     server,
 )
+from tests.server.process import reset as reset_connection
 
 
 def reset(client: Client) -> None:
-    """Drop the connection with a TCP reset (linger 0), as a crashed machine's kernel would."""
+    """Drop the client's connection with a TCP reset (``tests.server.process.reset``)."""
     assert client.conn is not None
-    sock = client.conn.get_extra_info("socket")
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    client.conn.abort()
+    reset_connection(client.conn)
 
 
 class RecordingService(PiocheService):

@@ -4,6 +4,8 @@ logs in as OpenSSH does (for tests and benchmarks)."""
 from __future__ import annotations
 
 import re
+import socket
+import struct
 import subprocess
 import sys
 import time
@@ -29,6 +31,13 @@ class LikeOpenSSH(asyncssh.SSHClient):
         self, name: str, instructions: str, lang: str, prompts: Any
     ) -> list[str]:
         return ["" for _prompt in prompts]
+
+
+def reset(conn: asyncssh.SSHClientConnection) -> None:
+    """Drop the connection with a TCP reset (linger 0), as a crashed machine's kernel would."""
+    sock = conn.get_extra_info("socket")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    conn.abort()
 
 _LISTENING = re.compile(r"listening on 127\.0\.0\.1 port (\d+); host key (SHA256:\S+)")
 
