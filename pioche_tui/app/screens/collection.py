@@ -401,15 +401,15 @@ class CollectionTableScreen(TableScreen):
         """After a round, its summary in the log's place for a while; after the last, the
         final one, which stays."""
         t = self.t
-        panel = self.query_one("#panel")
         if view.outcome is None:
-            panel.border_title = Text(t("col.round_over", n=view.round - 1))
+            self.panel.border_title = Text(t("col.round_over", n=view.round - 1))
             self.show_panel(self.round_summary(view))
             return
         winners = view.outcome.winners
         # Text, never a str: a str border title is read as markup, and it holds names.
-        panel.border_title = Text(t.count("col.game_over", len(winners), round=view.round,
-                                          names=t.names([self.name_of(w) for w in winners])))
+        names = t.names([self.name_of(w) for w in winners])
+        self.panel.border_title = Text(
+            t.count("col.game_over", len(winners), round=view.round, names=names))
         self.show_panel(self.round_summary(view), ENDLESS)
 
     # --- the choice list ------------------------------------------------------------------
@@ -421,7 +421,7 @@ class CollectionTableScreen(TableScreen):
         self._choice_legal = view.legal
         self.choice_answers = tuple(answers)
         self.action_hide_panel()
-        self.query_one("#log").display = False
+        self.log_widget.display = False
         self.choices.display = True
         self.choices.ask(key, title, options, **kwargs)
         if not self.chatting:
@@ -435,7 +435,7 @@ class CollectionTableScreen(TableScreen):
         self.choosing = ""
         self.choice_answers = ()
         self.choices.display = False
-        self.query_one("#log").display = True
+        self.log_widget.display = True
         if self.focused is self.choices:
             self.set_focus(None)
         if self.view is not None:
@@ -445,7 +445,7 @@ class CollectionTableScreen(TableScreen):
     def action_hide_panel(self) -> None:
         super().action_hide_panel()
         if self.choosing:  # the choice list keeps the log's place
-            self.query_one("#log").display = False
+            self.log_widget.display = False
 
     def sync_choice(self, view: CollectionView) -> None:
         """Close a question the game has moved past; ask those the game asks you now (the

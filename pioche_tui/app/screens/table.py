@@ -131,7 +131,8 @@ class TableScreen(PiocheScreen[None]):
         self.ready = True
         self.title_bar = self.query_one(TitleBar)
         self.log_widget = self.query_one("#log", GameLog)
-        self.query_one("#panel").display = False
+        self.panel = self.query_one("#panel", Static)
+        self.panel.display = False
         self._catch_up()
         for name, text in self._chat:
             self.show_chat(name, text)
@@ -258,10 +259,9 @@ class TableScreen(PiocheScreen[None]):
     def show_panel(self, content: RenderableType, seconds: float = PANEL_SECONDS) -> None:
         """Show ``content`` where the log is, for ``seconds`` or until Escape; the game's
         keys keep working meanwhile (a window on top would hold them)."""
-        panel = self.query_one("#panel", Static)
-        panel.update(content)
-        panel.display = True
-        self.query_one("#log").display = False
+        self.panel.update(content)
+        self.panel.display = True
+        self.log_widget.display = False
         if self._panel_timer is not None:
             self._panel_timer.stop()
         self._panel_timer = self.set_timer(seconds, self.action_hide_panel)
@@ -271,8 +271,8 @@ class TableScreen(PiocheScreen[None]):
         if self._panel_timer is not None:
             self._panel_timer.stop()
             self._panel_timer = None
-        self.query_one("#panel").display = False
-        self.query_one("#log").display = True
+        self.panel.display = False
+        self.log_widget.display = True
         self.sync_keys()
 
     def show_podium(self, outcome: Outcome) -> None:
