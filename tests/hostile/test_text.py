@@ -11,11 +11,11 @@ import unicodedata
 
 import pytest
 
-from pioche_tui.app.app import PiocheApp
 from pioche_tui.coordinator.text import CHAT_MAX, MAX_MARKS, nickname, sanitise
 from server.ssh import PiocheServer
 from tests.hostile.conftest import RecordingService
-from tests.server.conftest import Connect
+from tests.hostile.defausse import app_of, until
+from tests.server.conftest import Client, Connect
 
 HOSTILE = {
     "csi_clear": "avant\x1b[2Japrès",
@@ -74,8 +74,16 @@ def foreign_bytes(stream: str) -> list[str]:
     return [char for char in rest if is_unsafe(char) and char not in "\r\n"]
 
 
-def app_of(service: RecordingService, name: str) -> PiocheApp:
-    return next(app for app in service.apps if app.session and app.session.player.name == name)
+async def quiet(client: Client, still: float = 0.3) -> None:
+    """Wait until ``client`` has received nothing for ``still`` seconds (its screen settled)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 10.0
+    while True:
+        received = len(client.raw)
+        await asyncio.sleep(still)
+        if len(client.raw) == received:
+            return
+        assert loop.time() < end, "the screen never settled"
 
 
 async def test_hostile_chat_and_names_reach_nobody_as_anything_but_text(
@@ -92,7 +100,7 @@ async def test_hostile_chat_and_names_reach_nobody_as_anything_but_text(
     assert name is not None
     await mallory.wait_for(f"Bonjour {name}")
     await bob.wait_for(name)
-    await asyncio.sleep(0.3)  # the lobby settles (online list, key bar)
+    await quiet(bob)  # the lobby settles (online list, key bar)
     lobby = app_of(service, "bob").screen
     chat = lobby.query_one("#lobby-chat").region
     before = [list(row) for row in bob.screen.rows]
@@ -100,7 +108,7 @@ async def test_hostile_chat_and_names_reach_nobody_as_anything_but_text(
 
     # Through the keyboard: a bracketed paste into the chat line (everything, 10 KB last).
     mallory.send("c")
-    await asyncio.sleep(0.2)
+    await until(lambda: type(app_of(service, name).focused).__name__ == "ChatInput")
     pasted = "".join(text for key, text in HOSTILE.items() if key != "ten_kb")
     mallory.send("\x1b[200~" + pasted + HOSTILE["ten_kb"] + "\x1b[201~\r")
     await bob.wait_for("avant")
@@ -111,7 +119,8 @@ async def test_hostile_chat_and_names_reach_nobody_as_anything_but_text(
     session.chat(pasted)
     await bob.wait_for(lambda screen: screen.count(f"{name} :") >= 2)
     mallory.send("\x1b")  # the keys go back to the lobby
-    await asyncio.sleep(0.3)
+    await until(lambda: type(app_of(service, name).focused).__name__ != "ChatInput")
+    await quiet(bob)
 
     stream = bytes(bob.raw[mark:]).decode("utf-8")
     assert foreign_bytes(stream) == []
