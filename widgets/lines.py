@@ -141,13 +141,19 @@ class TextLine(TextLines):
         self.lines = (text,)
 
 
+def fit(text: Text | str, width: int) -> Text:
+    """``text`` cut (with …) or padded to exactly ``width`` cells (a copy)."""
+    line = text.copy() if isinstance(text, Text) else Text(text)
+    line.truncate(width, overflow="ellipsis", pad=True)
+    return line
+
+
 def join_columns(left: Sequence[Text], right: Sequence[Text], left_width: int,
                  gap: int = 2) -> tuple[Text, ...]:
     """Two columns of lines side by side: ``left`` cut or padded to ``left_width`` cells."""
     rows = []
     for y in range(max(len(left), len(right))):
-        line = left[y].copy() if y < len(left) else Text()
-        line.truncate(left_width, overflow="ellipsis", pad=True)
+        line = fit(left[y] if y < len(left) else Text(), left_width)
         line.append(" " * gap)
         if y < len(right):
             line.append_text(right[y])

@@ -26,7 +26,7 @@ from textual.widget import Widget
 from widgets.choices import ChoiceList
 from widgets.collection_board import CollectionBoard
 from widgets.collection_cards import by_value, chip, chips, colour_text_style, grouped, last_chips
-from widgets.lines import TextLine
+from widgets.lines import TextLine, fit
 
 from ...coordinator.model import Refused, TableUpdate
 from ...engine.collection.actions import (
@@ -63,13 +63,6 @@ PILE_WIDTH = 17  # a seat's last pile cards
 RESERVE_WIDTH = 8  # two short special names
 ENDLESS = 365 * 24 * 3600.0  # the final summary stays until the player leaves
 PILES = "AB"
-
-
-def fit(text: Text | str, width: int) -> Text:
-    """``text`` cut (with …) or padded to exactly ``width`` cells."""
-    line = text.copy() if isinstance(text, Text) else Text(text)
-    line.truncate(width, overflow="ellipsis", pad=True)
-    return line
 
 
 class CollectionTableScreen(TableScreen):

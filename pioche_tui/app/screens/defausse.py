@@ -21,7 +21,7 @@ from textual.widget import Widget
 from widgets.board import DefausseBoard
 from widgets.defausse_cards import text_colour
 from widgets.hand import Hand
-from widgets.lines import TextLine
+from widgets.lines import TextLine, fit
 
 from ...coordinator.model import TableUpdate
 from ...engine.defausse import Catch, ChooseColour, DefausseView, Draw, Keep, Play
@@ -124,8 +124,8 @@ class DefausseTableScreen(TableScreen):
         for i, seat in enumerate(seats):
             current = view.current == i
             line = Text("► " if current else "  ", "bold")
-            name = Text(seat.name, "bold" if current or i == update.seat else "")
-            name.truncate(width, overflow="ellipsis", pad=True)
+            name = fit(seat.name, width)
+            name.style = "bold" if current or i == update.seat else ""
             line.append_text(name)
             line.append(f" {t.count('n.cards', view.counts[i]):>9}")
             line.append(f" {t.count('n.points', view.scores[i]):>7}")
