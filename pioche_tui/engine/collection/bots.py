@@ -29,7 +29,6 @@ from .actions import (
 )
 from .cards import (
     CLASSIC,
-    COLOUR,
     DOUBLE,
     FLIP,
     JOKER,
@@ -42,7 +41,6 @@ from .cards import (
     SPECIAL,
     SUITE_SHADOW_POINTS,
     SWIPE,
-    VALUE,
 )
 from .objectives import SUITE_PURE, best_selection
 from .rules import (
@@ -53,6 +51,7 @@ from .rules import (
     VALIDATION,
     State,
     bust_odds,
+    stop_reason,
 )
 
 DRAW_RISK = 0.25  # draw again while the safer draw pile's risk is at most this…
@@ -85,11 +84,7 @@ def _or_worst(risk: float | None) -> float:
 
 def _busts(pile: Sequence[int], card: int) -> bool:
     """Would ``card`` added to ``pile`` meet a STOP condition?"""
-    if KIND[card] != CLASSIC or not pile:
-        return False
-    if VALUE[pile[-1]] == VALUE[card]:
-        return True
-    return len(pile) >= 2 and COLOUR[pile[-2]] == COLOUR[pile[-1]] == COLOUR[card]
+    return KIND[card] == CLASSIC and stop_reason(pile, card) is not None
 
 
 class BasicBot:

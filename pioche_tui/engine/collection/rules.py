@@ -347,18 +347,24 @@ def _draw(state: State, seat: int, action: Draw, events: list[Event]) -> None:
         state.phase = SHADOW_CHOICE if kind == SHADOW else SPECIAL_CHOICE
 
 
+def stop_reason(pile: Sequence[int], card: int) -> str | None:
+    """The STOP condition a classic ``card`` would meet on top of ``pile``: "valeur" (the last
+    two cards of one value) or "couleur" (the last three of one colour), else None. Rainbows
+    and Shadows have neither value nor colour (0 and -1), so they break a run (**[decision]**);
+    the pile carries over turns, and so does the check."""
+    if pile and VALUE[pile[-1]] == VALUE[card]:
+        return "valeur"
+    if len(pile) >= 2 and COLOUR[pile[-2]] == COLOUR[pile[-1]] == COLOUR[card]:
+        return "couleur"
+    return None
+
+
 def _add_classic(state: State, seat: int, card: int, events: list[Event]) -> bool:
-    """A classic card joins the pile, then the STOP conditions: the last two cards of one value,
-    or the last three of one colour, lose the pile (True). Rainbows and Shadows have neither, so
-    they break a run (**[decision]**); the pile carries over turns, and so does the check."""
+    """A classic card joins the pile, then the STOP conditions (:func:`stop_reason`): met, the
+    pile is lost (True)."""
     pile = state.piles[seat]
+    reason = stop_reason(pile, card)
     pile.append(card)
-    n = len(pile)
-    reason = ""
-    if n >= 2 and VALUE[pile[-2]] == VALUE[card]:
-        reason = "valeur"
-    elif n >= 3 and COLOUR[pile[-2]] == COLOUR[card] == COLOUR[pile[-3]]:
-        reason = "couleur"
     if reason:
         state.busts += 1
         events.append(Event("bust", seat, (tuple(pile), reason)))
