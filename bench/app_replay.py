@@ -37,8 +37,9 @@ FRAME = 0.03  # seconds given to each update: more than a frame (1/60 s)
 
 async def record(game: str, moves: int) -> tuple[list[TableUpdate], list[TableUpdate]]:
     """The updates a seated player and a spectator receive over ``moves`` moves."""
-    coordinator = Coordinator(Settings(Path(tempfile.mkdtemp(prefix="pioche-bench-")),
-                                       bot_delay=(0.0, 0.0), turn_timer=None, seed=7))
+    data = tempfile.TemporaryDirectory(prefix="pioche-bench-")  # removed when dropped
+    coordinator = Coordinator(Settings(Path(data.name), bot_delay=(0.0, 0.0), turn_timer=None,
+                                       seed=7))
     await coordinator.start()
     player = coordinator.connect(Player("SHA256:p0", "Joueur0"))
     watcher = coordinator.connect(Player("w0", "Regard0", watch_only=True))
@@ -55,7 +56,10 @@ async def record(game: str, moves: int) -> tuple[list[TableUpdate], list[TableUp
 
     readers = [asyncio.create_task(read(session)) for session in received]
     rng = random.Random(3)
+    deadline = time.monotonic() + 120
     while min(len(updates) for updates in received.values()) < moves:
+        if time.monotonic() > deadline:
+            raise SystemExit("recording the game took over two minutes: it stalled")
         await asyncio.sleep(0.002)
         mine = received[player]
         update = mine[-1] if mine else None
@@ -76,8 +80,8 @@ async def record(game: str, moves: int) -> tuple[list[TableUpdate], list[TableUp
 async def replay(game: str, moves: int, count: int) -> tuple[float, float]:
     """CPU seconds per update and per app: a player's, a spectator's."""
     mine, watched = await record(game, moves)
-    coordinator = Coordinator(Settings(Path(tempfile.mkdtemp(prefix="pioche-bench-")),
-                                       turn_timer=None, seed=1))
+    data = tempfile.TemporaryDirectory(prefix="pioche-bench-")  # removed when dropped
+    coordinator = Coordinator(Settings(Path(data.name), turn_timer=None, seed=1))
     await coordinator.start()
     players = [PiocheApp(coordinator, identity=f"SHA256:a{i}", name=f"Joueur0{i}")
                for i in range(count)]
