@@ -156,9 +156,10 @@ def screens_shown(raw: bytes, size: tuple[int, int], every: int = 2048) -> Itera
 
 @functools.cache
 def label_pattern(labels: frozenset[str]) -> re.Pattern[str]:
-    # A label stands alone: « 2 vert » inside « +2 vert », « R 2 » inside « R 22 » are others.
-    return re.compile(
-        "|".join(rf"(?<![\w+]){re.escape(label)}(?![\w])" for label in sorted(labels)))
+    # A label stands alone: « 2 vert » inside « +2 vert », « R 2 » inside « R 22 », « Joker »
+    # inside « Joker +4 » and « ★ » inside « ★+4 » are others.
+    return re.compile("|".join(rf"(?<![\w+]){re.escape(label)}(?![\w+]| \+)"
+                               for label in sorted(labels)))
 
 
 def find_labels(texts: Iterable[str], labels: set[str]) -> set[str]:
@@ -321,3 +322,6 @@ def test_a_leak_would_be_found() -> None:
     assert find_labels(texts_sent(raw), {"R 7", "4 bleu"}) == {"R 7", "4 bleu"}
     assert find_labels(screens_shown(raw, (80, 24)), {"R 7", "4 bleu"}) == {"R 7", "4 bleu"}
     assert find_labels(["Ambre joue +2 vert", "R 22"], {"2 vert", "R 2"}) == set()
+    assert find_labels(["Ambre joue Joker +4", "│★+4│"], {"Joker", "★"}) == set()
+    assert find_labels(["Ambre joue Joker, couleur : vert", "│ ★ │"], {"Joker", "★"}) == {
+        "Joker", "★"}
