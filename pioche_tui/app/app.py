@@ -117,6 +117,10 @@ class PiocheApp(App[None]):
         else:
             self.open(self.lobby)
         self.run_worker(self._read_mail(session), name="mailbox", group="mailbox")
+        asked = self.watch_table or (self.quick_game if not self.watch_only else None)
+        if asked and session.table is not None and session.seat is None:
+            # Brought back to the table they watched last time, they asked for another now.
+            self.call(session.leave)
         if self.watch_table:
             self.call(session.watch, self.watch_table)
         elif self.quick_game and not self.watch_only and session.table is None:
