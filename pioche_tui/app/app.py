@@ -133,7 +133,10 @@ class PiocheApp(App[None]):
             self.session.close()
 
     def on_server_shutdown(self, message: Message) -> None:
-        """The SSH server is stopping (``server.session.ServerShutdown``): say so, and go."""
+        """The SSH server is stopping (``server.session.ServerShutdown``): say so, and go. The
+        coordinator first stops every table, so that this session's end leaves its seat and
+        turn as they are for the next start (Coordinator.freeze)."""
+        self.coordinator.freeze()
         self.farewell = self.t("notice.shutdown")
         self.exit()
 

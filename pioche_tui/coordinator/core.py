@@ -140,6 +140,7 @@ class Coordinator:
         self._clocks: dict[str, dict[int, float]] = {}  # at start: deadlines stored last run
         self._stopped_at: float | None = None  # at start: when the last run was last alive
         self._store_errors: set[str] = set()  # what the database refuses to store, for now
+        self.stopping = False  # the server stops: no table moves any more (see freeze)
 
     # --- life -----------------------------------------------------------------------------
 
@@ -164,9 +165,19 @@ class Coordinator:
         self._restore_chat()
         self._beat()
 
+    def freeze(self) -> None:
+        """The server is about to stop: from now on no table moves — no bot, no stand-in, no
+        turn timer runs out — so that the sessions' ends that follow are not taken for players
+        dropping (whose turns the stand-in would play), and each turn keeps the time it has
+        left for the next start."""
+        self.stopping = True
+        for table in self.tables.values():
+            table.schedule()
+
     def stop(self) -> None:
         """Tell every session, stop every timer, close logs and the database. Unfinished
         tables stay on disk and come back at the next start."""
+        self.freeze()
         for session in list(self.sessions.values()):
             session.mailbox.put_notice(Notice("shutdown", "Le serveur s'arrête. À bientôt !"))
             session.open = False
@@ -293,7 +304,9 @@ class Coordinator:
             return
         session.open = False
         table, seat_no = session.table, session.seat
-        if table is not None and seat_no is not None and table.status == "playing":
+        if table is not None and self.stopping:
+            self._detach(session)
+        elif table is not None and seat_no is not None and table.status == "playing":
             table.unsubscribe(session)
             seat = table.seats[seat_no]
             seat.session = None
@@ -309,6 +322,16 @@ class Coordinator:
         self._chat_limit.forget(session.player.identity)
         session.mailbox.close()
         self.lobby_changed()
+
+    def _detach(self, session: Session) -> None:
+        """The server stops: the session ends, its table stays as it is (a waiting table keeps
+        the seat, a table watched by its creator stays open) for the next start."""
+        table, seat_no = session.table, session.seat
+        assert table is not None
+        table.unsubscribe(session)
+        if seat_no is not None:
+            table.seats[seat_no].session = None
+        session.table = session.seat = None
 
     def _start_grace(self, table: Table, seat_no: int, now: float) -> None:
         seat = table.seats[seat_no]

@@ -407,7 +407,7 @@ class Table:
         if self.status != "playing":
             self.deadlines.clear()
             return
-        if self.paused:  # nobody moves; the clocks stand still (pause, try_log)
+        if self.paused or self.coordinator.stopping:  # nobody moves; the clocks stand still
             return
         loop = asyncio.get_running_loop()
         actors = self.game.to_act(self.state)
