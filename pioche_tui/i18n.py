@@ -604,10 +604,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The server cannot store anything for now (disk full?); try again.",
     ),
     "refused.paused": (
-        "La table est en pause : le serveur ne peut plus enregistrer la partie (disque plein "
-        "ou en panne). Elle reprendra d'elle-même.",
-        "The table is paused: the server can no longer record the game (disk full or "
-        "failing). It will resume by itself.",
+        "Table en pause : ce coup n'est pas pris ; rejouez quand elle reprendra.",
+        "Table paused: that move was not taken; play it again when the table resumes.",
     ),
     "refused.stopped": (
         "La table est arrêtée : le serveur ne peut plus lire sa partie. Elle reviendra au "

@@ -42,6 +42,7 @@ RETRY = 2.0  # seconds between a paused table's tries of its log
 PAUSED = ("La table est en pause : le serveur ne peut plus enregistrer la partie (disque plein "
           "ou en panne). Elle reprendra d'elle-même.")
 RESUMED = "La table reprend : le serveur enregistre de nouveau la partie."
+NOT_TAKEN = "Table en pause : ce coup n'est pas pris ; rejouez quand elle reprendra."
 STOPPED = ("La table est arrêtée : le serveur ne peut plus lire sa partie. Elle reviendra au "
            "prochain démarrage du serveur.")
 NOT_SAVED = "Le serveur ne peut rien enregistrer pour le moment (disque plein ?) ; réessayez."
@@ -241,7 +242,7 @@ class Table:
         if self.status != "playing":
             raise Refused("not_playing", "La partie n'est pas en cours.")
         if self.paused:
-            raise Refused("paused", PAUSED)
+            raise Refused("paused", NOT_TAKEN)
         if step is not None and step != self.step:
             raise Refused("stale", "Trop tard : la table a changé entre-temps.")
         if seat not in self.game.to_act(self.state) and seat not in self.game.interjectors(
@@ -255,7 +256,7 @@ class Table:
         """Apply an action (the rules check it), log it, then tell everyone. An action the log
         refuses is undone, and the table pauses."""
         if self.paused:
-            raise Refused("paused", PAUSED)
+            raise Refused("paused", NOT_TAKEN)
         try:
             events = self.game.apply(self.state, seat, action)
         except IllegalAction as e:
@@ -267,7 +268,7 @@ class Table:
             log.error("table %s: its log refused step %d (%s); the move is undone and the "
                       "table paused", self.id, self.step + 1, e)
             self.undo_unlogged()
-            raise (Refused("paused", PAUSED) if self.paused else Refused("stopped", STOPPED)
+            raise (Refused("paused", NOT_TAKEN) if self.paused else Refused("stopped", STOPPED)
                    ) from e
         self.step += 1
         if trace.isEnabledFor(logging.DEBUG):

@@ -199,10 +199,11 @@ async def test_a_failed_fsync_pauses_the_table_until_the_disk_takes_writes_again
         assert (table.step, path.stat().st_size) == (step, size)
         assert read_log(path).dropped_bytes == 0 and len(list(read_log(path).actions())) == step
         assert seat in table.game.to_act(table.state)
-        # Pressing again while paused: refused with the reason; the bots do not play either.
-        told = alice.screen.text().count("La table est en pause")
+        # Her move is refused, and so is the next: not taken. The bots do not play either.
+        await alice.wait_for("ce coup n'est pas pris")
+        told = alice.screen.text().count("ce coup n'est pas pris")
         alice.send("d")
-        await alice.wait_for(lambda screen: screen.count("La table est en pause") > told)
+        await alice.wait_for(lambda screen: screen.count("ce coup n'est pas pris") > told)
         tries = len(refused)
         await until(lambda: len(refused) > tries)  # the table tried its log again: refused
         assert table.paused and table.step == step
