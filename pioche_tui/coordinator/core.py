@@ -525,7 +525,6 @@ class Coordinator:
         if table.code is not None and (code or "").strip().upper() != table.code:
             raise Refused("code", "Cette table est privée : il faut son code.")
         self._place(session, table, None)
-        self._remember_watching(session, table.id)
 
     def start_table(self, session: Session) -> None:
         table = session.table
@@ -581,6 +580,8 @@ class Coordinator:
     def _place(self, session: Session, table: Table, seat_no: int | None) -> None:
         session.table, session.seat = table, seat_no
         table.subscribe(session, seat_no)
+        if seat_no is None:  # a spectator: brought back here after a drop or a restart
+            self._remember_watching(session, table.id)
         for line in self._chat.get(table.id, ()):
             session.mailbox.put_chat(line)
         self.lobby_changed()
