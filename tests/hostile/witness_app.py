@@ -105,10 +105,11 @@ class WitnessService(PiocheService):
         os.close(self._fd)
 
 
-async def open_service(data_dir: Path) -> WitnessService:
+async def open_service(data_dir: Path, kind: type[WitnessService] = WitnessService
+                       ) -> WitnessService:
     coordinator = Coordinator(Settings(data_dir, bot_delay=(0.002, 0.01), turn_timer=None))
     await coordinator.start()
-    service = WitnessService(coordinator, data_dir / "witness.txt")
+    service = kind(coordinator, data_dir / "witness.txt")
     service.open_tables()
     return service
 
@@ -151,9 +152,5 @@ class HandsService(WitnessService):
             await asyncio.sleep(0.002)
 
 
-async def open_hands_service(data_dir: Path) -> HandsService:
-    coordinator = Coordinator(Settings(data_dir, bot_delay=(0.002, 0.01), turn_timer=None))
-    await coordinator.start()
-    service = HandsService(coordinator, data_dir / "witness.txt")
-    service.open_tables()
-    return service
+async def open_hands_service(data_dir: Path) -> WitnessService:
+    return await open_service(data_dir, HandsService)
