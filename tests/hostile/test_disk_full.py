@@ -187,6 +187,7 @@ async def test_a_failed_fsync_pauses_the_table_until_the_disk_takes_writes_again
     await alice.wait_for("Défausse · table")
     table, seat = table_of(service, "alice")
     await until(lambda: seat in table.game.to_act(table.state))  # her turn: the table waits
+    await alice.wait_for("À vous")  # (and her screen knows it: her keys act)
     assert table.writer is not None
     path = table.writer.path
     step, size = table.step, path.stat().st_size
