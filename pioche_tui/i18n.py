@@ -188,6 +188,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "status.playing": ("en cours", "playing"),
     "status.finished": ("terminée", "finished"),
     "status.closed": ("fermée", "closed"),
+    "status.paused": ("en pause", "paused"),
     "chat.placeholder": (
         "Votre message (Entrée : envoyer, Échap : revenir)",
         "Your message (Enter: send, Escape: back)",
@@ -298,6 +299,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "table.away": ("absent", "away"),
     "table.you": ("vous", "you"),
     "table.timer": ("{n} s", "{n} s"),
+    "table.paused": ("EN PAUSE", "PAUSED"),
     "podium.title": ("Fin de la partie", "Game over"),
     "podium.winner": ("{names} gagne !", "{names} wins!"),
     "podium.winners": ("{names} gagnent !", "{names} win!"),
@@ -597,8 +599,20 @@ MESSAGES: dict[str, tuple[str, str]] = {
                       "Too late: the table changed meanwhile."),
     "refused.not_your_turn": ("Ce n'est pas à vous de jouer.", "It is not your turn."),
     "refused.illegal": ("Coup refusé : {detail}", "Move refused: {detail}"),
-    "refused.storage": ("Le serveur n'a pas pu enregistrer ce coup ; réessayez.",
-                        "The server could not record that move; try again."),
+    "refused.storage": (
+        "Le serveur ne peut rien enregistrer pour le moment (disque plein ?) ; réessayez.",
+        "The server cannot store anything for now (disk full?); try again.",
+    ),
+    "refused.paused": (
+        "Table en pause : ce coup n'est pas pris ; rejouez quand elle reprendra.",
+        "Table paused: that move was not taken; play it again when the table resumes.",
+    ),
+    "refused.stopped": (
+        "La table est arrêtée : le serveur ne peut plus lire sa partie. Elle reviendra au "
+        "prochain démarrage du serveur.",
+        "The table is stopped: the server can no longer read its game. It will be back when "
+        "the server next starts.",
+    ),
     "refused.empty": ("Message vide.", "Empty message."),
     "refused.chat_rate": ("Doucement : 3 messages toutes les 3 secondes au plus.",
                           "Easy: at most 3 messages every 3 seconds."),
@@ -607,6 +621,22 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "notice.reclaimed": ("Vous retrouvez votre place.", "You are back in your seat."),
     "notice.timeout": ("Temps écoulé : le robot joue ce tour pour vous.",
                        "Time is up: the bot plays this turn for you."),
+    "notice.paused": (
+        "La table est en pause : le serveur ne peut plus enregistrer la partie (disque plein "
+        "ou en panne). Elle reprendra d'elle-même.",
+        "The table is paused: the server can no longer record the game (disk full or "
+        "failing). It will resume by itself.",
+    ),
+    "notice.resumed": ("La table reprend : le serveur enregistre de nouveau la partie.",
+                       "The table resumes: the server records the game again."),
+    "notice.stopped": (
+        "La table est arrêtée : le serveur ne peut plus lire sa partie. Elle reviendra au "
+        "prochain démarrage du serveur.",
+        "The table is stopped: the server can no longer read its game. It will be back when "
+        "the server next starts.",
+    ),
+    "notice.watching_again": ("Vous retrouvez la table que vous regardiez.",
+                              "You are back at the table you were watching."),
 }
 """key → (French, English). Every key has both; tests check the templates' fields agree."""
 

@@ -117,6 +117,10 @@ class PiocheApp(App[None]):
         else:
             self.open(self.lobby)
         self.run_worker(self._read_mail(session), name="mailbox", group="mailbox")
+        asked = self.watch_table or (self.quick_game if not self.watch_only else None)
+        if asked and session.table is not None and session.seat is None:
+            # Brought back to the table they watched last time, they asked for another now.
+            self.call(session.leave)
         if self.watch_table:
             self.call(session.watch, self.watch_table)
         elif self.quick_game and not self.watch_only and session.table is None:
@@ -129,7 +133,10 @@ class PiocheApp(App[None]):
             self.session.close()
 
     def on_server_shutdown(self, message: Message) -> None:
-        """The SSH server is stopping (``server.session.ServerShutdown``): say so, and go."""
+        """The SSH server is stopping (``server.session.ServerShutdown``): say so, and go. The
+        coordinator first stops every table, so that this session's end leaves its seat and
+        turn as they are for the next start (Coordinator.freeze)."""
+        self.coordinator.freeze()
         self.farewell = self.t("notice.shutdown")
         self.exit()
 

@@ -7,6 +7,11 @@ runs to completion and a table only ever has one writer (design.md).
 
 Sessions call it through their :class:`Session` handle, which knows who they are and where they
 sit: a session can never act for another seat.
+
+A restart loses nothing a player would miss: unfinished games come back from their logs, and
+what the logs do not hold — tables still waiting for players, the time left on each turn, the
+table each spectator watches, the last chat lines — is kept in the database as it changes
+(docs/reliability.md, round two, item 13).
 """
 
 from __future__ import annotations
@@ -16,9 +21,10 @@ import logging
 import math
 import random
 import secrets
+import sqlite3
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +35,7 @@ from ..store.db import Database, SeatResult
 from ..store.log import END, SEAT, LogError, LogWriter, read_log
 from .mailbox import Mailbox, Notice
 from .model import ChatLine, LobbySnapshot, OnlineEntry, Player, Refused
-from .table import STAND_IN, Seat, Table
+from .table import NOT_SAVED, STAND_IN, STOPPED, Seat, Table
 from .text import RateLimiter, nickname, sanitise
 
 log = logging.getLogger("pioche.coordinator")
@@ -40,6 +46,7 @@ BOT_NAMES = (
     "Ignace", "Joséphine", "Lucien", "Margot", "Noé", "Octavie", "Prosper", "Rosalie",
 )
 CHAT_HISTORY = 30
+HEARTBEAT = 2.0  # seconds between two notes of "the server is running" (turn timers, 13)
 MIN_TIMER, MAX_TIMER = 10.0, 600.0
 
 
@@ -129,6 +136,11 @@ class Coordinator:
         self._lobby_pending = False
         self._lobby_sent = -math.inf  # loop time of the last lobby snapshot sent
         self._watchers = 0
+        self._heartbeat: asyncio.TimerHandle | None = None
+        self._clocks: dict[str, dict[int, float]] = {}  # at start: deadlines stored last run
+        self._stopped_at: float | None = None  # at start: when the last run was last alive
+        self._store_errors: set[str] = set()  # what the database refuses to store, for now
+        self.stopping = False  # the server stops: no table moves any more (see freeze)
 
     # --- life -----------------------------------------------------------------------------
 
@@ -143,15 +155,29 @@ class Coordinator:
         """Open the database and bring back every unfinished table from its log."""
         self.tables_dir.mkdir(parents=True, exist_ok=True)
         self.db = Database(self.settings.data_dir / "pioche.sqlite3")
+        self._clocks, self._stopped_at = self.db.clocks(), self.db.alive()
         for path in sorted(self.tables_dir.glob("*.log")):
             try:
                 self.restore(path)
-            except (LogError, ValueError, KeyError) as e:
+            except (LogError, ValueError, KeyError, OSError) as e:
                 log.error("cannot restore %s: %s", path.name, e)
+        self._restore_waiting()
+        self._restore_chat()
+        self._beat()
+
+    def freeze(self) -> None:
+        """The server is about to stop: from now on no table moves — no bot, no stand-in, no
+        turn timer runs out — so that the sessions' ends that follow are not taken for players
+        dropping (whose turns the stand-in would play), and each turn keeps the time it has
+        left for the next start."""
+        self.stopping = True
+        for table in self.tables.values():
+            table.schedule()
 
     def stop(self) -> None:
         """Tell every session, stop every timer, close logs and the database. Unfinished
         tables stay on disk and come back at the next start."""
+        self.freeze()
         for session in list(self.sessions.values()):
             session.mailbox.put_notice(Notice("shutdown", "Le serveur s'arrête. À bientôt !"))
             session.open = False
@@ -162,22 +188,32 @@ class Coordinator:
             if table.writer is not None:
                 table.writer.close()
         self.tables.clear()
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            self._heartbeat = None
         if self.db is not None:
+            # The turn timers stop now: the next start gives each turn the time it has left.
+            self._persist("the heartbeat", self.db.set_alive, time.time())
             self.db.close()
             self.db = None
+
+    def _table_from_header(self, h: dict[str, Any]) -> Table:
+        """A table as a log's header (or a waiting table's stored row) describes it."""
+        game = self.games[h["game"]]
+        seats = [Seat.from_log(s) for s in h["seats"]]
+        return Table(self, str(h["table"]), game, dict(game.options(h["options"])), seats,
+                     str(h.get("creator", "")), h.get("timer"), h.get("code"))
 
     def restore(self, path: Path) -> None:
         contents = read_log(path)
         if contents.ended:
             return
         h = contents.header
-        game = self.games[h["game"]]
-        seats = [Seat.from_log(s) for s in h["seats"]]
-        table = Table(self, str(h["table"]), game, dict(game.options(h["options"])), seats,
-                      str(h.get("creator", "")), h.get("timer"), h.get("code"))
+        table = self._table_from_header(h)
+        game = table.game
         table.seed = int(h["seed"])
         table.started_at = float(h.get("started", time.time()))
-        table.state = game.new_game(len(seats), table.options, table.seed)
+        table.state = game.new_game(len(table.seats), table.options, table.seed)
         table.bot_rng.seed(table.seed)
         for record in contents.records:
             if record[0] == SEAT:
@@ -199,6 +235,7 @@ class Coordinator:
             log.warning("table %s: dropped a torn tail of %d bytes", table.id,
                         contents.dropped_bytes)
         log.info("table %s restored at step %d", table.id, table.step)
+        self._restore_clock(table)
         table.after_change([])
         self.lobby_changed()
 
@@ -225,7 +262,7 @@ class Coordinator:
                 if owner is not None and owner != key:
                     raise Refused("name_owned",
                                   f"Le pseudo {player.name} appartient à un autre joueur.")
-                self.db.seen(key, player.name, time.time())
+                self._persist("visits", self.db.seen, key, player.name, time.time())
         previous = self.sessions.get(key)
         if previous is not None:  # the same person again: the newest connection wins
             previous.mailbox.put_notice(Notice("replaced", "Vous vous êtes connecté ailleurs."))
@@ -237,6 +274,8 @@ class Coordinator:
             session.mailbox.put_chat(line)
         if not player.watch_only:
             self._reclaim(session)
+        if session.table is None:
+            self._return_to_watched(session)
         self.lobby_changed()
         return session
 
@@ -265,7 +304,9 @@ class Coordinator:
             return
         session.open = False
         table, seat_no = session.table, session.seat
-        if table is not None and seat_no is not None and table.status == "playing":
+        if table is not None and self.stopping:
+            self._detach(session)
+        elif table is not None and seat_no is not None and table.status == "playing":
             table.unsubscribe(session)
             seat = table.seats[seat_no]
             seat.session = None
@@ -282,6 +323,16 @@ class Coordinator:
         session.mailbox.close()
         self.lobby_changed()
 
+    def _detach(self, session: Session) -> None:
+        """The server stops: the session ends, its table stays as it is (a waiting table keeps
+        the seat, a table watched by its creator stays open) for the next start."""
+        table, seat_no = session.table, session.seat
+        assert table is not None
+        table.unsubscribe(session)
+        if seat_no is not None:
+            table.seats[seat_no].session = None
+        session.table = session.seat = None
+
     def _start_grace(self, table: Table, seat_no: int, now: float) -> None:
         seat = table.seats[seat_no]
         seat.away_since = now
@@ -294,6 +345,10 @@ class Coordinator:
         seat.grace = None
         if seat.kind == "player" and seat.session is None and table.status == "playing":
             self._hand_to_bot(table, seat_no)
+        elif seat.kind == "player" and seat.session is None and table.status == "waiting":
+            self._free_seat(table, seat_no)  # (a waiting table brought back by a restart)
+            table.changed()
+            table.publish()
         self._maybe_close(table)
 
     def _hand_to_bot(self, table: Table, seat_no: int) -> None:
@@ -303,8 +358,7 @@ class Coordinator:
         if seat.grace is not None:
             seat.grace.cancel()
             seat.grace = None
-        if table.writer is not None and table.status == "playing":
-            table.writer.append_seat(seat_no, seat.to_log())
+        table.log_seat(seat_no)
         table.changed()
         table.schedule()
         table.publish()
@@ -411,16 +465,18 @@ class Coordinator:
         table = Table(self, self._new_id(4), game, checked, table_seats,
                       session.player.identity, timer if sit else None,
                       self._new_id(6) if private else None)
-        self.tables[table.id] = table
         if sit:
             table_seats[0] = Seat("player", session.player.name, session.player.identity,
                                   session=session)
-            self._place(session, table, 0)
-        else:
-            self._place(session, table, None)
-        table.changed()
+        # On disk before anyone sees it, or refused: its log if it starts now (table.start),
+        # else its row among the waiting tables.
         if all(s.kind != "free" for s in table.seats):
             table.start(self._ids.getrandbits(63))
+        elif not self.keep_waiting(table):
+            raise Refused("storage", NOT_SAVED)
+        self.tables[table.id] = table
+        self._place(session, table, 0 if sit else None)
+        table.changed()
         return table.id
 
     def quick_play(self, session: Session, game_name: str, seats: int,
@@ -449,11 +505,17 @@ class Coordinator:
             raise Refused("seat_taken", "Ce siège n'est pas libre.")
         table.seats[seat_no] = Seat("player", session.player.name, session.player.identity,
                                     session=session)
+        try:  # on disk before it is seen, or refused with the seat free again
+            if not any(s.kind == "free" for s in table.seats):
+                table.start(self._ids.getrandbits(63))
+            elif not self.keep_waiting(table):
+                raise Refused("storage", NOT_SAVED)
+        except Refused:
+            table.seats[seat_no] = Seat("free")
+            raise
         self._place(session, table, seat_no)
         table.changed()
-        if not any(s.kind == "free" for s in table.seats):
-            table.start(self._ids.getrandbits(63))
-        else:
+        if table.status == "waiting":
             table.publish()
 
     def watch(self, session: Session, table_id: str, code: str | None) -> None:
@@ -477,6 +539,8 @@ class Coordinator:
     def leave_table(self, session: Session) -> None:
         if session.table is None:
             raise Refused("not_seated", "Vous n'êtes à aucune table.")
+        if session.seat is None:  # a spectator who leaves is not brought back
+            self._remember_watching(session, None)
         self._leave(session)
 
     def _leave(self, session: Session) -> None:
@@ -488,10 +552,7 @@ class Coordinator:
         if seat_no is not None:
             seat = table.seats[seat_no]
             if table.status == "waiting":
-                table.seats[seat_no] = Seat("free")
-                humans = table.humans()
-                if table.creator == session.player.identity and humans:
-                    table.creator = humans[0].identity or ""
+                self._free_seat(table, seat_no)
             elif table.status == "playing":
                 seat.session = None
                 self._hand_to_bot(table, seat_no)
@@ -506,9 +567,21 @@ class Coordinator:
         self._maybe_close(table)
         self.lobby_changed()
 
+    def _free_seat(self, table: Table, seat_no: int) -> None:
+        """A player leaves a waiting table: the seat is free; the creator's right to start
+        passes to another player."""
+        identity = table.seats[seat_no].identity
+        table.seats[seat_no] = Seat("free")
+        humans = table.humans()
+        if table.creator == identity and humans:
+            table.creator = humans[0].identity or ""
+        self.keep_waiting(table)
+
     def _place(self, session: Session, table: Table, seat_no: int | None) -> None:
         session.table, session.seat = table, seat_no
         table.subscribe(session, seat_no)
+        if seat_no is None:  # a spectator: brought back here after a drop or a restart
+            self._remember_watching(session, table.id)
         for line in self._chat.get(table.id, ()):
             session.mailbox.put_chat(line)
         self.lobby_changed()
@@ -519,12 +592,13 @@ class Coordinator:
                                     for s in table.seats):
             return
         table.cancel_timers()
-        if table.writer is not None and table.status == "playing":
-            table.writer.end("closed")
-            table.writer.close()
+        if table.status == "playing":
+            table.close_log("closed")
         table.status = "closed"
         del self.tables[table.id]
         self._chat.pop(table.id, None)
+        if self.db is not None:  # its waiting row, clocks, chat and spectators' places
+            self._persist("closed tables", self.db.forget_table, table.id)
         self.lobby_changed()
 
     # --- play -----------------------------------------------------------------------------
@@ -536,10 +610,14 @@ class Coordinator:
         table.submit(seat_no, action, step)
 
     def table_finished(self, table: Table, seats: list[SeatResult], rounds: int) -> None:
-        """Record the result; absent players' seats need no keeping any more."""
-        if self.db is not None:
-            self.db.record_game(table.id, table.game.name, table.options, table.started_at,
-                                time.time(), rounds, self.log_path(table.id).name, seats)
+        """Record the result, then end the log; absent players' seats need no keeping any more.
+
+        A result the database refuses (a full disk) leaves the log without its end: the next
+        start replays it, finds the game over, and records the result then."""
+        recorded = self.db is None or self._persist(
+            "results", self.db.record_game, table.id, table.game.name, table.options,
+            table.started_at, time.time(), rounds, self.log_path(table.id).name, seats)
+        table.close_log("finished" if recorded else None)
         for seat in table.seats:
             if seat.grace is not None:
                 seat.grace.cancel()
@@ -565,9 +643,152 @@ class Coordinator:
         scope = session.table.id if session.table is not None else "lobby"
         line = ChatLine(scope, session.player.name, clean, now)
         self._chat.setdefault(scope, deque(maxlen=CHAT_HISTORY)).append(line)
+        if self.db is not None:  # (a line the disk refuses is still said: chat goes on)
+            self._persist("chat", self.db.add_chat, scope, line.name, line.text, now,
+                          CHAT_HISTORY)
         if scope == "lobby":
             targets = [s for s in self.sessions.values() if s.table is None]
         else:
             targets = list(self.tables[scope].subscribers)
         for target in targets:
             target.mailbox.put_chat(line)
+
+    # --- what survives a restart beside the logs (docs/reliability.md, round two, 13) ------
+
+    def _persist(self, what: str, write: Callable[..., object], *args: Any) -> bool:
+        """One database write; False if the database refused it (a full disk). A refusal is
+        logged once per kind of write, until one succeeds again."""
+        try:
+            write(*args)
+        except sqlite3.Error as e:
+            if what not in self._store_errors:
+                self._store_errors.add(what)
+                log.error("cannot store %s: %s", what, e)
+            return False
+        if what in self._store_errors:
+            self._store_errors.discard(what)
+            log.info("storing %s again", what)
+        return True
+
+    def _beat(self) -> None:
+        """Note that the server runs, every HEARTBEAT seconds: after a crash, the last note
+        stands for the moment it stopped (turn timers lose no time while it is down)."""
+        if self.db is None:
+            return
+        self._persist("the heartbeat", self.db.set_alive, time.time())
+        self._heartbeat = asyncio.get_running_loop().call_later(HEARTBEAT, self._beat)
+
+    def keep_waiting(self, table: Table) -> bool:
+        """Store a table waiting for players as it stands; forget it once it has started or
+        closed (its log, or nothing, holds it then). False if the database refused."""
+        if self.db is None:
+            return True
+        if table.status == "waiting":
+            saved = self._persist("waiting tables", self.db.save_waiting, table.id,
+                                  table.header())
+            table.saved_waiting = table.saved_waiting or saved
+            return saved
+        if table.saved_waiting:
+            table.saved_waiting = not self._persist("waiting tables", self.db.forget_waiting,
+                                                    table.id)
+        return True
+
+    def _restore_waiting(self) -> None:
+        """Bring back the tables that were waiting for players; their players get their seats
+        back when they return within the grace period."""
+        assert self.db is not None
+        now = asyncio.get_running_loop().time()
+        for data in self.db.waiting_tables():
+            table_id = str(data.get("table"))
+            if table_id in self.tables or self.log_path(table_id).exists():  # it started
+                self._persist("waiting tables", self.db.forget_waiting, table_id)
+                continue
+            try:
+                table = self._table_from_header(data)
+            except (KeyError, ValueError, TypeError, BadOptions) as e:
+                log.error("cannot restore waiting table %s: %s", table_id, e)
+                continue
+            table.saved_waiting = True
+            self.tables[table.id] = table
+            for i, seat in enumerate(table.seats):
+                if seat.kind == "player":
+                    seat.patient = True
+                    self._start_grace(table, i, now)
+            log.info("waiting table %s restored", table.id)
+
+    def keep_clock(self, table: Table) -> None:
+        """Store the deadlines of the table's running turn timers, as wall-clock times."""
+        table.clock_saved = dict(table.deadlines)
+        if self.db is None:
+            return
+        now, wall = asyncio.get_running_loop().time(), time.time()
+        deadlines = {seat: wall + (deadline - now) for seat, deadline in table.deadlines.items()}
+        self._persist("turn timers", self.db.set_clock, table.id, deadlines)
+
+    def _restore_clock(self, table: Table) -> None:
+        """Give each turn the time it had left when the server stopped (its last heartbeat,
+        after a crash): the time the server was down does not count."""
+        stored = self._clocks.get(table.id)
+        if not stored or self._stopped_at is None or table.timer is None:
+            return
+        now = asyncio.get_running_loop().time()
+        actors = table.game.to_act(table.state)
+        for seat_no, deadline in stored.items():
+            if seat_no in actors and table.seats[seat_no].kind == "player":
+                left = min(table.timer, max(0.0, deadline - self._stopped_at))
+                table.deadlines[seat_no] = now + left
+
+    def _restore_chat(self) -> None:
+        """The last chat lines of the lobby and of every table still there."""
+        assert self.db is not None
+        gone: set[str] = set()
+        for scope, name, text, when in self.db.chat_lines():
+            if scope == "lobby" or scope in self.tables:
+                self._chat.setdefault(scope, deque(maxlen=CHAT_HISTORY)).append(
+                    ChatLine(scope, name, text, when))
+            else:
+                gone.add(scope)
+        for scope in gone:  # a table that ended while its lines could not be forgotten
+            self._persist("closed tables", self.db.forget_table, scope)
+
+    def _remember_watching(self, session: Session, table_id: str | None) -> None:
+        if self.db is not None:
+            self._persist("spectators", self.db.set_watching, session.player.identity, table_id)
+
+    def _return_to_watched(self, session: Session) -> None:
+        """A spectator who comes back (after a drop or a restart) finds the table they
+        watched, if it is still there."""
+        if self.db is None:
+            return
+        try:
+            table_id = self.db.watching(session.player.identity)
+        except sqlite3.Error:
+            return
+        table = self.tables.get(table_id) if table_id is not None else None
+        if table is None or table.status not in ("waiting", "playing"):
+            return
+        self._place(session, table, None)
+        session.mailbox.put_notice(Notice("watching_again",
+                                          "Vous retrouvez la table que vous regardiez."))
+
+    def stop_table(self, table: Table) -> None:
+        """A table whose log can be neither written nor read back stops taking moves: everyone
+        at it is sent to the lobby and told why. Its log stays as it is; the next start brings
+        the table back from it."""
+        table.cancel_timers()
+        table.close_log(None)
+        table.status = "closed"
+        self.tables.pop(table.id, None)
+        for seat in table.seats:
+            seat.session = None
+            if seat.grace is not None:
+                seat.grace.cancel()
+                seat.grace = None
+        snapshot = self.snapshot()
+        for session in list(table.subscribers):
+            table.unsubscribe(session)
+            session.table = session.seat = None
+            session.mailbox.put_notice(Notice("stopped", STOPPED))
+            session.mailbox.put_left_table()
+            session.mailbox.put_lobby(snapshot)
+        self.lobby_changed()

@@ -64,6 +64,7 @@ class TableSummary:
     private: bool
     timer: float | None  # seconds per decision, None for no timer
     creator: str  # the creator's name
+    paused: bool = False  # its log cannot be written: no move is taken until it can again
 
     @property
     def free_seats(self) -> int:

@@ -6,6 +6,13 @@ event loop. Every query is small and indexed, so calls are synchronous.
 Identities: a player with a key is ``SHA256:…`` (their key's fingerprint); a guest is
 ``guest:NAME@ADDRESS``. Only key identities own a nickname: once a key has used a name, nobody
 else — key or guest — may use it.
+
+Beside the results, it keeps what a restart must not lose and the tables' logs do not hold
+(docs/reliability.md, round two, item 13): tables still waiting for players, the turn timers'
+deadlines, the last chat lines of each scope, the table each spectator watches, and the last
+moment the server was known to run. These are written as they change; with ``synchronous=NORMAL``
+in WAL mode a commit survives the process being killed (not a power cut: the logs, fsync'd per
+record, are what holds the moves).
 """
 
 from __future__ import annotations
@@ -47,6 +54,32 @@ CREATE TABLE IF NOT EXISTS game_seats (
     PRIMARY KEY (game_id, seat)
 );
 CREATE INDEX IF NOT EXISTS game_seats_identity ON game_seats (identity);
+CREATE TABLE IF NOT EXISTS waiting_tables (
+    table_id   TEXT PRIMARY KEY,
+    data       TEXT NOT NULL           -- JSON: game, options, seats, creator, timer, code
+);
+CREATE TABLE IF NOT EXISTS turn_clocks (
+    table_id   TEXT NOT NULL,
+    seat       INTEGER NOT NULL,
+    deadline   REAL NOT NULL,          -- wall-clock time this seat's turn runs out
+    PRIMARY KEY (table_id, seat)
+);
+CREATE TABLE IF NOT EXISTS chat (
+    id         INTEGER PRIMARY KEY,
+    scope      TEXT NOT NULL,          -- "lobby" or a table id
+    name       TEXT NOT NULL,
+    text       TEXT NOT NULL,
+    time       REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chat_scope ON chat (scope, id);
+CREATE TABLE IF NOT EXISTS watching (
+    identity   TEXT PRIMARY KEY,       -- a spectator's identity
+    table_id   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS server (
+    key        TEXT PRIMARY KEY,       -- "alive": the last moment the server was known to run
+    value      REAL NOT NULL
+);
 """
 
 
@@ -92,6 +125,17 @@ class Database:
 
     def close(self) -> None:
         self._conn.close()
+
+    def _transaction(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
+        conn = self._conn
+        conn.execute("BEGIN")
+        try:
+            for sql, params in statements:
+                conn.execute(sql, params)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
 
     # --- players --------------------------------------------------------------------------
 
@@ -209,3 +253,89 @@ class Database:
             identity, name, row[0], row[1], row[2], row[3],
             tuple((g, n, w) for g, n, w in by_game),
         )
+
+    # --- what a restart must not lose (every method may raise sqlite3.Error) --------------
+
+    def save_waiting(self, table_id: str, data: dict[str, Any]) -> None:
+        self._conn.execute(
+            "INSERT INTO waiting_tables (table_id, data) VALUES (?, ?)"
+            " ON CONFLICT (table_id) DO UPDATE SET data = excluded.data",
+            (table_id, json.dumps(data, sort_keys=True)),
+        )
+
+    def forget_waiting(self, table_id: str) -> None:
+        self._conn.execute("DELETE FROM waiting_tables WHERE table_id = ?", (table_id,))
+
+    def waiting_tables(self) -> list[dict[str, Any]]:
+        """Every waiting table's data, in the order they were saved."""
+        rows = self._conn.execute("SELECT data FROM waiting_tables ORDER BY rowid").fetchall()
+        return [json.loads(row[0]) for row in rows]
+
+    def set_clock(self, table_id: str, deadlines: dict[int, float]) -> None:
+        """The wall-clock deadline of each seat's running turn timer at this table (replaces
+        the table's previous ones)."""
+        self._transaction([
+            ("DELETE FROM turn_clocks WHERE table_id = ?", (table_id,)),
+            *(("INSERT INTO turn_clocks (table_id, seat, deadline) VALUES (?, ?, ?)",
+               (table_id, seat, deadline)) for seat, deadline in sorted(deadlines.items())),
+        ])
+
+    def clocks(self) -> dict[str, dict[int, float]]:
+        found: dict[str, dict[int, float]] = {}
+        for table_id, seat, deadline in self._conn.execute(
+            "SELECT table_id, seat, deadline FROM turn_clocks"
+        ):
+            found.setdefault(table_id, {})[seat] = deadline
+        return found
+
+    def add_chat(self, scope: str, name: str, text: str, time: float, keep: int) -> None:
+        """A chat line; only the newest ``keep`` lines of its scope are kept."""
+        self._transaction([
+            ("INSERT INTO chat (scope, name, text, time) VALUES (?, ?, ?, ?)",
+             (scope, name, text, time)),
+            ("DELETE FROM chat WHERE scope = ?1 AND id <= (SELECT id FROM chat WHERE scope = ?1"
+             " ORDER BY id DESC LIMIT 1 OFFSET ?2)", (scope, keep)),
+        ])
+
+    def chat_lines(self) -> list[tuple[str, str, str, float]]:
+        """Every kept line, oldest first: (scope, name, text, time)."""
+        return self._conn.execute(
+            "SELECT scope, name, text, time FROM chat ORDER BY id"
+        ).fetchall()
+
+    def set_watching(self, identity: str, table_id: str | None) -> None:
+        """The table this spectator watches (None: none)."""
+        if table_id is None:
+            self._conn.execute("DELETE FROM watching WHERE identity = ?", (identity,))
+        else:
+            self._conn.execute(
+                "INSERT INTO watching (identity, table_id) VALUES (?, ?)"
+                " ON CONFLICT (identity) DO UPDATE SET table_id = excluded.table_id",
+                (identity, table_id),
+            )
+
+    def watching(self, identity: str) -> str | None:
+        row = self._conn.execute(
+            "SELECT table_id FROM watching WHERE identity = ?", (identity,)
+        ).fetchone()
+        return row[0] if row else None
+
+    def forget_table(self, table_id: str) -> None:
+        """A table is gone: its waiting row, clocks, chat and spectators' places with it."""
+        self._transaction([
+            (f"DELETE FROM {name} WHERE {column} = ?", (table_id,))
+            for name, column in (("waiting_tables", "table_id"), ("turn_clocks", "table_id"),
+                                 ("chat", "scope"), ("watching", "table_id"))
+        ])
+
+    def set_alive(self, now: float) -> None:
+        self._conn.execute(
+            "INSERT INTO server (key, value) VALUES ('alive', ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (now,),
+        )
+
+    def alive(self) -> float | None:
+        """The last moment the server was known to run (its last heartbeat, or its stop)."""
+        row = self._conn.execute("SELECT value FROM server WHERE key = 'alive'").fetchone()
+        return float(row[0]) if row else None

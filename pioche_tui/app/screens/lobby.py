@@ -155,7 +155,7 @@ class LobbyScreen(PiocheScreen[None]):
             Text(s.id, "bold"),
             Text(game_title(t, s.game)),
             Text(f"{taken}/{len(s.seats)}"),
-            Text(t(f"status.{s.status}")),
+            Text(t("status.paused") if s.paused else t(f"status.{s.status}")),
             Text(str(s.spectators) if s.spectators else ""),
             players,
         ))

@@ -184,6 +184,9 @@ class TableScreen(PiocheScreen[None]):
         extra = self.header_extra(update)
         if extra:
             text.append("  ·  " + extra)
+        if summary.paused:  # the log cannot be written: no move until it can (a notice says so)
+            text.append("  ·  ")
+            text.append(self.t("table.paused"), "bold reverse")
         return text
 
     def header_extra(self, update: TableUpdate) -> str:
