@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,8 @@ CREATE TABLE IF NOT EXISTS games (
     started    REAL NOT NULL,
     finished   REAL NOT NULL,
     rounds     INTEGER NOT NULL,
-    log_file   TEXT NOT NULL
+    log_file   TEXT NOT NULL           -- under tables/: ID.log, ID.log.gz once compacted, ''
+                                       -- once removed past its retention (store/retention.py)
 );
 CREATE TABLE IF NOT EXISTS game_seats (
     game_id    INTEGER NOT NULL REFERENCES games (id),
@@ -93,6 +95,18 @@ class Database:
     def close(self) -> None:
         self._conn.close()
 
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN … COMMIT around the block, ROLLBACK if it raises."""
+        conn = self._conn
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
     # --- players --------------------------------------------------------------------------
 
     def name_owner(self, nickname: str) -> str | None:
@@ -141,9 +155,7 @@ class Database:
         seats: Sequence[SeatResult],
     ) -> None:
         """Store a finished game; recording the same table twice is a no-op."""
-        conn = self._conn
-        conn.execute("BEGIN")
-        try:
+        with self._transaction() as conn:
             cur = conn.execute(
                 "INSERT INTO games (table_id, game, options, started, finished, rounds, log_file)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (table_id) DO NOTHING",
@@ -159,10 +171,27 @@ class Database:
                         for s in seats
                     ],
                 )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+
+    def has_game(self, table_id: str) -> bool:
+        """A game was recorded under this table id (ids are never reused)."""
+        return self._conn.execute(
+            "SELECT 1 FROM games WHERE table_id = ?", (table_id,)
+        ).fetchone() is not None
+
+    def set_log_files(self, log_files: Mapping[str, str]) -> None:
+        """Where each table's log now is (a compacted copy's name), or "" when it is gone: the
+        game's result stays."""
+        if not log_files:
+            return
+        with self._transaction() as conn:
+            conn.executemany("UPDATE games SET log_file = ? WHERE table_id = ?",
+                             [(name, table_id) for table_id, name in log_files.items()])
+
+    def log_file(self, table_id: str) -> str | None:
+        row = self._conn.execute(
+            "SELECT log_file FROM games WHERE table_id = ?", (table_id,)
+        ).fetchone()
+        return row[0] if row else None
 
     def game_count(self) -> int:
         return int(self._conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
