@@ -599,6 +599,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "refused.illegal": ("Coup refusé : {detail}", "Move refused: {detail}"),
     "refused.storage": ("Le serveur n'a pas pu enregistrer ce coup ; réessayez.",
                         "The server could not record that move; try again."),
+    "refused.tables_player": (
+        "Trop de tables créées en une minute ({n} au plus) : vous pourrez en créer une autre "
+        "dans {wait} s.",
+        "Too many tables created within a minute (at most {n}): you may create another in "
+        "{wait} s."),
+    "refused.tables_address": (
+        "Trop de tables créées en une minute depuis votre adresse ({n} au plus) : vous pourrez "
+        "en créer une autre dans {wait} s.",
+        "Too many tables created within a minute from your address (at most {n}): you may "
+        "create another in {wait} s."),
     "refused.empty": ("Message vide.", "Empty message."),
     "refused.chat_rate": ("Doucement : 3 messages toutes les 3 secondes au plus.",
                           "Easy: at most 3 messages every 3 seconds."),

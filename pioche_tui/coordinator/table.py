@@ -96,6 +96,9 @@ class Table:
         self.bot_rng = random.Random()
         self.autoplay: set[int] = set()  # seats whose timer ran out: the stand-in ends the turn
         self.deadlines: dict[int, float] = {}
+        self.human_acted = False  # a player has made a move here (not a bot, not a stand-in)
+        self.hold: asyncio.TimerHandle | None = None  # restored: waiting for its people
+        self.paused = False  # nobody at the table: nothing is scheduled (see schedule)
         self._handles: list[asyncio.TimerHandle] = []
         self._summary: TableSummary | None = None
 
@@ -142,11 +145,15 @@ class Table:
         if seat is None:
             self.changed()
         session.mailbox.put_table(self._update(seat, ()))
+        if self.paused:  # someone is back: the bots and the clock go on
+            self.schedule()
 
     def unsubscribe(self, session: Session) -> None:
         seat = self.subscribers.pop(session, "absent")
         if seat is None:
             self.changed()
+        if not self.subscribers:
+            self.schedule()  # the last one gone: hold still
 
     def publish(self, events: list[Event] | None = None) -> None:
         """Give every subscriber the newest view of its seat (computed once per seat)."""
@@ -215,6 +222,7 @@ class Table:
             raise Refused("not_your_turn", "Ce n'est pas à vous de jouer.")
         self.autoplay.discard(seat)  # back at the keyboard: the stand-in steps aside
         self.apply(seat, action)
+        self.human_acted = True
 
     def apply(self, seat: int, action: Any) -> None:
         """Apply an action (the rules check it), log it, then tell everyone."""
@@ -268,12 +276,20 @@ class Table:
     # --- timers and bots ------------------------------------------------------------------
 
     def schedule(self) -> None:
-        """After any change: who plays next, and when the bots and the timer act."""
+        """After any change: who plays next, and when the bots and the timer act.
+
+        A table nobody is at (no player connected, nobody watching) holds still: no bot or
+        stand-in plays for nobody, no timer runs. The coordinator closes it, or keeps it for
+        players who dropped after moving (their grace period); when one of them, or anyone,
+        comes back (``subscribe``), the game goes on from where it stood."""
         for handle in self._handles:
             handle.cancel()
         self._handles.clear()
         if self.status != "playing":
             self.deadlines.clear()
+            return
+        self.paused = not self.subscribers
+        if self.paused:
             return
         loop = asyncio.get_running_loop()
         actors = self.game.to_act(self.state)
@@ -341,6 +357,9 @@ class Table:
         for handle in self._handles:
             handle.cancel()
         self._handles.clear()
+        if self.hold is not None:
+            self.hold.cancel()
+            self.hold = None
         for seat in self.seats:
             if seat.grace is not None:
                 seat.grace.cancel()
