@@ -39,7 +39,6 @@ class PiocheService:
         self.coordinator = coordinator
         self.retention: asyncio.Task[None] | None = None  # set by open_service
 
-
     def make_app(self, session: SessionFacts) -> PiocheApp:
         guest = session.identity is None
         return PiocheApp(

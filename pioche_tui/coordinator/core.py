@@ -12,7 +12,6 @@ sit: a session can never act for another seat.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import math
 import random
@@ -431,15 +430,16 @@ class Coordinator:
         has: logs are removed after their retention, results never are, and a result recorded
         under a reused id would be lost. After a few collisions the id grows a character, so a
         server that has recorded most ids of one length still finds one at once."""
-        for attempt in itertools.count():
+        attempt = 0
+        while True:
             tid = "".join(self._ids.choice(ID_ALPHABET) for _ in range(length + attempt // 8))
+            attempt += 1
             if tid in self.tables or any(
                 (self.tables_dir / name).exists() for name in retention.log_names(tid)
             ):
                 continue
             if self.db is None or not self.db.has_game(tid):
                 return tid
-        raise AssertionError("unreachable")
 
     def bot_name(self, taken: set[str]) -> str:
         free = [n for n in BOT_NAMES if n not in taken]
@@ -641,9 +641,8 @@ class Coordinator:
         if table.writer is not None and table.status == "playing":
             if table.human_acted:
                 table.writer.end("closed")
-                table.writer.close()
-            else:
-                table.writer.close()
+            table.writer.close()
+            if not table.human_acted:
                 self.log_path(table.id).unlink(missing_ok=True)
         table.status = "closed"
         del self.tables[table.id]

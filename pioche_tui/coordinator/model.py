@@ -33,7 +33,7 @@ class Player:
     """Who a session is. ``identity`` is a key's ``SHA256:…`` fingerprint, or for a guest
     ``guest:NAME@ADDRESS`` (so a guest reclaims a seat with the same name from the same place).
     ``address`` is the IP address the session connects from ("" for a local game): the
-    coordinator limits what one address may create (``Settings.tables_per_address``)."""
+    coordinator limits the tables one address may create (``Settings.table_rate``)."""
 
     identity: str
     name: str
