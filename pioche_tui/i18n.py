@@ -613,6 +613,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The table is stopped: the server can no longer read its game. It will be back when "
         "the server next starts.",
     ),
+    "refused.tables_player": (
+        "Trop de tables créées en une minute ({n} au plus) : vous pourrez en créer une autre "
+        "dans {wait} s.",
+        "Too many tables created within a minute (at most {n}): you may create another in "
+        "{wait} s."),
+    "refused.tables_address": (
+        "Trop de tables créées en une minute depuis votre adresse ({n} au plus) : vous pourrez "
+        "en créer une autre dans {wait} s.",
+        "Too many tables created within a minute from your address (at most {n}): you may "
+        "create another in {wait} s."),
     "refused.empty": ("Message vide.", "Empty message."),
     "refused.chat_rate": ("Doucement : 3 messages toutes les 3 secondes au plus.",
                           "Easy: at most 3 messages every 3 seconds."),

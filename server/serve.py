@@ -74,13 +74,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="how long a dropped player keeps their seat (default 300)",
     )
     p.add_argument(
+        "--table-rate", type=count_pair, default=argparse.SUPPRESS, metavar="PLAYER,ADDRESS",
+        help="tables one player, and one IP address, may create per minute (default 6,20)",
+    )
+    p.add_argument(
+        "--keep-finished", dest="keep_finished", type=days, default=argparse.SUPPRESS,
+        metavar="DAYS",
+        help="days a finished game's log is kept, compacted; its result stays (default 30)",
+    )
+    p.add_argument(
+        "--keep-abandoned", dest="keep_abandoned", type=days, default=argparse.SUPPRESS,
+        metavar="DAYS", help="days an abandoned table's log is kept, compacted (default 7)",
+    )
+    p.add_argument(
         "--trace", type=Path, default=None, metavar="FILE",
         help="append a line per accepted move to FILE: monotonic time, table, step (bench/)",
     )
     p.set_defaults(run=run)
 
 
-SETTINGS = ("turn_timer", "bot_delay", "grace")
+SETTINGS = ("turn_timer", "bot_delay", "grace", "table_rate", "keep_finished", "keep_abandoned")
 """Flags passed to the app's opener as keyword arguments, when given."""
 TRACE_LOGGER = "pioche.trace"
 """The logger of accepted moves (pioche_tui.coordinator.table writes it at DEBUG)."""
@@ -102,6 +115,22 @@ def seconds(text: str) -> float:
 
 def seconds_or_none(text: str) -> float | None:
     return seconds(text) or None
+
+
+def days(text: str) -> float:
+    """A number of days, as seconds (the coordinator's unit)."""
+    value = float(text)
+    if not 0 <= value < 1e5:
+        raise argparse.ArgumentTypeError("must be a number of days, 0 or more")
+    return value * 86400.0
+
+
+def count_pair(text: str) -> tuple[int, int]:
+    first, comma, second = text.partition(",")
+    try:
+        return positive(first), positive(second if comma else first)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError("must be PLAYER,ADDRESS, each at least 1") from error
 
 
 def delay_range(text: str) -> tuple[float, float]:

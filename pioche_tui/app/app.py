@@ -47,6 +47,8 @@ class PiocheApp(App[None]):
     one). ``watch_only`` sessions can watch tables, not sit nor chat; ``watch_table`` opens that
     table at once. ``lang`` is the client's locale (``LANG``): English when it starts with "en",
     French otherwise. ``quick_game`` starts a quick game against bots right after connecting.
+    ``address`` is the IP address of the connection ("" for a local game): the coordinator
+    limits the tables one address creates.
     """
 
     TITLE = "Pioche"
@@ -67,6 +69,7 @@ class PiocheApp(App[None]):
         watch_table: str | None = None,
         lang: str | None = None,
         quick_game: str | None = None,
+        address: str = "",
     ) -> None:
         super().__init__()
         self.coordinator = coordinator
@@ -76,6 +79,7 @@ class PiocheApp(App[None]):
         self.watch_only = watch_only
         self.watch_table = watch_table
         self.quick_game = quick_game
+        self.address = address
         self.t = Catalogue(pick_lang(lang))
         self.session: Session | None = None
         self.lobby: LobbyScreen | None = None
@@ -107,7 +111,8 @@ class PiocheApp(App[None]):
         None when connected."""
         identity = f"guest:{name}@{self.identity}" if self.guest else self.identity
         try:
-            session = self.coordinator.connect(Player(identity, name, self.guest, self.watch_only))
+            session = self.coordinator.connect(
+                Player(identity, name, self.guest, self.watch_only, self.address))
         except Refused as e:
             return self.t.refusal(e)
         self.session = session

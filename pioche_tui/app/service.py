@@ -6,6 +6,8 @@ fields below, so it needs nothing from the server package (imports point server 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -35,6 +37,7 @@ class SessionFacts(Protocol):
 class PiocheService:
     def __init__(self, coordinator: Coordinator) -> None:
         self.coordinator = coordinator
+        self.retention: asyncio.Task[None] | None = None  # set by open_service
 
     def make_app(self, session: SessionFacts) -> PiocheApp:
         guest = session.identity is None
@@ -46,6 +49,7 @@ class PiocheService:
             watch_only=session.watch_only,
             watch_table=session.watch_table,
             lang=session.lang,
+            address=session.peer,
         )
 
     def name_owner(self, nickname: str) -> str | None:
@@ -53,14 +57,21 @@ class PiocheService:
         return db.name_owner(nickname) if db is not None else None
 
     async def close(self) -> None:
+        if self.retention is not None:
+            self.retention.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.retention
         self.coordinator.stop()
 
 
 async def open_service(data_dir: Path, **settings: Any) -> PiocheService:
-    """The service over ``data_dir`` (tables' logs and the database), unfinished tables back.
+    """The service over ``data_dir`` (tables' logs and the database), unfinished tables back,
+    and the retention of ended tables' logs running (a pass now, then periodically).
 
     ``settings`` are the coordinator's (``turn_timer``, ``bot_delay``, ``grace``: ``pioche
     serve``'s flags); a name that is not one raises TypeError."""
     coordinator = Coordinator(Settings(data_dir, **settings))
     await coordinator.start()
-    return PiocheService(coordinator)
+    service = PiocheService(coordinator)
+    service.retention = asyncio.create_task(coordinator.keep_retention(), name="retention")
+    return service

@@ -31,6 +31,7 @@ from typing import Any
 
 from ..engine import GAMES
 from ..engine.base import BadOptions, Game
+from ..store import retention
 from ..store.db import Database, SeatResult
 from ..store.log import END, SEAT, LogError, LogWriter, read_log
 from .mailbox import Mailbox, Notice
@@ -47,7 +48,8 @@ BOT_NAMES = (
 )
 CHAT_HISTORY = 30
 HEARTBEAT = 2.0  # seconds between two notes of "the server is running" (turn timers, 13)
-MIN_TIMER, MAX_TIMER = 10.0, 600.0
+MIN_TIMER, MAX_TIMER = 10.0, 600.0  # what a player may ask for (the server's default, always)
+DAY = 86400.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,16 @@ class Settings:
     # such session a repaint, and a crowd connecting at once changes the lobby at every
     # connection. (Screen tests set 0: at once.)
     lobby_interval: float = 0.5
+    # Tables (quick games included) one player, and one IP address, may create in any minute.
+    # An honest player makes one every few minutes (a game lasts longer); a client opening
+    # games and dropping them meets the limit at once (docs/server.md, « Tables »).
+    table_rate: tuple[int, int] = (6, 20)
+    # How long ended tables' logs are kept (store/retention.py): a finished game's (its result
+    # stays in SQLite for good), and an abandoned one's (closed unfinished, after a player moved;
+    # one where no player moved is removed as it closes). Seconds, counted from the log's end.
+    keep_finished: float = 30 * DAY
+    keep_abandoned: float = 7 * DAY
+    retention_interval: float = 3600.0  # seconds between two retention passes (one at start)
 
 
 class Session:
@@ -133,6 +145,9 @@ class Coordinator:
         )  # table ids, private codes and deal seeds
         self._chat: dict[str, deque[ChatLine]] = {}
         self._chat_limit = RateLimiter(3, 3.0)
+        per_player, per_address = settings.table_rate
+        self._tables_by_player = RateLimiter(per_player, 60.0)  # by identity
+        self._tables_by_address = RateLimiter(per_address, 60.0)
         self._lobby_pending = False
         self._lobby_sent = -math.inf  # loop time of the last lobby snapshot sent
         self._watchers = 0
@@ -204,6 +219,42 @@ class Coordinator:
         return Table(self, str(h["table"]), game, dict(game.options(h["options"])), seats,
                      str(h.get("creator", "")), h.get("timer"), h.get("code"))
 
+    async def keep_retention(self) -> None:
+        """A retention pass now, then one every ``retention_interval`` seconds, until cancelled
+        (the service runs it as a task from start to close: ``app/service.py``)."""
+        while True:
+            try:
+                await self.retention_pass()
+            except Exception:  # a bad file must not end the passes for good
+                log.exception("retention pass failed")
+            await asyncio.sleep(self.settings.retention_interval)
+
+    async def retention_pass(self) -> retention.PassReport:
+        """Compact ended tables' logs, remove those past their retention (store/retention.py).
+
+        The file work runs in a thread, in small batches, so the loop never waits on it; the
+        database follows on the loop between batches, so ``games.log_file`` only ever names a
+        file that exists (a compacted copy before the original goes) or none ("")."""
+        keep = retention.Retention(self.settings.keep_finished, self.settings.keep_abandoned)
+        report = retention.PassReport()
+        ended = await asyncio.to_thread(retention.not_live, self.tables_dir, set(self.tables))
+        for batch in retention.batches(ended, retention.BATCH):
+            done = await asyncio.to_thread(retention.compact_all, batch, report)
+            if self.db is not None:
+                self.db.set_log_files({c.table_id: c.path.name for c in done if c.finished})
+            await asyncio.to_thread(retention.remove_all, [c.original for c in done], None)
+        old = await asyncio.to_thread(retention.expired, self.tables_dir, time.time(), keep)
+        for batch in retention.batches(old, retention.BATCH):
+            if self.db is not None:
+                self.db.set_log_files({retention.table_id(p): "" for p in batch
+                                       if retention.is_finished(p)})
+            await asyncio.to_thread(retention.remove_all, batch, report)
+        if report.compacted or report.removed:
+            log.info("retention: %d logs compacted (%d → %d bytes), %d removed (%d bytes)",
+                     report.compacted, report.bytes_in, report.bytes_out, report.removed,
+                     report.bytes_removed)
+        return report
+
     def restore(self, path: Path) -> None:
         contents = read_log(path)
         if contents.ended:
@@ -223,8 +274,17 @@ class Coordinator:
                 table.step += 1
         table.writer = LogWriter.reopen(path, contents)
         table.status = "playing"
+        # Conservative: a stand-in's move for a player's seat counts too (the log does not say
+        # who pressed the key), so a table is never closed for want of a move it had.
+        players = {i for i, s in enumerate(h["seats"]) if s.get("kind") == "player"}
+        table.human_acted = any(seat in players for seat, _wire in contents.actions())
         self.tables[table.id] = table
-        now = asyncio.get_running_loop().time()
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        # Everyone was cut off at once: the table waits the grace period for its players and
+        # spectators to come back, holding still until one does (Table.schedule), then closes
+        # if nobody has.
+        table.hold = loop.call_later(self.settings.grace, self._hold_over, table)
         for i, seat in enumerate(table.seats):
             if seat.kind == "player":
                 # Everyone dropped at once: give them the turn timer to come back before the
@@ -266,7 +326,7 @@ class Coordinator:
         previous = self.sessions.get(key)
         if previous is not None:  # the same person again: the newest connection wins
             previous.mailbox.put_notice(Notice("replaced", "Vous vous êtes connecté ailleurs."))
-            self.disconnect(previous)
+            self.disconnect(previous, replaced=True)
         session = Session(self, player, key)
         self.sessions[key] = session
         session.mailbox.put_lobby(self.snapshot())
@@ -297,9 +357,12 @@ class Coordinator:
             session.mailbox.put_notice(Notice("reclaimed", "Vous retrouvez votre place."))
             return
 
-    def disconnect(self, session: Session) -> None:
+    def disconnect(self, session: Session, *, replaced: bool = False) -> None:
         """The connection is gone: a seat in a game in progress is kept for the grace period
-        (the stand-in plays meanwhile); anything else is left."""
+        (the stand-in plays meanwhile, if anyone is left at the table to see it); anything else
+        is left. A game nobody is left at closes at once unless a player has moved in it
+        (see ``_maybe_close``) or the player is ``replaced`` by a newer connection, which
+        takes the seat at once."""
         if not session.open:
             return
         session.open = False
@@ -315,6 +378,8 @@ class Coordinator:
             table.schedule()
             table.publish()
             session.table = session.seat = None
+            if not replaced:
+                self._maybe_close(table)
         elif table is not None:
             self._leave(session)
         if self.sessions.get(session.key) is session:
@@ -339,6 +404,10 @@ class Coordinator:
         seat.session = None
         loop = asyncio.get_running_loop()
         seat.grace = loop.call_later(self.settings.grace, self._grace_over, table, seat_no)
+
+    def _hold_over(self, table: Table) -> None:
+        table.hold = None
+        self._maybe_close(table)
 
     def _grace_over(self, table: Table, seat_no: int) -> None:
         seat = table.seats[seat_no]
@@ -411,9 +480,19 @@ class Coordinator:
         return table
 
     def _new_id(self, length: int) -> str:
+        """An id no live table, no log on disk (as written or compacted) and no recorded game
+        has: logs are removed after their retention, results never are, and a result recorded
+        under a reused id would be lost. After a few collisions the id grows a character, so a
+        server that has recorded most ids of one length still finds one at once."""
+        attempt = 0
         while True:
-            tid = "".join(self._ids.choice(ID_ALPHABET) for _ in range(length))
-            if tid not in self.tables and not self.log_path(tid).exists():
+            tid = "".join(self._ids.choice(ID_ALPHABET) for _ in range(length + attempt // 8))
+            attempt += 1
+            if tid in self.tables or any(
+                (self.tables_dir / name).exists() for name in retention.log_names(tid)
+            ):
+                continue
+            if self.db is None or not self.db.has_game(tid):
                 return tid
 
     def bot_name(self, taken: set[str]) -> str:
@@ -444,11 +523,11 @@ class Coordinator:
             checked = dict(game.options(options))
         except BadOptions as e:
             raise Refused("bad_options", str(e)) from e
-        if timer == "default":  # the operator's setting, not checked against players' bounds
+        if timer == "default":
             timer = self.settings.turn_timer
         elif timer is not None:
             timer = float(timer)
-            if not MIN_TIMER <= timer <= MAX_TIMER:
+            if not self.timer_allowed(timer):
                 raise Refused("timer", f"Le minuteur va de {MIN_TIMER:.0f} à {MAX_TIMER:.0f} s.")
         table_seats = [Seat("free") for _ in range(seats)]
         taken: set[str] = {session.player.name}
@@ -462,6 +541,7 @@ class Coordinator:
             table_seats[seat_no] = Seat("bot", name, bot=bot)
         if not sit and any(s.kind == "free" for s in table_seats):
             raise Refused("bad_seat", "Une table sans vous doit n'avoir que des robots.")
+        self._count_table(session.player)
         table = Table(self, self._new_id(4), game, checked, table_seats,
                       session.player.identity, timer if sit else None,
                       self._new_id(6) if private else None)
@@ -478,6 +558,34 @@ class Coordinator:
         self._place(session, table, 0 if sit else None)
         table.changed()
         return table.id
+
+    def timer_allowed(self, timer: float) -> bool:
+        """A turn timer a player may ask for: 10 to 600 s, or the server's own default
+        (``--turn-timer`` may be outside those bounds: load tests, demos), which the create
+        dialog offers first."""
+        return MIN_TIMER <= timer <= MAX_TIMER or timer == self.settings.turn_timer
+
+    def _count_table(self, player: Player) -> None:
+        """Count a new table against its creator's and their address's rate
+        (``Settings.table_rate``); Refused, with when they may create again, past either."""
+        now = time.monotonic()
+        by_address = player.address != ""  # a local game has no address to share
+        wait_player = self._tables_by_player.wait(player.identity, now)
+        wait_address = self._tables_by_address.wait(player.address, now) if by_address else 0.0
+        if wait_player or wait_address:
+            wait = math.ceil(max(wait_player, wait_address))
+            if wait_player >= wait_address:
+                n = self._tables_by_player.count
+                raise Refused("tables_player", f"Trop de tables créées en une minute ({n} au "
+                              f"plus) : vous pourrez en créer une autre dans {wait} s.",
+                              n=n, wait=wait)
+            n = self._tables_by_address.count
+            raise Refused("tables_address", f"Trop de tables créées en une minute depuis votre "
+                          f"adresse ({n} au plus) : vous pourrez en créer une autre dans "
+                          f"{wait} s.", n=n, wait=wait)
+        self._tables_by_player.note(player.identity, now)
+        if by_address:
+            self._tables_by_address.note(player.address, now)
 
     def quick_play(self, session: Session, game_name: str, seats: int,
                    options: Mapping[str, Any]) -> str:
@@ -587,13 +695,26 @@ class Coordinator:
         self.lobby_changed()
 
     def _maybe_close(self, table: Table) -> None:
-        """A table with nobody left to play or watch closes (an unfinished log ends 'closed')."""
-        if table.subscribers or any(s.kind == "player" and (s.session or s.grace)
-                                    for s in table.seats):
+        """Close a table nobody is at: nobody seated and connected, nobody watching, and nobody
+        it must wait for. It waits for a player who dropped (their grace period) only once a
+        player has moved there (``Table.human_acted``): a game everyone left before their first
+        move, or a table of bots only, closes at once. A table restored after a restart waits
+        for its people (``Table.hold``). Meanwhile it holds still (``Table.schedule``).
+
+        An unfinished log ends 'closed' (abandoned); one without any player's move holds nobody's
+        play and is removed (an abandoned quick game leaves no file). A finished table's log
+        stays (its retention: ``store/retention.py``)."""
+        if table.status == "closed" or table.subscribers or table.hold is not None:
+            return
+        if table.status == "playing" and table.human_acted and any(
+            s.grace is not None for s in table.seats
+        ):
             return
         table.cancel_timers()
         if table.status == "playing":
-            table.close_log("closed")
+            table.close_log("closed" if table.human_acted else None)
+            if not table.human_acted:
+                self.log_path(table.id).unlink(missing_ok=True)
         table.status = "closed"
         del self.tables[table.id]
         self._chat.pop(table.id, None)

@@ -31,12 +31,15 @@ class Refused(Exception):
 @dataclass(frozen=True, slots=True)
 class Player:
     """Who a session is. ``identity`` is a key's ``SHA256:…`` fingerprint, or for a guest
-    ``guest:NAME@ADDRESS`` (so a guest reclaims a seat with the same name from the same place)."""
+    ``guest:NAME@ADDRESS`` (so a guest reclaims a seat with the same name from the same place).
+    ``address`` is the IP address the session connects from ("" for a local game): the
+    coordinator limits the tables one address may create (``Settings.table_rate``)."""
 
     identity: str
     name: str
     guest: bool = False
     watch_only: bool = False
+    address: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -111,6 +111,9 @@ class Table:
         self.bot_rng = random.Random()
         self.autoplay: set[int] = set()  # seats whose timer ran out: the stand-in ends the turn
         self.deadlines: dict[int, float] = {}
+        self.human_acted = False  # a player has made a move here (not a bot, not a stand-in)
+        self.hold: asyncio.TimerHandle | None = None  # restored: waiting for its people
+        self.idle = False  # nobody at the table: nothing is scheduled (see schedule)
         self._handles: list[asyncio.TimerHandle] = []
         self._summary: TableSummary | None = None
         # The log refused a write: no move until it takes one again (see the module's doc).
@@ -165,11 +168,15 @@ class Table:
         if seat is None:
             self.changed()
         session.mailbox.put_table(self._update(seat, ()))
+        if self.idle:  # someone is back: the bots and the clock go on
+            self.schedule()
 
     def unsubscribe(self, session: Session) -> None:
         seat = self.subscribers.pop(session, "absent")
         if seat is None:
             self.changed()
+        if not self.subscribers:
+            self.schedule()  # the last one gone: hold still
 
     def publish(self, events: list[Event] | None = None) -> None:
         """Give every subscriber the newest view of its seat (computed once per seat)."""
@@ -251,6 +258,7 @@ class Table:
             raise Refused("not_your_turn", "Ce n'est pas à vous de jouer.")
         self.autoplay.discard(seat)  # back at the keyboard: the stand-in steps aside
         self.apply(seat, action)
+        self.human_acted = True
 
     def apply(self, seat: int, action: Any) -> None:
         """Apply an action (the rules check it), log it, then tell everyone. An action the log
@@ -401,14 +409,21 @@ class Table:
     # --- timers and bots ------------------------------------------------------------------
 
     def schedule(self) -> None:
-        """After any change: who plays next, and when the bots and the timer act."""
+        """After any change: who plays next, and when the bots and the timer act.
+
+        A table nobody is at (no player connected, nobody watching) holds still: no bot or
+        stand-in plays for nobody, no timer runs. The coordinator closes it, or keeps it for
+        players who dropped after moving (their grace period); when one of them, or anyone,
+        comes back (``subscribe``), the game goes on from where it stood."""
         for handle in self._handles:
             handle.cancel()
         self._handles.clear()
         if self.status != "playing":
             self.deadlines.clear()
             return
-        if self.paused or self.coordinator.stopping:  # nobody moves; the clocks stand still
+        self.idle = not self.subscribers
+        # Paused (the log refuses writes), idle (nobody here) or stopping: nobody moves.
+        if self.paused or self.idle or self.coordinator.stopping:
             return
         loop = asyncio.get_running_loop()
         actors = self.game.to_act(self.state)
@@ -487,6 +502,9 @@ class Table:
         if self._retry is not None:
             self._retry.cancel()
             self._retry = None
+        if self.hold is not None:
+            self.hold.cancel()
+            self.hold = None
         for seat in self.seats:
             if seat.grace is not None:
                 seat.grace.cancel()

@@ -65,21 +65,45 @@ def sanitise(text: str, limit: int = CHAT_MAX) -> str:
 
 
 class RateLimiter:
-    """At most ``count`` events per ``period`` seconds per key (a sliding window)."""
+    """At most ``count`` events per ``period`` seconds per key (a sliding window).
+
+    A key whose window is empty is forgotten (all of them once per period), so a client that
+    invents keys grows it by no more than the events of one period."""
 
     def __init__(self, count: int = 3, period: float = 3.0) -> None:
         self.count = count
         self.period = period
         self._times: dict[str, deque[float]] = {}
+        self._swept = 0.0  # when keys with an empty window were last forgotten
 
-    def allow(self, key: str, now: float) -> bool:
-        times = self._times.setdefault(key, deque())
+    def wait(self, key: str, now: float) -> float:
+        """Seconds before ``key`` may have another event; 0 when it may now."""
+        if now - self._swept >= self.period:
+            self._swept = now
+            for stale in [k for k, times in self._times.items()
+                          if not times or now - times[-1] >= self.period]:
+                del self._times[stale]
+        times = self._times.get(key)
+        if times is None:
+            return 0.0
         while times and now - times[0] >= self.period:
             times.popleft()
-        if len(times) >= self.count:
+        return 0.0 if len(times) < self.count else times[0] + self.period - now
+
+    def note(self, key: str, now: float) -> None:
+        """Count an event for ``key`` (whether or not ``wait`` allowed it)."""
+        self._times.setdefault(key, deque()).append(now)
+
+    def allow(self, key: str, now: float) -> bool:
+        """Count an event for ``key`` if the window has room; False (and nothing counted) if not."""
+        if self.wait(key, now) > 0:
             return False
-        times.append(now)
+        self.note(key, now)
         return True
 
     def forget(self, key: str) -> None:
         self._times.pop(key, None)
+
+    def __len__(self) -> int:
+        """Keys remembered (for tests: the limiter stays bounded)."""
+        return len(self._times)

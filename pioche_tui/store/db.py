@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,8 @@ CREATE TABLE IF NOT EXISTS games (
     started    REAL NOT NULL,
     finished   REAL NOT NULL,
     rounds     INTEGER NOT NULL,
-    log_file   TEXT NOT NULL
+    log_file   TEXT NOT NULL           -- under tables/: ID.log, ID.log.gz once compacted, ''
+                                       -- once removed past its retention (store/retention.py)
 );
 CREATE TABLE IF NOT EXISTS game_seats (
     game_id    INTEGER NOT NULL REFERENCES games (id),
@@ -126,16 +128,17 @@ class Database:
     def close(self) -> None:
         self._conn.close()
 
-    def _transaction(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN … COMMIT around the block, ROLLBACK if it raises."""
         conn = self._conn
         conn.execute("BEGIN")
         try:
-            for sql, params in statements:
-                conn.execute(sql, params)
-            conn.execute("COMMIT")
+            yield conn
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        conn.execute("COMMIT")
 
     # --- players --------------------------------------------------------------------------
 
@@ -185,9 +188,7 @@ class Database:
         seats: Sequence[SeatResult],
     ) -> None:
         """Store a finished game; recording the same table twice is a no-op."""
-        conn = self._conn
-        conn.execute("BEGIN")
-        try:
+        with self._transaction() as conn:
             cur = conn.execute(
                 "INSERT INTO games (table_id, game, options, started, finished, rounds, log_file)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (table_id) DO NOTHING",
@@ -203,10 +204,27 @@ class Database:
                         for s in seats
                     ],
                 )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+
+    def has_game(self, table_id: str) -> bool:
+        """A game was recorded under this table id (ids are never reused)."""
+        return self._conn.execute(
+            "SELECT 1 FROM games WHERE table_id = ?", (table_id,)
+        ).fetchone() is not None
+
+    def set_log_files(self, log_files: Mapping[str, str]) -> None:
+        """Where each table's log now is (a compacted copy's name), or "" when it is gone: the
+        game's result stays."""
+        if not log_files:
+            return
+        with self._transaction() as conn:
+            conn.executemany("UPDATE games SET log_file = ? WHERE table_id = ?",
+                             [(name, table_id) for table_id, name in log_files.items()])
+
+    def log_file(self, table_id: str) -> str | None:
+        row = self._conn.execute(
+            "SELECT log_file FROM games WHERE table_id = ?", (table_id,)
+        ).fetchone()
+        return row[0] if row else None
 
     def game_count(self) -> int:
         return int(self._conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
@@ -274,11 +292,12 @@ class Database:
     def set_clock(self, table_id: str, deadlines: dict[int, float]) -> None:
         """The wall-clock deadline of each seat's running turn timer at this table (replaces
         the table's previous ones)."""
-        self._transaction([
-            ("DELETE FROM turn_clocks WHERE table_id = ?", (table_id,)),
-            *(("INSERT INTO turn_clocks (table_id, seat, deadline) VALUES (?, ?, ?)",
-               (table_id, seat, deadline)) for seat, deadline in sorted(deadlines.items())),
-        ])
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM turn_clocks WHERE table_id = ?", (table_id,))
+            conn.executemany(
+                "INSERT INTO turn_clocks (table_id, seat, deadline) VALUES (?, ?, ?)",
+                [(table_id, seat, deadline) for seat, deadline in sorted(deadlines.items())],
+            )
 
     def clocks(self) -> dict[str, dict[int, float]]:
         found: dict[str, dict[int, float]] = {}
@@ -290,12 +309,13 @@ class Database:
 
     def add_chat(self, scope: str, name: str, text: str, time: float, keep: int) -> None:
         """A chat line; only the newest ``keep`` lines of its scope are kept."""
-        self._transaction([
-            ("INSERT INTO chat (scope, name, text, time) VALUES (?, ?, ?, ?)",
-             (scope, name, text, time)),
-            ("DELETE FROM chat WHERE scope = ?1 AND id <= (SELECT id FROM chat WHERE scope = ?1"
-             " ORDER BY id DESC LIMIT 1 OFFSET ?2)", (scope, keep)),
-        ])
+        with self._transaction() as conn:
+            conn.execute("INSERT INTO chat (scope, name, text, time) VALUES (?, ?, ?, ?)",
+                         (scope, name, text, time))
+            conn.execute(
+                "DELETE FROM chat WHERE scope = ?1 AND id <= (SELECT id FROM chat WHERE scope = ?1"
+                " ORDER BY id DESC LIMIT 1 OFFSET ?2)", (scope, keep),
+            )
 
     def chat_lines(self) -> list[tuple[str, str, str, float]]:
         """Every kept line, oldest first: (scope, name, text, time)."""
@@ -322,11 +342,10 @@ class Database:
 
     def forget_table(self, table_id: str) -> None:
         """A table is gone: its waiting row, clocks, chat and spectators' places with it."""
-        self._transaction([
-            (f"DELETE FROM {name} WHERE {column} = ?", (table_id,))
+        with self._transaction() as conn:
             for name, column in (("waiting_tables", "table_id"), ("turn_clocks", "table_id"),
-                                 ("chat", "scope"), ("watching", "table_id"))
-        ])
+                                 ("chat", "scope"), ("watching", "table_id")):
+                conn.execute(f"DELETE FROM {name} WHERE {column} = ?", (table_id,))
 
     def set_alive(self, now: float) -> None:
         self._conn.execute(

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import gzip
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from typing import Any
 import msgpack
 
 SCHEMA_VERSION = 1
+GZIP_MAGIC = b"\x1f\x8b"
 
 ACTION = "a"
 SEAT = "s"
@@ -76,11 +78,17 @@ def _valid_record(value: Any) -> bool:
 
 
 def read_log(path: Path) -> LogContents:
-    """Read a log, keeping the longest well-formed prefix.
+    """Read a log, keeping the longest well-formed prefix. A log compacted with gzip (an ended
+    table's, ``store/retention.py``) is read the same.
 
     Raises LogError when even the header is missing or of an unknown schema.
     """
     data = path.read_bytes()
+    if data[:2] == GZIP_MAGIC:  # a log as written starts with a msgpack map, never 0x1f
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise LogError(f"{path.name}: damaged compressed log: {e}") from e
     unpacker = msgpack.Unpacker(raw=False, strict_map_key=True, use_list=True)
     unpacker.feed(data)
     header: dict[str, Any] | None = None

@@ -421,6 +421,7 @@ async def test_back_at_the_table_after_a_dropped_connection(coordinator: Coordin
         assert first.session is not None
         table = first.session.create_table("toy", seats=2, bots={1: "random"}, timer=None,
                                            options={"goal": 1000})
+        first.session.act(1, 0)  # she plays first (a table left before that would close)
         await settle(pilot)
     # The app is gone (the connection dropped): the seat waits for its player.
     again = make_app("Alice")

@@ -7,9 +7,10 @@ from typing import Any
 
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.coordinator.table import Table
-from tests.coordinator.conftest import until  # noqa: F401 - for the hostile tests
+from pioche_tui.store.log import read_log
+from tests.coordinator.conftest import until
 from tests.hostile.conftest import RecordingService
-from tests.server.conftest import Screen
+from tests.server.conftest import Client, Screen
 from widgets.defausse_cards import face
 from widgets.hand import Hand
 
@@ -46,3 +47,14 @@ def table_of(service: RecordingService, name: str) -> tuple[Table, int]:
 
 def own_view(table: Table, seat: int) -> Any:
     return table.game.view(table.state, seat)
+
+
+async def makes_a_move(client: Client, service: RecordingService, name: str) -> None:
+    """At their turn, the player draws (« d »): a game they have played in, whose seat is kept
+    for them if they drop."""
+    table, seat = table_of(service, name)
+    await until(lambda: seat in table.game.to_act(table.state))
+    step = table.step
+    client.send("d")
+    await until(lambda: any(record[:2] == ["a", seat]
+                            for record in read_log(table.writer.path).records[step:]))  # type: ignore[union-attr]

@@ -31,8 +31,20 @@ def test_settings_flags_are_parsed_and_absent_unless_given() -> None:
     assert plain.trace is None
 
 
+def test_table_rate_and_retention_flags() -> None:
+    args = build_parser().parse_args(
+        ["serve", "--table-rate", "3,10", "--keep-finished", "2", "--keep-abandoned", "0.5"])
+    assert (args.table_rate, args.keep_finished, args.keep_abandoned) == ((3, 10), 2 * 86400.0,
+                                                                          43200.0)
+    plain = build_parser().parse_args(["serve"])
+    assert not any(hasattr(plain, name) for name in ("table_rate", "keep_finished",
+                                                     "keep_abandoned"))
+
+
 @pytest.mark.parametrize("flags", [
     ["--bot-delay", "2,1"], ["--bot-delay", "x"], ["--grace", "-1"], ["--turn-timer", "nan"],
+    ["--table-rate", "0,5"], ["--table-rate", "x"], ["--keep-finished", "-1"],
+    ["--keep-abandoned", "nan"],
 ])
 def test_bad_settings_are_refused(flags: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
