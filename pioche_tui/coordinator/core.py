@@ -743,6 +743,9 @@ class Coordinator:
             if seat.grace is not None:
                 seat.grace.cancel()
                 seat.grace = None
+        if table.hold is not None:  # (restored, then found over: nobody to wait for)
+            table.hold.cancel()
+            table.hold = None
         asyncio.get_running_loop().call_soon(self._maybe_close, table)
 
     def notify_seat(self, table: Table, seat_no: int, code: str, text: str) -> None:
