@@ -72,12 +72,15 @@ async def test_a_key_that_has_a_nickname_is_not_asked(
         assert app.session is not None and app.session.player.name == "Zoé"
 
 
-async def test_guest_identity_includes_name_and_address(make_app: MakeApp) -> None:
+async def test_a_guest_identity_is_drawn_not_made_of_name_and_address(
+        make_app: MakeApp) -> None:
     app = make_app(name="Invité", identity="127.0.0.1", guest=True)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
-        assert app.session is not None
-        assert app.session.player.identity == "guest:Invité@127.0.0.1"
+        assert app.session is not None and app.session.guest_pass is not None
+        identity = app.session.player.identity
+        assert identity == app.session.guest_pass.identity and identity.startswith("guest:")
+        assert "Invité" not in identity and "127.0.0.1" not in identity
 
 
 async def test_create_then_another_player_joins_from_the_lobby_and_plays(

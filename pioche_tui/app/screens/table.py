@@ -72,6 +72,7 @@ class TableScreen(PiocheScreen[None]):
         self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
         self._backlog: list[Event] = list(update.events)  # events not shown yet
         self._narrate = narrator(update.table.game)
+        self._resume_shown: str | None = None  # the resume command on the log's edge
 
     @property
     def pioche(self) -> PiocheApp:
@@ -158,6 +159,7 @@ class TableScreen(PiocheScreen[None]):
             self._backlog.extend(update.events)
             return
         self.names = tuple(seat.name for seat in update.table.seats)
+        self.show_resume_command(update.seat is not None)
         started = self.started
         self.set_class(not started, "-waiting")
         self.set_class(update.seat is None, "-spectator")
@@ -174,6 +176,17 @@ class TableScreen(PiocheScreen[None]):
         else:
             self.show_waiting(update)
         self.sync_keys()
+
+    def show_resume_command(self, seated: bool) -> None:
+        """A seated guest's way back to their seat, on the log's top edge (and the panel's,
+        which takes the log's place): the one thing that can give the seat back after a drop,
+        so it stays in view the whole game (``PiocheApp.resume_command``)."""
+        command = self.pioche.resume_command() if seated else None
+        title = Text(self.t("resume.title", command=command)) if command else None
+        if self._resume_shown != command:
+            self._resume_shown = command
+            self.log_widget.border_title = title
+            self.panel.border_title = title
 
     def header_text(self, update: TableUpdate) -> Text:
         summary = update.table
@@ -248,7 +261,7 @@ class TableScreen(PiocheScreen[None]):
 
     @property
     def is_creator(self) -> bool:
-        return self.seat is not None and self.update.table.creator == self.session.player.name
+        return self.seat is not None and self.session.is_creator()
 
     def show_chat(self, name: str, text: str) -> None:
         if not self.ready:
