@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.coordinator.table import Table
-from tests.coordinator.conftest import until  # noqa: F401 - for the hostile tests
+from tests.coordinator.conftest import until
 from tests.hostile.conftest import RecordingService
-from tests.server.conftest import Screen
+from tests.server.conftest import Client, Screen
 from widgets.defausse_cards import face
 from widgets.hand import Hand
 
@@ -46,3 +47,18 @@ def table_of(service: RecordingService, name: str) -> tuple[Table, int]:
 
 def own_view(table: Table, seat: int) -> Any:
     return table.game.view(table.state, seat)
+
+
+async def own_hand_shown(client: Client, service: RecordingService, name: str) -> None:
+    """Wait until ``client``'s screen shows the table as it is now, with exactly this player's
+    hand (a hand wider than the screen is not compared)."""
+    table, seat = table_of(service, name)
+    app = app_of(service, name)
+    await until(lambda: app.table_screen is not None and app.table_screen.update.step == table.step)
+    await asyncio.sleep(0.2)  # the frame reaches the client
+    letters = app.t("colour.letters")
+    await client.wait_for(lambda _screen: hand_on_screen(client.screen, app)
+                          == sorted(faces(own_view(table, seat).hand, letters))
+                          or len(own_view(table, seat).hand) > 18)
+    assert app.table_screen is not None
+    assert app.table_screen.update.view == own_view(table, seat)  # its own view, current
