@@ -60,5 +60,6 @@ async def own_hand_shown(client: Client, service: RecordingService, name: str) -
     await client.wait_for(lambda _screen: hand_on_screen(client.screen, app)
                           == sorted(faces(own_view(table, seat).hand, letters))
                           or len(own_view(table, seat).hand) > 18)
-    assert app.table_screen is not None
-    assert app.table_screen.update.view == own_view(table, seat)  # its own view, current
+    # Its own view, current (waited for: a bot may have moved since the hand was compared).
+    await until(lambda: app.table_screen is not None
+                and app.table_screen.update.view == own_view(table, seat))

@@ -63,20 +63,25 @@ async def test_a_guest_with_the_same_name_and_address_takes_neither_seat_nor_han
     alice = await connect("alice", term_size=SIZE)
     await alice.wait_for("Bonjour alice")
     alice.send("p")  # a quick game of Défausse against bots
-    screen = await alice.wait_for(lambda screen: RESUME.search(screen) is not None)
-    shown = RESUME.search(screen)
-    assert shown is not None
-    port, host, token = shown.groups()
-    assert (int(port), host) == (server.port, "127.0.0.1")  # a command she can type as it is
+    await alice.wait_for("Défausse · table")
+    await own_hand_shown(alice, service, "alice")
+    her_screen = alice.screen.text()  # what she can read before her connection drops
     table, seat = table_of(service, "alice")
-    reset(alice)  # her connection drops
+    reset(alice)
     await until(lambda: table.seats[seat].away)
 
     # From the same address, under the same name, with no key: not her.
     intruder = await connect("alice", term_size=SIZE)
-    await intruder.wait_for("Le pseudo alice garde une place à la table")
+    await intruder.wait_for(lambda s: "Votre pseudo" in s or "Défausse · table" in s)
+    assert table.seats[seat].away, "her seat was taken"
+    assert "Le pseudo alice garde une place à la table" in intruder.screen.text()
     intruder_app = newest_app(service)
     assert intruder_app.session is None
+    # What her screen showed (the game, and the command that brings her back).
+    shown = RESUME.search(her_screen)
+    assert shown is not None, her_screen
+    port, host, token = shown.groups()
+    assert (int(port), host) == (server.port, "127.0.0.1")  # a command she can type as it is
     # A wrong token does no better (a notice, then an ordinary guest's first screen).
     guesser = await connect("alice", term_size=SIZE, command=f"resume {another_token(token)}")
     await guesser.wait_for("Ce code ne garde aucune place")
