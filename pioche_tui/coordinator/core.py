@@ -266,8 +266,8 @@ class Coordinator:
         if self.db is not None and self.db.name_owner(name) not in (None, identity):
             return Refused("name_owned", f"Le pseudo {name} appartient à un autre joueur.")
         for table in self.tables.values():
-            for seat in table.seats:
-                if (seat.kind == "player" and seat.identity != identity
+            for seat in table.seats:  # (a seated player online was found above)
+                if (seat.away and seat.identity != identity
                         and name_key(seat.name) == key):
                     return Refused("name_held",
                                    f"Le pseudo {name} garde une place à la table {table.id}.",

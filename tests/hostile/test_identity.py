@@ -67,6 +67,12 @@ async def test_a_guest_with_the_same_name_and_address_takes_neither_seat_nor_han
     await own_hand_shown(alice, service, "alice")
     her_screen = alice.screen.text()  # what she can read before her connection drops
     table, seat = table_of(service, "alice")
+    her_session = table.seats[seat].session
+    # While she plays, the same name from the same address does not replace her.
+    early = await connect("alice", term_size=SIZE)
+    await early.wait_for(lambda s: "Votre pseudo" in s or "Défausse · table" in s)
+    assert table.seats[seat].session is her_session and not alice.closed.is_set()
+    assert "Le pseudo alice est déjà en ligne" in early.screen.text()
     reset(alice)
     await until(lambda: table.seats[seat].away)
 
