@@ -177,6 +177,7 @@ async def test_a_watcher_never_shows_under_an_online_name(
                                      "bob", "bob2"])
     assert len({name_key(name) for name in online}) == len(online)
     await alice.wait_for("spectateur2")  # as the lobby lists them
+    await bob_watching.wait_for("Bonjour bob2")  # and as the watcher is greeted
 
 
 async def test_guests_leave_no_player_rows(

@@ -1,5 +1,6 @@
-"""``pioche serve``'s coordinator settings (``--turn-timer``, ``--bot-delay``, ``--grace``) and
-its trace of accepted moves (``--trace FILE``), as load tests and demos use them."""
+"""``pioche serve``'s app settings (``--turn-timer``, ``--bot-delay``, ``--grace``,
+``--public-host``) and its trace of accepted moves (``--trace FILE``), as load tests and demos
+use them."""
 
 from __future__ import annotations
 
@@ -90,3 +91,30 @@ async def test_the_trace_has_a_line_per_accepted_move(tmp_path: Path) -> None:
     assert [int(record[2]) for record in records] == list(range(1, len(records) + 1))
     times = [float(record[0]) for record in records]
     assert times == sorted(times) and before < times[0] <= time.monotonic()
+
+
+async def test_a_guest_is_shown_the_public_host(tmp_path: Path) -> None:
+    """Behind a NAT the address a guest's connection reached is not the one to type again:
+    ``--public-host`` names the server in the command a seated guest is shown."""
+    with serve_process(tmp_path, "--app", REAL_APP, "--turn-timer", "0",
+                       "--public-host", "play.example.org:2200") as served:
+        async with asyncssh.connect(
+            "127.0.0.1", served.port, username="alice", known_hosts=None, client_keys=None,
+            agent_path=None, config=None, client_factory=LikeOpenSSH,
+        ) as conn:
+            _chan, client = await conn.create_session(
+                Client, term_type="xterm-256color", term_size=(100, 30), encoding=None)
+            await client.wait_for("Bonjour alice !")
+            client.send("p")
+            await client.wait_for("ssh -t -p 2200 play.example.org resume ")
+
+
+def test_a_public_host_that_is_none_stops_serve(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pioche_tui.cli", "serve", "--port", "0",
+         "--public-host", "play.example.org:0", "--app", REAL_APP,
+         "--keys-dir", str(tmp_path / "keys"), "--data-dir", str(tmp_path / "data")],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert "not a host, HOST:PORT or [IPV6]:PORT: 'play.example.org:0'" in done.stderr
