@@ -37,7 +37,6 @@ from .screens.too_small import TooSmallScreen, too_small
 log = logging.getLogger("pioche.app")
 
 CHAT_SEEN = 64  # chat lines remembered per scope, to drop the history sent again on return
-RESUME_NOTICE_SECONDS = 30  # how long a guest who sits down is shown their resume command
 
 
 class PiocheApp(App[None]):
@@ -207,10 +206,6 @@ class PiocheApp(App[None]):
             cls = table_screen_class(update.table.game)
             screen = self.table_screen = cls(self.session, update)
             self.open(screen)
-            command = self.resume_command()
-            if command is not None and update.seat is not None:
-                self.notify(self.t("resume.notice", command=command), markup=False,
-                            timeout=RESUME_NOTICE_SECONDS)
         else:
             screen.show_update(update)
 
@@ -239,7 +234,8 @@ class PiocheApp(App[None]):
 
     def resume_command(self) -> str | None:
         """What a guest types to get their seat back (``ssh -t -p PORT HOST resume TOKEN``):
-        their screen shows it while they are seated. None for others, who need none."""
+        their table screen shows it while they play (``TableScreen.show_resume_command``). None
+        for others, who need none."""
         if self.guest_pass is None or self.watch_only or self.address is None:
             return None
         host, port = self.address
