@@ -249,6 +249,19 @@ async def test_a_guest_reclaims_only_with_the_token(make_coordinator: Make) -> N
     assert back.seat == 0 and back.guest_pass == gus
 
 
+async def test_a_guest_token_still_works_after_a_restart(make_coordinator: Make) -> None:
+    c = await make_coordinator()
+    gus = c.guest_pass()
+    tid = c.connect(Player(gus.identity, "Gus", guest=True), gus).quick_play("defausse", seats=2)
+    c.stop()
+    secret = c.settings.data_dir / "guests.key"
+    assert secret.stat().st_mode & 0o777 == 0o600 and len(secret.read_bytes()) == 32
+    c2 = await make_coordinator()  # the same data directory: the same guests.key
+    proven, name = c2.resume(gus.token, "127.0.0.1")
+    back = c2.connect(Player(proven.identity, name, guest=True), proven)
+    assert back.table is c2.tables[tid] and back.seat == 0 and name == "Gus"
+
+
 async def test_resume_attempts_are_limited_per_address(make_coordinator: Make) -> None:
     c = await make_coordinator()
     gus = c.guest_pass()
