@@ -154,8 +154,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "nick.prompt": ("Votre pseudo :", "Your nickname:"),
     "nick.placeholder": ("pseudo", "nickname"),
     "nick.invalid": (
-        "De 2 à 16 lettres, chiffres, _ . ou -, sans espace.",
-        "2 to 16 letters, digits, _ . or -, no spaces.",
+        "De 2 à 16 lettres (latines, accents permis), chiffres, _ . ou -, sans espace.",
+        "2 to 16 letters (Latin, accents allowed), digits, _ . or -, no spaces.",
     ),
     "nick.hint": ("Entrée pour valider, Ctrl+Q pour partir.", "Enter to confirm, Ctrl+Q to leave."),
     # --- lobby ---------------------------------------------------------------------------
@@ -629,6 +629,23 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "notice.shutdown": ("Le serveur s'arrête. À bientôt !", "The server is stopping. See you!"),
     "notice.replaced": ("Vous vous êtes connecté ailleurs.", "You connected from elsewhere."),
     "notice.reclaimed": ("Vous retrouvez votre place.", "You are back in your seat."),
+    "refused.name_held": ("Ce pseudo garde la place d'un joueur parti, à la table {table}.",
+                          "That nickname keeps the seat of a player who left, at table {table}."),
+    "refused.resume_limit": ("Trop d'essais de reprise depuis votre adresse : réessayez dans "
+                             "une minute.",
+                             "Too many resume attempts from your address: try again in a "
+                             "minute."),
+    "refused.resume_unknown": ("Ce code ne garde aucune place : la partie est finie, ou le délai "
+                               "pour revenir est passé.",
+                               "That code keeps no seat: the game is over, or the time to come "
+                               "back has passed."),
+    # --- a guest's way back to their seat --------------------------------------------------
+    "resume.title": ("{command} : pour revenir si la connexion tombe",
+                     "{command}: to come back if the connection drops"),
+    "resume.notice": ("Invité : si la connexion tombe, seule cette commande vous rend votre "
+                      "place. Notez-la : {command}",
+                      "Guest: if the connection drops, only this command gives your seat back. "
+                      "Note it: {command}"),
     "notice.timeout": ("Temps écoulé : le robot joue ce tour pour vous.",
                        "Time is up: the bot plays this turn for you."),
     "notice.paused": (

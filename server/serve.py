@@ -59,8 +59,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--app", default=DEFAULT_APP, metavar="MODULE:FUNCTION",
         help=f"what to serve (default {DEFAULT_APP})",
     )
-    # The coordinator's settings, passed to the app's opener only when given (load tests,
-    # demos): the app's own defaults hold otherwise.
+    # The app's settings, passed to its opener only when given (load tests, demos): the app's
+    # own defaults hold otherwise.
     p.add_argument(
         "--turn-timer", type=seconds_or_none, default=argparse.SUPPRESS, metavar="SECONDS",
         help="default seconds per decision at tables with a player, 0 for none (default 60)",
@@ -87,13 +87,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="DAYS", help="days an abandoned table's log is kept, compacted (default 7)",
     )
     p.add_argument(
+        "--public-host", default=argparse.SUPPRESS, metavar="HOST[:PORT]",
+        help="the server's name (and port) as players reach it, for the reconnect command "
+             "guests are shown (default: the address and port their connection reached)",
+    )
+    p.add_argument(
         "--trace", type=Path, default=None, metavar="FILE",
         help="append a line per accepted move to FILE: monotonic time, table, step (bench/)",
     )
     p.set_defaults(run=run)
 
 
-SETTINGS = ("turn_timer", "bot_delay", "grace", "table_rate", "keep_finished", "keep_abandoned")
+SETTINGS = ("turn_timer", "bot_delay", "grace", "table_rate", "keep_finished", "keep_abandoned",
+            "public_host")
 """Flags passed to the app's opener as keyword arguments, when given."""
 TRACE_LOGGER = "pioche.trace"
 """The logger of accepted moves (pioche_tui.coordinator.table writes it at DEBUG)."""
@@ -205,9 +211,13 @@ async def serve(args: argparse.Namespace) -> int:
     except TypeError as error:
         log.error("--app %s does not take %s: %s", args.app, ", ".join(settings), error)
         return 2
-    service = opener(args.data_dir, **settings)
-    if inspect.isawaitable(service):  # opening the store may need the loop (the real app does)
-        service = await service
+    try:
+        service = opener(args.data_dir, **settings)
+        if inspect.isawaitable(service):  # opening the store may need the loop (the real app)
+            service = await service
+    except ValueError as error:  # a setting's value the app refuses (--public-host)
+        log.error("--app %s cannot start: %s", args.app, error)
+        return 2
     collector = Collector()
     server = PiocheServer(
         service.make_app, key, name_owner=service.name_owner,

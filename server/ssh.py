@@ -31,9 +31,12 @@ from .driver import Terminal
 from .identity import (
     WATCH_USERNAME,
     BadCommand,
+    ResumeRequest,
+    WatchRequest,
     is_default_login_name,
     parse_command,
     pick_lang,
+    reached_address,
     sanitize_term,
 )
 from .keys import fingerprint
@@ -228,8 +231,11 @@ class PiocheServer:
         self, connection: _Connection, term_type: str | None, size: tuple[int, int],
         command: str | None, env: Mapping[str, str],
     ) -> SessionInfo:
-        watch = parse_command(command) if command is not None else None
-        watch_only = watch is not None or connection.username.casefold() == WATCH_USERNAME
+        request = parse_command(command) if command is not None else None
+        watch = request if isinstance(request, WatchRequest) else None
+        resume = request if isinstance(request, ResumeRequest) else None
+        watch_only = watch is not None or (
+            request is None and connection.username.casefold() == WATCH_USERNAME)
         nickname = None
         if connection.username.casefold() != WATCH_USERNAME:
             nickname = sanitize_nickname(connection.username)
@@ -249,6 +255,9 @@ class PiocheServer:
             term=sanitize_term(term_type),
             lang=pick_lang(dict(env)),
             size=size,
+            resume_token=resume.token if resume is not None else None,
+            address=reached_address(
+                connection._conn.get_extra_info("sockname") if connection._conn else None),
         )
 
 

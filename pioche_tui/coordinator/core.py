@@ -17,6 +17,7 @@ table each spectator watches, the last chat lines — is kept in the database as
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import math
 import random
@@ -24,8 +25,8 @@ import secrets
 import sqlite3
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +35,11 @@ from ..engine.base import BadOptions, Game
 from ..store import retention
 from ..store.db import Database, SeatResult
 from ..store.log import END, SEAT, LogError, LogWriter, read_log
+from .guests import GuestPass, Guests
 from .mailbox import Mailbox, Notice
 from .model import ChatLine, LobbySnapshot, OnlineEntry, Player, Refused
 from .table import NOT_SAVED, STAND_IN, STOPPED, Seat, Table
-from .text import RateLimiter, nickname, sanitise
+from .text import NICKNAME_MAX, RateLimiter, name_key, nickname, sanitise
 
 log = logging.getLogger("pioche.coordinator")
 
@@ -85,6 +87,8 @@ class Session:
         self.coordinator = coordinator
         self.player = player
         self.key = key  # the player's identity, unique among sessions for watchers
+        self.name_key = name_key(player.name)
+        self.guest_pass: GuestPass | None = None  # a guest's identity and reconnect token
         self.mailbox = Mailbox()
         self.table: Table | None = None
         self.seat: int | None = None  # None while watching or in the lobby
@@ -130,6 +134,11 @@ class Session:
         """The code of the private table this session sits at, for the player to share."""
         return self.table.code if self.table is not None and self.seat is not None else None
 
+    def is_creator(self) -> bool:
+        """Seated at a table this player created (and so may start)."""
+        return (self.table is not None and self.seat is not None
+                and self.table.creator == self.player.identity)
+
 
 class Coordinator:
     def __init__(self, settings: Settings, games: Mapping[str, Game[Any, Any]] | None = None
@@ -139,6 +148,7 @@ class Coordinator:
         self.tables: dict[str, Table] = {}
         self.sessions: dict[str, Session] = {}  # by identity: one live session each
         self.db: Database | None = None
+        self.guests: Guests | None = None  # opened by start()
         self._rng = random.Random(settings.seed)  # bot delays and names: no replay needs them
         self._ids: random.Random = (
             secrets.SystemRandom() if settings.seed is None else random.Random(settings.seed)
@@ -169,7 +179,10 @@ class Coordinator:
     async def start(self) -> None:
         """Open the database and bring back every unfinished table from its log."""
         self.tables_dir.mkdir(parents=True, exist_ok=True)
-        self.db = Database(self.settings.data_dir / "pioche.sqlite3")
+        self.db = Database(self.settings.data_dir / "pioche.sqlite3", name_key)
+        tokens = secrets.SystemRandom() if self.settings.seed is None else random.Random(
+            self.settings.seed)  # (its own generator: tests' table ids do not depend on guests)
+        self.guests = Guests.open(self.settings.data_dir / "guests.key", tokens)
         self._clocks, self._stopped_at = self.db.clocks(), self.db.alive()
         for path in sorted(self.tables_dir.glob("*.log")):
             try:
@@ -301,33 +314,33 @@ class Coordinator:
 
     # --- sessions -------------------------------------------------------------------------
 
-    def connect(self, player: Player) -> Session:
+    def connect(self, player: Player, guest_pass: GuestPass | None = None) -> Session:
         """A new session; the player gets back a seat they hold, if any.
 
-        Refused when the name is used by someone else online, or owned by another key.
+        Refused when the name is someone else's: online (a player or a watcher), owned by
+        another key, or on a seat held for another player who dropped; each compared by
+        ``name_key``. A watcher is never refused: they get the name they asked for, numbered
+        if it is taken (« spectateur », « spectateur2 »). A guest comes with the pass their
+        identity is from (``guest_pass`` or ``resume``).
         """
         if player.watch_only:  # watchers neither own names nor replace one another
             self._watchers += 1
             key = f"watch#{self._watchers}:{player.identity}"
+            player = replace(player, name=self._watcher_name(player.name, player.identity))
         else:
             if nickname(player.name) != player.name:
                 raise Refused("bad_name", "Un pseudo : de 2 à 16 lettres, chiffres, _ . ou -.")
             key = player.identity
-            name = player.name.casefold()
-            for other in self.sessions.values():
-                if other.player.name.casefold() == name and other.player.identity != key:
-                    raise Refused("name_taken", f"Le pseudo {player.name} est déjà en ligne.")
+            self._check_name(player)
             if self.db is not None:
-                owner = self.db.name_owner(player.name)
-                if owner is not None and owner != key:
-                    raise Refused("name_owned",
-                                  f"Le pseudo {player.name} appartient à un autre joueur.")
                 self._persist("visits", self.db.seen, key, player.name, time.time())
+            self._rename_own_watchers(player)
         previous = self.sessions.get(key)
         if previous is not None:  # the same person again: the newest connection wins
             previous.mailbox.put_notice(Notice("replaced", "Vous vous êtes connecté ailleurs."))
             self.disconnect(previous, replaced=True)
         session = Session(self, player, key)
+        session.guest_pass = guest_pass
         self.sessions[key] = session
         session.mailbox.put_lobby(self.snapshot())
         for line in self._chat.get("lobby", ()):
@@ -338,6 +351,80 @@ class Coordinator:
             self._return_to_watched(session)
         self.lobby_changed()
         return session
+
+    # --- names and guests -----------------------------------------------------------------
+
+    def _name_user(self, name: str, identity: str) -> Refused | None:
+        """Why ``name`` is not free for ``identity``, or None if it is. Sessions of the same
+        identity do not count: a player's newer session replaces the older, and their own
+        watchers make way (``_rename_own_watchers``)."""
+        key = name_key(name)
+        for other in self.sessions.values():
+            if other.name_key == key and other.player.identity != identity:
+                return Refused("name_taken", f"Le pseudo {name} est déjà en ligne.")
+        if self.db is not None and self.db.name_owner(name) not in (None, identity):
+            return Refused("name_owned", f"Le pseudo {name} appartient à un autre joueur.")
+        for table in self.tables.values():
+            for seat in table.seats:  # (a seated player online was found above)
+                if (seat.away and seat.identity != identity
+                        and name_key(seat.name) == key):
+                    return Refused("name_held",
+                                   f"Le pseudo {name} garde une place à la table {table.id}.",
+                                   table=table.id)
+        return None
+
+    def _check_name(self, player: Player) -> None:
+        refused = self._name_user(player.name, player.identity)
+        if refused is not None:
+            raise refused
+
+    def _watcher_name(self, wanted: str, identity: str, avoid: str = "") -> str:
+        """The first of « NAME », « NAME2 », « NAME3 »… that no session shows and nobody else
+        owns or holds (NAME: ``wanted`` if it is a nickname, else « spectateur »), and whose
+        key is not ``avoid``."""
+        base = nickname(wanted) or "spectateur"
+        for number in itertools.count(1):
+            suffix = str(number) if number > 1 else ""
+            name = base[: NICKNAME_MAX - len(suffix)] + suffix
+            key = name_key(name)
+            if (key != avoid and all(s.name_key != key for s in self.sessions.values())
+                    and self._name_user(name, identity) is None):
+                return name
+        raise AssertionError("unreachable")
+
+    def _rename_own_watchers(self, player: Player) -> None:
+        """The player's own watch session showing the name the player takes now gets another
+        (numbered): one name, one session online."""
+        key = name_key(player.name)
+        for other in self.sessions.values():
+            if other.player.watch_only and other.name_key == key:
+                other.name_key = ""  # not in its own way
+                name = self._watcher_name(player.name, other.player.identity, avoid=key)
+                other.player = replace(other.player, name=name)
+                other.name_key = name_key(name)
+
+    def guest_pass(self) -> GuestPass:
+        """A new guest's identity and reconnect token (nothing is stored: see ``guests``)."""
+        assert self.guests is not None, "not started"
+        return self.guests.issue()
+
+    def resume(self, token: str, address: str) -> tuple[GuestPass, str]:
+        """The guest a reconnect token proves, and the name on the seat it holds for them (to
+        connect with). Refused, with nothing changed, when ``address`` has tried too often, or
+        when the token holds no seat: not a token, the game is over, or the grace period has
+        passed (the stand-in has the seat for good)."""
+        assert self.guests is not None, "not started"
+        if not self.guests.allow_attempt(address, time.monotonic()):
+            raise Refused("resume_limit", "Trop d'essais de reprise depuis votre adresse : "
+                                          "réessayez dans une minute.")
+        guest_pass = self.guests.pass_for(token)
+        if guest_pass is not None:
+            for table in self.tables.values():
+                seat_no = table.seat_of(guest_pass.identity)
+                if seat_no is not None and table.status in ("playing", "waiting"):
+                    return guest_pass, table.seats[seat_no].name
+        raise Refused("resume_unknown", "Ce code ne garde aucune place : la partie est finie, "
+                                        "ou le délai pour revenir est passé.")
 
     def _reclaim(self, session: Session) -> None:
         for table in self.tables.values():
@@ -495,9 +582,11 @@ class Coordinator:
             if self.db is None or not self.db.has_game(tid):
                 return tid
 
-    def bot_name(self, taken: set[str]) -> str:
-        free = [n for n in BOT_NAMES if n not in taken]
-        return self._rng.choice(free) if free else f"Robot {len(taken) + 1}"
+    def bot_name(self, taken: Iterable[str]) -> str:
+        """A name for a bot that is none of the names ``taken`` (compared by ``name_key``)."""
+        keys = {name_key(name) for name in taken}
+        free = [n for n in BOT_NAMES if name_key(n) not in keys]
+        return self._rng.choice(free) if free else f"Robot {len(keys) + 1}"
 
     def bot_delay(self) -> float:
         low, high = self.settings.bot_delay
@@ -613,6 +702,9 @@ class Coordinator:
             raise Refused("seat_taken", "Ce siège n'est pas libre.")
         table.seats[seat_no] = Seat("player", session.player.name, session.player.identity,
                                     session=session)
+        for seat in table.seats:  # a bot with the newcomer's name takes another
+            if seat.kind == "bot" and name_key(seat.name) == session.name_key:
+                seat.name = self.bot_name(s.name for s in table.seats)
         try:  # on disk before it is seen, or refused with the seat free again
             if not any(s.kind == "free" for s in table.seats):
                 table.start(self._ids.getrandbits(63))

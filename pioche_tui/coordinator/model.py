@@ -31,7 +31,8 @@ class Refused(Exception):
 @dataclass(frozen=True, slots=True)
 class Player:
     """Who a session is. ``identity`` is a key's ``SHA256:…`` fingerprint, or for a guest
-    ``guest:NAME@ADDRESS`` (so a guest reclaims a seat with the same name from the same place).
+    ``guest:…`` drawn for the session (``coordinator.guests``: only the guest's reconnect token
+    brings it back).
     ``address`` is the IP address the session connects from ("" for a local game): the
     coordinator limits the tables one address may create (``Settings.table_rate``)."""
 

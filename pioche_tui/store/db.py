@@ -4,8 +4,11 @@ One file (``pioche.sqlite3`` under the data directory) in WAL mode, used from th
 event loop. Every query is small and indexed, so calls are synchronous.
 
 Identities: a player with a key is ``SHA256:…`` (their key's fingerprint); a guest is
-``guest:NAME@ADDRESS``. Only key identities own a nickname: once a key has used a name, nobody
-else — key or guest — may use it.
+``guest:…``, drawn anew for each guest session (``coordinator.guests``). Only key identities own a
+nickname: once a key has used a name, nobody else — key or guest — may use it, nor any name with
+the same key (``name_key``: case, accents and look-alike letters folded), which a unique index
+guarantees. Guests leave no row in ``players``: their identity does not outlive their session and
+its seat, and they own nothing. (Their finished games stay in ``game_seats``, as results.)
 
 Beside the results, it keeps what a restart must not lose and the tables' logs do not hold
 (docs/reliability.md, round two, item 13): tables still waiting for players, the turn timers'
@@ -18,22 +21,27 @@ record, are what holds the moves).
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger("pioche.store")
+
+KEY_PREFIX = "SHA256:"  # a key's identity: the only kind that owns a nickname
+GUEST_PREFIX = "guest:"  # a guest's identity: never recorded in players
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
     identity   TEXT PRIMARY KEY,
     nickname   TEXT NOT NULL,
     first_seen REAL NOT NULL,
-    last_seen  REAL NOT NULL
+    last_seen  REAL NOT NULL,
+    name_key   TEXT                    -- name_key(nickname) for a key that owns it, else NULL
 );
-CREATE UNIQUE INDEX IF NOT EXISTS players_nickname ON players (nickname COLLATE NOCASE)
-    WHERE identity LIKE 'SHA256:%';
 CREATE TABLE IF NOT EXISTS games (
     id         INTEGER PRIMARY KEY,
     table_id   TEXT NOT NULL UNIQUE,
@@ -83,6 +91,7 @@ CREATE TABLE IF NOT EXISTS server (
     value      REAL NOT NULL
 );
 """
+NAME_KEY_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS players_name_key ON players (name_key)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,14 +125,51 @@ class PlayerStats:
 
 
 class Database:
-    def __init__(self, path: Path) -> None:
+    """``name_key`` is the coordinator's rule for when two nicknames are the same name
+    (``coordinator.text.name_key``); the database stores its result and indexes it."""
+
+    def __init__(self, path: Path, name_key: Callable[[str], str]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.name_key = name_key
         self._conn = sqlite3.connect(path, isolation_level=None)  # autocommit; explicit BEGIN
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA foreign_keys=ON")
         self._conn.executescript(SCHEMA)
+        self._add_name_keys()
+        self._conn.execute(NAME_KEY_INDEX)
+
+    def _add_name_keys(self) -> None:
+        """Bring a database from before name keys (a NOCASE index, guests' rows) up to date.
+
+        Each key's nickname gets its name key. Where two keys' names now have the same key
+        (« Élise » and « élise », « alice » and « aIice »), the one seen first keeps the name
+        and the others lose it: their row stays, with their name for their stats, but owns
+        nothing, and they are asked for a new nickname at their next visit. Guests' rows are
+        deleted (they never owned anything). Nothing is done when the column already exists.
+        """
+        conn = self._conn
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(players)")}
+        if "name_key" in columns:
+            return
+        with self._transaction():
+            conn.execute("ALTER TABLE players ADD COLUMN name_key TEXT")
+            conn.execute("DROP INDEX IF EXISTS players_nickname")
+            conn.execute("DELETE FROM players WHERE identity LIKE ? || '%'", (GUEST_PREFIX,))
+            owners: dict[str, str] = {}
+            rows = conn.execute(
+                "SELECT identity, nickname FROM players WHERE identity LIKE ? || '%'"
+                " ORDER BY first_seen, identity", (KEY_PREFIX,)).fetchall()
+            for identity, name in rows:
+                key = self.name_key(name)
+                if key in owners:
+                    log.warning("the nickname %r of %s is the same name as %r's: released",
+                                name, identity, owners[key])
+                    continue
+                owners[key] = name
+                conn.execute("UPDATE players SET name_key = ? WHERE identity = ?",
+                             (key, identity))
 
     def close(self) -> None:
         self._conn.close()
@@ -143,11 +189,9 @@ class Database:
     # --- players --------------------------------------------------------------------------
 
     def name_owner(self, nickname: str) -> str | None:
-        """The key identity that owns this nickname (case-insensitive), if any."""
+        """The key identity that owns this nickname, or a name with the same key, if any."""
         row = self._conn.execute(
-            "SELECT identity FROM players WHERE nickname = ? COLLATE NOCASE"
-            " AND identity LIKE 'SHA256:%'",
-            (nickname,),
+            "SELECT identity FROM players WHERE name_key = ?", (self.name_key(nickname),)
         ).fetchone()
         return row[0] if row else None
 
@@ -158,18 +202,22 @@ class Database:
         return row[0] if row else None
 
     def seen(self, identity: str, nickname: str, now: float) -> None:
-        """Record a visit: creates the player or updates their nickname and last visit.
+        """Record a visit: creates the player or updates their nickname and last visit. A guest
+        is not recorded.
 
         Raises ValueError if a key identity takes a name another key owns (callers check
         :meth:`name_owner` first; this is the database's own guarantee).
         """
+        if identity.startswith(GUEST_PREFIX):
+            return
+        key = self.name_key(nickname) if identity.startswith(KEY_PREFIX) else None
         try:
             self._conn.execute(
-                "INSERT INTO players (identity, nickname, first_seen, last_seen)"
-                " VALUES (?, ?, ?, ?)"
+                "INSERT INTO players (identity, nickname, first_seen, last_seen, name_key)"
+                " VALUES (?, ?, ?, ?, ?)"
                 " ON CONFLICT (identity) DO UPDATE SET nickname = excluded.nickname,"
-                " last_seen = excluded.last_seen",
-                (identity, nickname, now, now),
+                " last_seen = excluded.last_seen, name_key = excluded.name_key",
+                (identity, nickname, now, now, key),
             )
         except sqlite3.IntegrityError as e:
             raise ValueError(f"le pseudo {nickname!r} appartient à quelqu'un d'autre") from e
@@ -238,17 +286,20 @@ class Database:
         return [SeatResult(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
 
     def leaderboard(self, game: str | None = None, limit: int = 20) -> list[LeaderboardRow]:
-        """Human players by wins, then win rate, then points; bots are not ranked."""
+        """Human players by wins, then win rate, then points. Bots are not ranked, nor guests:
+        a guest's identity lasts one session, so each of their visits would be a row of its
+        own, under a name nobody owns."""
         rows = self._conn.execute(
             "SELECT COALESCE(p.nickname, MAX(s.name)), s.identity, COUNT(*), SUM(s.winner),"
             " SUM(s.score)"
             " FROM game_seats s JOIN games g ON g.id = s.game_id"
             " LEFT JOIN players p ON p.identity = s.identity"
-            " WHERE s.identity IS NOT NULL AND (?1 IS NULL OR g.game = ?1)"
+            " WHERE s.identity IS NOT NULL AND s.identity NOT LIKE ?3 || '%'"
+            " AND (?1 IS NULL OR g.game = ?1)"
             " GROUP BY s.identity"
             " ORDER BY SUM(s.winner) DESC, 1.0 * SUM(s.winner) / COUNT(*) DESC, SUM(s.score) DESC"
             " LIMIT ?2",
-            (game, limit),
+            (game, limit, GUEST_PREFIX),
         ).fetchall()
         return [LeaderboardRow(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 

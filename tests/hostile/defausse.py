@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -58,3 +59,19 @@ async def makes_a_move(client: Client, service: RecordingService, name: str) -> 
     client.send("d")
     await until(lambda: any(record[:2] == ["a", seat]
                             for record in read_log(table.writer.path).records[step:]))  # type: ignore[union-attr]
+
+
+async def own_hand_shown(client: Client, service: RecordingService, name: str) -> None:
+    """Wait until ``client``'s screen shows the table as it is now, with exactly this player's
+    hand (a hand wider than the screen is not compared)."""
+    table, seat = table_of(service, name)
+    app = app_of(service, name)
+    await until(lambda: app.table_screen is not None and app.table_screen.update.step == table.step)
+    await asyncio.sleep(0.2)  # the frame reaches the client
+    letters = app.t("colour.letters")
+    await client.wait_for(lambda _screen: hand_on_screen(client.screen, app)
+                          == sorted(faces(own_view(table, seat).hand, letters))
+                          or len(own_view(table, seat).hand) > 18)
+    # Its own view, current (waited for: a bot may have moved since the hand was compared).
+    await until(lambda: app.table_screen is not None
+                and app.table_screen.update.view == own_view(table, seat))

@@ -17,15 +17,7 @@ from pioche_tui.store.log import read_log
 from server.limits import Limits
 from server.ssh import MSG_CRASH, PiocheServer
 from tests.hostile.conftest import RecordingService, reset
-from tests.hostile.defausse import (
-    app_of,
-    faces,
-    hand_on_screen,
-    makes_a_move,
-    own_view,
-    table_of,
-    until,
-)
+from tests.hostile.defausse import app_of, makes_a_move, own_hand_shown, table_of, until
 from tests.server.conftest import Client, Connect
 
 # Small output buffer and a short patience, so a client that stops reading is cut off quickly.
@@ -49,15 +41,7 @@ async def back_at_the_table(connect: Connect, service: RecordingService, name: s
     await again.wait_for(f"Défausse · table {table_id}")
     table, seat_now = table_of(service, name)
     assert (table.id, seat_now) == (table_id, seat)
-    app = app_of(service, name)
-    await until(lambda: app.table_screen is not None and app.table_screen.update.step == table.step)
-    await asyncio.sleep(0.2)  # the frame reaches the client
-    letters = app.t("colour.letters")
-    await again.wait_for(lambda _screen: hand_on_screen(again.screen, app)
-                         == sorted(faces(own_view(table, seat).hand, letters))
-                         or len(own_view(table, seat).hand) > 18)  # wider than the screen
-    assert app.table_screen is not None
-    assert app.table_screen.update.view == own_view(table, seat)  # its own view, current
+    await own_hand_shown(again, service, name)
     return again
 
 

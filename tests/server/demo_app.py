@@ -78,6 +78,8 @@ class DemoApp(App[None]):
     def compose(self) -> ComposeResult:
         session = self.session
         mode = f"spectateur {session.watch_table or '-'}" if session.watch_only else "joueur"
+        if session.resume_token is not None:
+            mode += f" reprise {session.resume_token}"
         for line in (
             f"pseudo : {session.nickname or '?'} demander={session.must_ask_nickname}",
             f"identite : {session.identity or 'invite'}",

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 TABLE_ACTIONS = {"start", "chat", "leave", "help"}  # the keys every table screen has
 PANEL_SECONDS = 15.0  # how long a panel (a round's summary) stays before the log returns
+RESUME_NOTICE_SECONDS = 30.0  # how long a guest is shown their resume command in a notice
 
 
 class TableScreen(PiocheScreen[None]):
@@ -72,6 +73,7 @@ class TableScreen(PiocheScreen[None]):
         self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
         self._backlog: list[Event] = list(update.events)  # events not shown yet
         self._narrate = narrator(update.table.game)
+        self._resume_shown: str | None = None  # the resume command on the log's edge
 
     @property
     def pioche(self) -> PiocheApp:
@@ -158,6 +160,7 @@ class TableScreen(PiocheScreen[None]):
             self._backlog.extend(update.events)
             return
         self.names = tuple(seat.name for seat in update.table.seats)
+        self.show_resume_command(update)
         started = self.started
         self.set_class(not started, "-waiting")
         self.set_class(update.seat is None, "-spectator")
@@ -174,6 +177,23 @@ class TableScreen(PiocheScreen[None]):
         else:
             self.show_waiting(update)
         self.sync_keys()
+
+    def show_resume_command(self, update: TableUpdate) -> None:
+        """A guest's way back to their seat while they play, on the log's top edge (and the
+        panel's, which takes the log's place), and in a notice when it first shows: the one
+        thing that gives the seat back after a drop (``PiocheApp.resume_command``). Not in a
+        waiting room, where a player who drops leaves the seat."""
+        playing = update.seat is not None and update.view is not None
+        command = self.pioche.resume_command() if playing else None
+        if self._resume_shown == command:
+            return
+        self._resume_shown = command
+        title = Text(self.t("resume.title", command=command)) if command else None
+        self.log_widget.border_title = title
+        self.panel.border_title = title
+        if command:
+            self.pioche.notify(self.t("resume.notice", command=command), markup=False,
+                               timeout=RESUME_NOTICE_SECONDS)
 
     def header_text(self, update: TableUpdate) -> Text:
         summary = update.table
@@ -251,7 +271,7 @@ class TableScreen(PiocheScreen[None]):
 
     @property
     def is_creator(self) -> bool:
-        return self.seat is not None and self.update.table.creator == self.session.player.name
+        return self.seat is not None and self.session.is_creator()
 
     def show_chat(self, name: str, text: str) -> None:
         if not self.ready:
