@@ -16,6 +16,7 @@ import re
 import shlex
 import shutil
 import sqlite3
+import time
 from pathlib import Path
 
 import asyncssh
@@ -25,12 +26,13 @@ from textual.widgets import Input
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.coordinator.guests import WORDS
 from pioche_tui.coordinator.text import name_key
+from pioche_tui.store.log import read_log
 from server.keys import HOST_KEY_NAME, fingerprint
 from server.limits import Limits
 from server.ssh import PiocheServer
 from tests.e2e.test_openssh import Tmux, tmux  # noqa: F401 - the tmux fixture
 from tests.hostile.conftest import RecordingService, reset
-from tests.hostile.defausse import app_of, own_hand_shown, table_of, until
+from tests.hostile.defausse import app_of, makes_a_move, own_hand_shown, table_of, until
 from tests.server.conftest import Client, Connect
 from tests.server.process import serve_process
 
@@ -66,6 +68,7 @@ async def test_a_guest_with_the_same_name_and_address_takes_neither_seat_nor_han
     await alice.wait_for("Défausse · table")
     await own_hand_shown(alice, service, "alice")
     her_screen = alice.screen.text()  # what she can read before her connection drops
+    await makes_a_move(alice, service, "alice")  # (a game left before any move just closes)
     table, seat = table_of(service, "alice")
     her_session = table.seats[seat].session
     # While she plays, the same name from the same address does not replace her.
@@ -224,6 +227,14 @@ def test_openssh_resumes_a_guest_with_the_command_on_her_screen(
         shown = RESUME.search(tmux.wait_for(lambda screen: RESUME.search(screen) is not None))
         assert shown is not None
         typed = shown[0].split()  # ssh -t -p PORT HOST resume TOKEN
+        tmux.wait_for("À vous")
+        tmux("send-keys", "-t", "e2e", "d")  # she plays (a game left before any move closes)
+        logs = tmp_path / "data" / "tables"
+        deadline = time.monotonic() + 10
+        while not any(record[:2] == ["a", 0] for log in logs.glob("*.log")
+                      for record in read_log(log).records):
+            assert time.monotonic() < deadline, "her move never reached the log"
+            time.sleep(0.05)
         tmux("kill-server")  # her ssh dies with its terminal
         run([typed[0], *options, *typed[1:]])
         screen = tmux.wait_for("Vous retrouvez votre place")

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 TABLE_ACTIONS = {"start", "chat", "leave", "help"}  # the keys every table screen has
 PANEL_SECONDS = 15.0  # how long a panel (a round's summary) stays before the log returns
-RESUME_NOTICE_SECONDS = 30.0  # how long a guest is shown their resume command in a notice
+RESUME_NOTICE_SECONDS = 10.0  # a guest's resume command in a notice (it covers the hand's end)
 
 
 class TableScreen(PiocheScreen[None]):
@@ -182,7 +182,8 @@ class TableScreen(PiocheScreen[None]):
         """A guest's way back to their seat while they play, on the log's top edge (and the
         panel's, which takes the log's place), and in a notice when it first shows: the one
         thing that gives the seat back after a drop (``PiocheApp.resume_command``). Not in a
-        waiting room, where a player who drops leaves the seat."""
+        waiting room, where a player who drops leaves the seat. The notice covers the hand's
+        right end: it is short, and not shown to a guest who came back with the command."""
         playing = update.seat is not None and update.view is not None
         command = self.pioche.resume_command() if playing else None
         if self._resume_shown == command:
@@ -191,7 +192,7 @@ class TableScreen(PiocheScreen[None]):
         title = Text(self.t("resume.title", command=command)) if command else None
         self.log_widget.border_title = title
         self.panel.border_title = title
-        if command:
+        if command and self.pioche.resume_token is None:  # (back with it: they have it)
             self.pioche.notify(self.t("resume.notice", command=command), markup=False,
                                timeout=RESUME_NOTICE_SECONDS)
 
