@@ -44,13 +44,22 @@ log = logging.getLogger("pioche.server")
 
 # Modern algorithms only: no SHA-1 anywhere (no group14-sha1, no hmac-sha1, no ssh-rsa
 # signatures), no 64-bit MACs, no CBC, no finite-field Diffie-Hellman (costly for the server to
-# compute for anyone who connects). Post-quantum hybrid first where the crypto library has it.
-_KEX_ALGS = (
-    "mlkem768x25519-sha256", "sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com",
-    "curve25519-sha256", "curve25519-sha256@libssh.org",
+# compute for anyone who connects).
+#
+# Key exchange: the client's order picks the algorithm (OpenSSH >= 9.9 lists ML-KEM first and
+# gets it), so ours matters only to a client that sends its first key-exchange packet on a guess
+# (RFC 4253 section 7): Dropbear does. It keeps its guess only when both sides list the same
+# algorithm first; asyncssh takes the guessed packet whenever the algorithm agreed on is the
+# client's first. When they disagree, the client's second packet meets a finished key exchange
+# and the client is thrown out. So each guessing client's first algorithm must be our first or
+# absent: Dropbear 2018.76-2024.86 guess curve25519-sha256 (first here), Dropbear >= 2025.87
+# sntrup761x25519-sha512 (left out, although asyncssh has it when liboqs is installed).
+# tests/server/test_algorithms.py checks this.
+KEX_PREFERENCE = (
+    "curve25519-sha256", "mlkem768x25519-sha256", "curve25519-sha256@libssh.org",
     "ecdh-sha2-nistp256", "ecdh-sha2-nistp384", "ecdh-sha2-nistp521",
 )
-KEX_ALGS = tuple(alg for alg in _KEX_ALGS if alg.encode() in get_kex_algs())
+KEX_ALGS = tuple(alg for alg in KEX_PREFERENCE if alg.encode() in get_kex_algs())
 ENCRYPTION_ALGS = (
     "chacha20-poly1305@openssh.com", "aes256-gcm@openssh.com", "aes128-gcm@openssh.com",
     "aes256-ctr", "aes192-ctr", "aes128-ctr",
