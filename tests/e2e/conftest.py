@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from tests.e2e.clients import Tmux
 
 @pytest.fixture
 def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    tmux = Tmux(f"pioche-e2e-{tmp_path.name}", tmp_path)
+    # (tmux's sockets are per user: the pid keeps two test runs at once apart)
+    tmux = Tmux(f"pioche-e2e-{os.getpid()}-{tmp_path.name}", tmp_path)
     yield tmux
     tmux("kill-server")
