@@ -160,43 +160,52 @@ async def test_a_player_who_plays_leaves_no_warning(
     assert not [r for r in warnings.records if r.levelno >= logging.WARNING], warnings.text
 
 
-async def test_what_the_client_sent_is_made_printable() -> None:
-    records: list[logging.LogRecord] = []
+class Recorder(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture
+def recorded() -> Iterator[tuple[logging.Logger, list[logging.LogRecord]]]:
+    """A logger of our own, and what it logged."""
     logger = logging.getLogger("test.failures")
-    handler = logging.Handler()
-    handler.emit = records.append  # type: ignore[method-assign]
-    logger.addHandler(handler)
-    try:
-        FailureLog(logger, burst=5, window=60).failed(
-            AUTH_FAILED, "10.0.0.1", "SSH-2.0-Evil\x1b[2J\rfake line", "x" * 1000 + "\n\x07"
-        )
-    finally:
-        logger.removeHandler(handler)
+    recorder = Recorder()
+    logger.addHandler(recorder)
+    yield logger, recorder.records
+    logger.removeHandler(recorder)
+
+
+async def test_what_the_client_sent_is_made_printable(
+    recorded: tuple[logging.Logger, list[logging.LogRecord]]
+) -> None:
+    logger, records = recorded
+    FailureLog(logger, burst=5, window=60).failed(
+        AUTH_FAILED, "10.0.0.1", "SSH-2.0-Evil\x1b[2J\rfake line", "x" * 1000 + "\n\x07"
+    )
     line = records[0].getMessage()
     assert "\x1b" not in line and "\r" not in line and "\n" not in line and "\x07" not in line
     assert line.startswith(f"{AUTH_FAILED} from 10.0.0.1 (SSH-2.0-Evil[2J fake line): x")
     assert len(line) < 500
 
 
-async def test_past_the_burst_failures_are_counted_then_the_count_told() -> None:
-    records: list[logging.LogRecord] = []
-    logger = logging.getLogger("test.failures")
-    handler = logging.Handler()
-    handler.emit = records.append  # type: ignore[method-assign]
-    logger.addHandler(handler)
-    try:
-        failures = FailureLog(logger, burst=2, window=0.05)
-        for _ in range(5):  # all within the window: microseconds apart
-            failures.failed(KEX_FAILED, "10.0.0.1", None, "lost")
-        failures.failed(AUTH_FAILED, "10.0.0.1", None, "lost")  # another reason: its own limit
-        assert [r.getMessage().split(" from ")[0] for r in records] == [
-            KEX_FAILED, KEX_FAILED, AUTH_FAILED]
-        for _attempt in range(int(WAIT / 0.05)):  # the count comes when the window is over
-            if len(records) == 4:
-                break
-            await asyncio.sleep(0.05)
-    finally:
-        logger.removeHandler(handler)
+async def test_past_the_burst_failures_are_counted_then_the_count_told(
+    recorded: tuple[logging.Logger, list[logging.LogRecord]]
+) -> None:
+    logger, records = recorded
+    failures = FailureLog(logger, burst=2, window=0.05)
+    for _ in range(5):  # all within the window: microseconds apart
+        failures.failed(KEX_FAILED, "10.0.0.1", None, "lost")
+    failures.failed(AUTH_FAILED, "10.0.0.1", None, "lost")  # another reason: its own limit
+    assert [r.getMessage().split(" from ")[0] for r in records] == [
+        KEX_FAILED, KEX_FAILED, AUTH_FAILED]
+    for _attempt in range(int(WAIT / 0.05)):  # the count comes when the window is over
+        if len(records) == 4:
+            break
+        await asyncio.sleep(0.05)
     assert re.fullmatch(rf"{KEX_FAILED}: 3 more in the last \d+ s, not logged one by one",
                         records[3].getMessage())
 
