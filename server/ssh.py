@@ -63,7 +63,7 @@ NO_SSH = "no SSH handshake"
 # algorithm first; asyncssh takes the guessed packet whenever the algorithm agreed on is the
 # client's first. When they disagree, the client's second packet meets a finished key exchange
 # and the client is thrown out. So each guessing client's first algorithm must be our first or
-# absent: Dropbear 2018.76-2024.86 guess curve25519-sha256 (first here), Dropbear >= 2025.87
+# absent: Dropbear 2020.79-2024.86 guess curve25519-sha256 (first here), Dropbear >= 2025.87
 # sntrup761x25519-sha512 (left out, although asyncssh has it when liboqs is installed).
 # tests/server/test_algorithms.py checks this.
 KEX_PREFERENCE = (
