@@ -6,6 +6,7 @@ without them the test skips and says so.
 
 from __future__ import annotations
 
+import re
 import shutil
 import signal
 import subprocess
@@ -15,7 +16,7 @@ import asyncssh
 import pytest
 
 from server.keys import HOST_KEY_NAME, fingerprint
-from server.ssh import MSG_FORWARDING_ASKED, MSG_SHUTDOWN
+from server.ssh import KEX_ALGS, MSG_FORWARDING_ASKED, MSG_SHUTDOWN
 from tests.e2e.clients import Tmux
 from tests.server.process import serve_process
 
@@ -81,3 +82,24 @@ def test_openssh_asking_for_forwarding_is_refused(tmp_path: Path, forwarding: li
     assert done.returncode == 1
     assert MSG_FORWARDING_ASKED in done.stderr.decode()
     assert done.stdout == b""  # no app drew a screen
+
+
+def test_openssh_gets_the_first_key_exchange_of_its_own_list_that_we_have(tmp_path: Path) -> None:
+    # The client's order picks: OpenSSH >= 9.9 gets ML-KEM (its first), older ones
+    # curve25519-sha256 (sntrup761 first, which we do not offer). Whatever our order.
+    options = ["-F", "/dev/null", "-o", "UserKnownHostsFile=/dev/null",
+               "-o", "StrictHostKeyChecking=no", "-o", "PubkeyAuthentication=no"]
+    settings = subprocess.run(["ssh", *options, "-G", "-p", "22", "x"], capture_output=True,
+                              text=True, timeout=10, check=True).stdout
+    theirs = re.search(r"^kexalgorithms (\S+)$", settings, re.MULTILINE)
+    assert theirs is not None, settings
+    expected = next(alg for alg in theirs[1].split(",") if alg in KEX_ALGS)
+    with serve_process(tmp_path) as served:
+        done = subprocess.run(
+            ["ssh", *options, "-v", "-T", "-p", str(served.port), "alice@127.0.0.1"],
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        )
+    assert f"debug1: kex: algorithm: {expected}\n" in done.stderr, done.stderr
+    if theirs[1].startswith("mlkem768x25519-sha256,"):  # an OpenSSH that wants ML-KEM gets it
+        assert "debug1: kex: algorithm: mlkem768x25519-sha256\n" in done.stderr
