@@ -44,6 +44,11 @@ class Limits:
     """Largest terminal (columns, rows) an app is given; bigger ones are clamped."""
     shutdown_grace: float = 3.0
     """Seconds apps get to exit after ``ServerShutdown`` before they are made to."""
+    failure_log_burst: int = 10
+    failure_log_window: float = 60.0
+    """Failed connection attempts (key exchange, authentication, refusals) are logged one line
+    each, at most ``failure_log_burst`` per ``failure_log_window`` seconds for each reason; the
+    rest are counted, and the count is logged once the window is over."""
 
     def clamp_size(self, width: int, height: int) -> tuple[int, int]:
         max_width, max_height = self.max_size

@@ -28,6 +28,7 @@ from pioche_tui.coordinator.text import nickname as sanitize_nickname
 
 from .collector import Collector
 from .driver import Terminal
+from .failures import FailureLog
 from .identity import (
     WATCH_USERNAME,
     BadCommand,
@@ -45,15 +46,34 @@ from .session import AppFactory, NameOwner, ServerShutdown, SessionInfo
 
 log = logging.getLogger("pioche.server")
 
+# Why a connection attempt failed, one per kind of failure: each is rate-limited on its own
+# (server/failures.py). Logged as warnings, but for connections that sent nothing of SSH (port
+# scans, load balancers' health checks), logged as information.
+KEX_FAILED = "key exchange failed"  # before the client asked to log in
+AUTH_FAILED = "authentication failed"  # asked to log in, never logged in
+CONNECTION_REFUSED = "refused a connection"  # the server is full, or closing
+NO_SESSION = "left before any session"  # logged in, then gone (PuTTY's -no-trivial-auth)
+SESSION_REFUSED = "refused a session"  # logged in, asked for something Pioche does not do
+NO_SSH = "no SSH handshake"
+
 # Modern algorithms only: no SHA-1 anywhere (no group14-sha1, no hmac-sha1, no ssh-rsa
 # signatures), no 64-bit MACs, no CBC, no finite-field Diffie-Hellman (costly for the server to
-# compute for anyone who connects). Post-quantum hybrid first where the crypto library has it.
-_KEX_ALGS = (
-    "mlkem768x25519-sha256", "sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com",
-    "curve25519-sha256", "curve25519-sha256@libssh.org",
+# compute for anyone who connects).
+#
+# Key exchange: the client's order picks the algorithm (OpenSSH >= 9.9 lists ML-KEM first and
+# gets it), so ours matters only to a client that sends its first key-exchange packet on a guess
+# (RFC 4253 section 7): Dropbear does. It keeps its guess only when both sides list the same
+# algorithm first; asyncssh takes the guessed packet whenever the algorithm agreed on is the
+# client's first. When they disagree, the client's second packet meets a finished key exchange
+# and the client is thrown out. So each guessing client's first algorithm must be our first or
+# absent: Dropbear 2020.79-2024.86 guess curve25519-sha256 (first here), Dropbear >= 2025.87
+# sntrup761x25519-sha512 (left out, although asyncssh has it when liboqs is installed).
+# tests/server/test_algorithms.py checks this.
+KEX_PREFERENCE = (
+    "curve25519-sha256", "mlkem768x25519-sha256", "curve25519-sha256@libssh.org",
     "ecdh-sha2-nistp256", "ecdh-sha2-nistp384", "ecdh-sha2-nistp521",
 )
-KEX_ALGS = tuple(alg for alg in _KEX_ALGS if alg.encode() in get_kex_algs())
+KEX_ALGS = tuple(alg for alg in KEX_PREFERENCE if alg.encode() in get_kex_algs())
 ENCRYPTION_ALGS = (
     "chacha20-poly1305@openssh.com", "aes256-gcm@openssh.com", "aes128-gcm@openssh.com",
     "aes256-ctr", "aes192-ctr", "aes128-ctr",
@@ -121,6 +141,9 @@ class PiocheServer:
         self._sessions: dict[int, _Session] = {}
         self._session_ids = itertools.count(1)
         self._startups = asyncio.Semaphore(self.limits.max_startups)
+        self.failures = FailureLog(
+            log, self.limits.failure_log_burst, self.limits.failure_log_window
+        )
         self.closing = False
 
     async def start(self, host: str = "127.0.0.1", port: int = 2222) -> None:
@@ -189,6 +212,7 @@ class PiocheServer:
             connection.close(MSG_CLOSING)
         if self._acceptor is not None:
             await self._acceptor.wait_closed()
+        self.failures.flush()
         log.info("stopped")
 
     def _admit(self, connection: _Connection) -> str | None:
@@ -277,6 +301,9 @@ class _Connection(asyncssh.SSHServer):
         self.forwarding_asked = False  # -R, -A or -X asked for: the session is refused
         self._idle: asyncio.TimerHandle | None = None  # set while logged in with no session
         self._lost = False
+        self._logging_in = False  # the client asked to log in: the key exchange is over
+        self._logged_in = False
+        self._told = False  # how this connection ends is told already, or is the server's doing
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
@@ -285,12 +312,33 @@ class _Connection(asyncssh.SSHServer):
             self.peer = str(peername[0])
         self._refusal = self._server._admit(self)
         if self._refusal is not None and self._server._flooded(self.peer):
+            self.failed(CONNECTION_REFUSED, f"dropped untold (a flood): {self._refusal}")
             conn.abort()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_idle()
         self._lost = True
         self._server._forget(self)
+        # asyncssh says nothing of these (a key exchange that fails, a client that gives up):
+        # without a line a whole class of clients could fail unseen.
+        why = "the client closed the connection" if exc is None else (
+            f"{type(exc).__name__}: {exc}")
+        if self._conn is None or self._conn.get_extra_info("client_version") is None:
+            self.failed(NO_SSH, why, logging.INFO)
+        elif not self._logging_in:
+            self.failed(KEX_FAILED, why)
+        elif not self._logged_in:
+            self.failed(AUTH_FAILED, why)
+        elif self._session is None:
+            self.failed(NO_SESSION, why)
+
+    def failed(self, reason: str, detail: str, level: int = logging.WARNING) -> None:
+        """Tell the operator that this connection attempt failed, and why (once)."""
+        if self._told:
+            return
+        self._told = True
+        client = self._conn.get_extra_info("client_version") if self._conn is not None else None
+        self._server.failures.failed(reason, self.peer, client, detail, level)
 
     # A connection holds a slot: logged in with no session (none yet, or its one session over),
     # it may keep it only login_timeout seconds.
@@ -314,6 +362,7 @@ class _Connection(asyncssh.SSHServer):
         self._start_idle()  # one session per connection: nothing more can happen on it
 
     def close(self, reason: str, code: int = asyncssh.DISC_BY_APPLICATION) -> None:
+        self._told = True  # the server's own doing, logged where it is decided
         if self._conn is not None:
             self._conn.disconnect(code, reason)
 
@@ -325,9 +374,10 @@ class _Connection(asyncssh.SSHServer):
             # Told now, not when the connection came: the client is waiting for an answer, so
             # it reads this before the server closes (earlier, its packets in flight would meet
             # a closed socket and the reset could swallow the message).
-            log.info("refused a connection from %s: %s", self.peer, self._refusal)
+            self.failed(CONNECTION_REFUSED, self._refusal)
             self.close(self._refusal, asyncssh.DISC_TOO_MANY_CONNECTIONS)
             return True
+        self._logging_in = True
         self.username = username
         self._last_key = None
         return True  # authentication required: a "none" request fails, then key or kbdint
@@ -345,7 +395,7 @@ class _Connection(asyncssh.SSHServer):
         if self._key_attempts > limit:
             # asyncssh has no cap of its own (OpenSSH's MaxAuthTries): without one a client
             # could offer keys, or make us check signatures, for the whole login timeout.
-            log.info("%s: more than %d key attempts, disconnected", self.peer, limit)
+            self.failed(AUTH_FAILED, f"more than {limit} key attempts, disconnected")
             self.close(MSG_KEY_ATTEMPTS.format(limit=limit),
                        asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE)
             return False
@@ -365,6 +415,7 @@ class _Connection(asyncssh.SSHServer):
         # public-key request (its key is _last_key, validated within that same request) or
         # keyboard-interactive (which cleared _last_key).
         self.identity = fingerprint(self._last_key) if self._last_key is not None else None
+        self._logged_in = True
         self._start_idle()
 
     # Channels: one session; no forwarding of any kind.
@@ -474,7 +525,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def session_started(self) -> None:
         refusal = self._refusal()
         if refusal is not None:
-            log.info("refused a session from %s: %s", self._connection.peer, refusal)
+            self._connection.failed(SESSION_REFUSED, refusal)
             assert self._chan is not None
             self._chan.write_stderr((refusal + "\r\n").encode())
             self._chan.exit(1)

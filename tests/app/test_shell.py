@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 
 from textual import events
 from textual.widgets import Input, Select
@@ -347,6 +348,29 @@ async def test_leaving_a_game_in_progress_asks_first(coordinator: Coordinator,
         assert isinstance(app.screen, LobbyScreen)
         assert app.session.table is None
         await pilot.press("s")  # the lobby's keys act again (nothing typed in the chat)
+        await settle(pilot)
+        assert isinstance(app.screen, ScoresScreen)
+
+
+async def test_the_chat_does_not_take_the_keys_when_the_tables_go(
+        coordinator: Coordinator, make_app: MakeApp) -> None:
+    # Back from a quick game the lobby focuses its list of tables, where that game still shows;
+    # the next snapshot (the game has only bots now: not listed) hides the list. The focus must
+    # not end up in the chat, or the player's next key (q to quit) is typed there.
+    host = coordinator.connect(Player("SHA256:host", "Hôte"))
+    host.create_table("toy", seats=2, bots={1: "random"}, timer=None, options={"goal": 1000})
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen) and lobby.snapshot is not None
+        listed = lobby.snapshot
+        lobby.set_focus(None)
+        lobby.show_snapshot(listed)  # the list asks for the focus...
+        lobby.show_snapshot(replace(listed, tables=()))  # ...and goes before it gets it
+        await settle(pilot)
+        assert not isinstance(lobby.focused, ChatInput)
+        await pilot.press("s")
         await settle(pilot)
         assert isinstance(app.screen, ScoresScreen)
 

@@ -299,6 +299,8 @@ class LobbyScreen(PiocheScreen[None]):
         player is typing."""
         tables = self.query_one(TablesList)
         if tables.display and not isinstance(self.focused, ChatInput):
-            tables.focus()
+            # At once, not as widget.focus() does (later): the list may be hidden before then,
+            # and a focused widget that is hidden hands the focus on to the chat.
+            self.set_focus(tables)
         elif not tables.display and self.focused is tables:
             self.set_focus(None)
