@@ -37,9 +37,12 @@ class Limits:
     max_startups: int = 3
     """Apps being built at once; others wait their turn."""
     write_buffer: int = 256 * 1024
-    """Output bytes queued for a client before its output is paused (newest frame only)."""
+    """Output bytes a client may leave untaken (in its SSH channel or its socket's transport)
+    before its frames are dropped; the app repaints once it has taken three quarters of them.
+    Held for one client: this plus at most one frame. Past this many in the socket's transport
+    alone, the server also stops reading the client (so it cannot make it write more)."""
     stall_timeout: float = 60.0
-    """Seconds a client may read nothing while output waits before it is disconnected."""
+    """Seconds a client's output may stay held back before it is disconnected."""
     max_size: tuple[int, int] = (400, 200)
     """Largest terminal (columns, rows) an app is given; bigger ones are clamped."""
     shutdown_grace: float = 3.0

@@ -52,6 +52,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=f"connections at once from one IP address (default {Limits.max_per_address})",
     )
     p.add_argument(
+        "--stall-timeout", type=seconds, default=Limits.stall_timeout, metavar="SECONDS",
+        help="seconds a client may leave its output untaken before it is disconnected "
+        f"(default {Limits.stall_timeout:g})",
+    )
+    p.add_argument(
         "--colors", choices=("truecolor", "256"), default="truecolor",
         help="colour system of every session (default truecolor; 256 for older terminals)",
     )
@@ -211,7 +216,10 @@ async def serve(args: argparse.Namespace) -> int:
     collector = Collector()
     server = PiocheServer(
         service.make_app, key, name_owner=service.name_owner,
-        limits=Limits(max_sessions=args.max_sessions, max_per_address=args.max_per_address),
+        limits=Limits(
+            max_sessions=args.max_sessions, max_per_address=args.max_per_address,
+            stall_timeout=args.stall_timeout,
+        ),
         collector=collector,
     )
     try:

@@ -8,6 +8,11 @@ One ``PiocheServer`` per process. Each TCP connection gets a ``_Connection`` (as
 Identity: any public key is accepted and its SHA256 fingerprint is the player's identity, bound
 once authentication completes; clients without a key get in through keyboard-interactive auth
 with no prompt, as guests.
+
+asyncssh's private parts used, and why: a channel's ``_process_<request>_request`` handlers
+(requests it has no callback for), the connection's ``_transport`` and its
+``pause_writing``/``resume_writing`` (asyncssh ignores the socket's flow control, see
+``_Connection._watch_socket``) and ``_deferred_packets`` (output held during a key exchange).
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ MAC_ALGS = (
 MAX_ENV_REQUESTS = 32  # environment variables taken per session; the rest are refused
 CLIENT_CLOSE_WAIT = 1.0  # seconds clients get, at shutdown, to close after their session ended
 INPUT_WINDOW = 64 * 1024  # SSH receive window: what a client may send before the server reads
+DRAIN_CHECK = 0.1  # seconds between looks at a client's queue while its output is held back
 SHA1_SIGNATURES = frozenset({b"ssh-rsa"})
 SIGNATURE_ALGS = (  # what a client's key may sign with (advertised as server-sig-algs)
     "ssh-ed25519", "sk-ssh-ed25519@openssh.com",
@@ -277,11 +283,43 @@ class _Connection(asyncssh.SSHServer):
         self._refusal = self._server._admit(self)
         if self._refusal is not None and self._server._flooded(self.peer):
             conn.abort()
+            return
+        self._watch_socket(conn)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_idle()
         self._lost = True
         self._server._forget(self)
+
+    # What the client does not read. asyncssh writes every packet straight into the socket's
+    # transport and ignores the transport's flow control (its pause_writing does nothing): a
+    # client that stops reading its socket has all the server writes queued in memory, replies
+    # to its own requests included. So past write_buffer bytes queued there, the server stops
+    # reading this client (it can make the server write nothing more) until it has taken most
+    # of them; its session's output is held back too (_Session.check_output), and cut off.
+
+    def _watch_socket(self, conn: asyncssh.SSHServerConnection) -> None:
+        transport = conn._transport
+        assert transport is not None  # (set before asyncssh tells us of the connection)
+        transport.set_write_buffer_limits(high=self._server.limits.write_buffer)
+        conn.pause_writing = self._socket_full  # type: ignore[method-assign]
+        conn.resume_writing = transport.resume_reading  # type: ignore[method-assign]
+
+    def _socket_full(self) -> None:
+        assert self._conn is not None and self._conn._transport is not None
+        self._conn._transport.pause_reading()
+        if self._session is not None:
+            self._session.check_output()
+
+    def queued(self) -> int:
+        """Bytes written for this client that it has not taken: in the socket's transport, and
+        held by asyncssh while a key exchange is in progress."""
+        conn = self._conn
+        if conn is None or conn._transport is None:  # closed
+            return 0
+        deferred = sum(len(part) for _type, parts in conn._deferred_packets for part in parts)
+        size: int = conn._transport.get_write_buffer_size()
+        return size + deferred
 
     # A connection holds a slot: logged in with no session (none yet, or its one session over),
     # it may keep it only login_timeout seconds.
@@ -414,14 +452,16 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self._tokens = self._limits.input_burst
         self._tokens_at = self._loop.time()
         self._resume_reading: asyncio.TimerHandle | None = None
-        self._stall_timer: asyncio.TimerHandle | None = None
+        # Output held back (the client does not take it): since when, and the next look.
+        self._held_since: float | None = None
+        self._drain_timer: asyncio.TimerHandle | None = None
+        self._most_queued = 0
         self._env_requests = 0
 
     # What the client asks for, before the session starts.
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self._chan = chan
-        chan.set_write_buffer_limits(high=self._limits.write_buffer)
         # OpenSSH asks for agent (-A) and X11 (-X) forwarding without waiting for the answer:
         # asyncssh's denial goes unseen and the game would start as if all were well. asyncssh
         # has no callback for these two requests, so this channel's handlers for them are
@@ -538,7 +578,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             if self._ended or server.closing:
                 return 0
             self._terminal = Terminal(
-                self._chan, self._size, max_paste=self._limits.max_paste,
+                self, self._size, max_paste=self._limits.max_paste,
                 resize_interval=self._limits.resize_interval, on_first_frame=release_startup,
             )
             self._app = server.make_app(info)
@@ -595,23 +635,53 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         if self._chan is not None:
             self._chan.resume_reading()
 
-    def pause_writing(self) -> None:
+    # Output. The Terminal writes through this session (its driver.Channel), which looks after
+    # each write at what the client has not taken yet: in the channel (its SSH window is
+    # full), and in the connection (its socket is full, or a key exchange holds packets back).
+    # asyncssh's own pause_writing counts only the channel, and a client may open a window of
+    # 4 GiB. Past write_buffer, the app's frames are dropped (the Terminal repaints the whole
+    # screen once the client has taken most of it); held back for stall_timeout, the client is
+    # disconnected, whatever else it sends meanwhile.
+
+    def write(self, data: bytes) -> None:
+        if self._chan is not None:
+            self._chan.write(data)
+            self.check_output()
+
+    def is_closing(self) -> bool:
+        return self._chan is None or self._chan.is_closing()
+
+    def _queued(self) -> int:
+        queued = self._connection.queued()
+        if self._chan is not None:
+            queued += self._chan.get_write_buffer_size()
+        self._most_queued = max(self._most_queued, queued)
+        return queued
+
+    def check_output(self) -> None:
+        if self._queued() <= self._limits.write_buffer:
+            return
         if self._terminal is not None:
             self._terminal.pause_output()
-        if self._stall_timer is None:
-            self._stall_timer = self._loop.call_later(self._limits.stall_timeout, self._stalled)
+        if self._held_since is None:
+            self._held_since = self._loop.time()
+            self._drain_timer = self._loop.call_later(DRAIN_CHECK, self._check_drained)
 
-    def resume_writing(self) -> None:
-        if self._stall_timer is not None:
-            self._stall_timer.cancel()
-            self._stall_timer = None
-        if self._terminal is not None:
-            self._terminal.resume_output()
-
-    def _stalled(self) -> None:
-        self._stall_timer = None
-        log.info("session from %s does not read: disconnected", self._connection.peer)
-        self._connection.close(MSG_STALLED.format(seconds=self._limits.stall_timeout))
+    def _check_drained(self) -> None:
+        self._drain_timer = None
+        assert self._held_since is not None
+        if self._queued() <= self._limits.write_buffer // 4:
+            self._held_since = None
+            if self._terminal is not None:
+                self._terminal.resume_output()
+        elif self._loop.time() - self._held_since >= self._limits.stall_timeout:
+            log.info(
+                "session from %s does not read: disconnected (%d KiB queued at most)",
+                self._connection.peer, self._most_queued // 1024,
+            )
+            self._connection.close(MSG_STALLED.format(seconds=self._limits.stall_timeout))
+        else:
+            self._drain_timer = self._loop.call_later(DRAIN_CHECK, self._check_drained)
 
     def eof_received(self) -> bool:
         # The client will send nothing more (its input closed): end the app, then the channel.
@@ -619,10 +689,10 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         return True  # keep our side open for the exit status
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for timer in (self._resume_reading, self._stall_timer):
+        for timer in (self._resume_reading, self._drain_timer):
             if timer is not None:
                 timer.cancel()
-        self._resume_reading = self._stall_timer = None
+        self._resume_reading = self._drain_timer = None
         self._end()
         self._connection.session_closed()
 

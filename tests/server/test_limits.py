@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 
 import asyncssh
 import pytest
+from asyncssh.constants import MSG_GLOBAL_REQUEST
+from asyncssh.packet import Boolean, String
 
 from server.limits import BYTES_PER_EVENT, Limits
 from server.ssh import INPUT_WINDOW, MAX_ENV_REQUESTS, MSG_ADDRESS_FULL, MSG_FULL, PiocheServer
@@ -226,3 +229,31 @@ async def test_a_slow_client_gets_the_newest_frame(connect: Connect) -> None:
     assert alice.chan is not None
     alice.chan.resume_reading()
     await alice.wait_for("touche : k")  # ...and the full repaint after the pause shows it
+
+
+@pytest.mark.parametrize("limits", [Limits(write_buffer=4096, stall_timeout=30)])
+async def test_a_client_that_does_not_read_cannot_make_the_server_queue_replies(
+    connect: Connect, server: PiocheServer
+) -> None:
+    alice = await connect("alice")
+    await alice.wait_for("pseudo : alice")
+    assert alice.conn is not None
+    (connection,) = server._open
+    assert connection._conn is not None and connection._conn._transport is not None
+    transport = connection._conn._transport
+    # (a small kernel buffer on the server's side, so that its own queue fills soon)
+    transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    alice.conn._transport.pause_reading()
+    most = 0
+    loop = asyncio.get_running_loop()
+    for _burst in range(60):  # requests that each get a reply, 6,000 in all
+        for _request in range(100):
+            alice.conn.send_packet(MSG_GLOBAL_REQUEST, String(b"x@pioche"), Boolean(True))
+            alice.conn._global_request_waiters.append(loop.create_future())  # (as asyncssh does)
+        await asyncio.sleep(0.01)
+        most = max(most, connection.queued())
+    assert not transport.is_reading()  # it stopped reading her...
+    assert most <= 4096 + 64 * 1024  # ...once her replies passed its buffer (+ one read's)
+    alice.conn._transport.resume_reading()  # she reads again: so does the server
+    alice.send("k")
+    await alice.wait_for("touche : k")
