@@ -13,10 +13,19 @@ class Limits:
     """How much one client, and all of them, may take. Defaults suit a 2-core machine."""
 
     max_sessions: int = 100
-    """Connections at once, logged in or not; each carries at most one session."""
+    """Players at once: connections whose app runs (or is starting). Past it a newcomer is
+    refused once logged in; a returning player (a key with a seat at a table in play or waiting)
+    still gets in."""
+    max_pending: int = 32
+    """Connections at once that run no app: key exchange, login, opening a session, or their
+    session over. When a new one comes and this many are pending, the oldest pending connection
+    of the address with the most is closed to make room, if that address has more than the
+    newcomer's; otherwise the newcomer is refused."""
     max_per_address: int = 8
-    """Connections at once from one IP address."""
+    """Connections at once from one IP address, pending or playing."""
     login_timeout: float = 20.0
+    """Seconds a connection has to log in (key exchange and authentication); then as long again
+    to start its session (open it, ask for a pty and a shell), and again once it is over."""
     max_key_attempts: int = 6
     """Public-key requests (offers and signed attempts) one connection may make; an honest client
     needs two (offer, then sign). Past it, the client is disconnected: otherwise it could offer

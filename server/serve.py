@@ -45,7 +45,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--max-sessions", type=positive, default=Limits.max_sessions, metavar="N",
-        help=f"connections at once, all clients together (default {Limits.max_sessions})",
+        help="players at once; returning players (a seat at a table) still get in "
+        f"(default {Limits.max_sessions})",
     )
     p.add_argument(
         "--max-per-address", type=positive, default=Limits.max_per_address, metavar="N",
@@ -215,7 +216,7 @@ async def serve(args: argparse.Namespace) -> int:
         service = await service
     collector = Collector()
     server = PiocheServer(
-        service.make_app, key, name_owner=service.name_owner,
+        service.make_app, key, name_owner=service.name_owner, holds_seat=service.holds_seat,
         limits=Limits(
             max_sessions=args.max_sessions, max_per_address=args.max_per_address,
             stall_timeout=args.stall_timeout,

@@ -9,6 +9,12 @@ Identity: any public key is accepted and its SHA256 fingerprint is the player's 
 once authentication completes; clients without a key get in through keyboard-interactive auth
 with no prompt, as guests.
 
+Admission: a connection is *pending* until its app starts (key exchange, login, opening its
+session; or once its session is over), then *playing*. Pending connections are few
+(``Limits.max_pending``) and bounded in time; when they are too many, the oldest one of the
+address that has the most is closed for a newcomer. Players are capped (``max_sessions``), except
+returning players (a key with a seat at a table: ``holds_seat``).
+
 asyncssh's private parts used, and why: a channel's ``_process_<request>_request`` handlers
 (requests it has no callback for), the connection's ``_transport`` and its
 ``pause_writing``/``resume_writing`` (asyncssh ignores the socket's flow control, see
@@ -43,7 +49,7 @@ from .identity import (
 )
 from .keys import fingerprint
 from .limits import BYTES_PER_EVENT, DEFAULT_SIZE, Limits
-from .session import AppFactory, NameOwner, ServerShutdown, SessionInfo
+from .session import AppFactory, NameOwner, SeatHolder, ServerShutdown, SessionInfo
 
 log = logging.getLogger("pioche.server")
 
@@ -91,7 +97,12 @@ MSG_FORWARDING_ASKED = (
     "(ForwardAgent, ForwardX11, RemoteForward)."
 )
 MSG_ONE_SESSION = "Une seule session par connexion SSH."
-MSG_FULL = "Pioche est complet ({limit} connexions au plus) : revenez dans un moment."
+MSG_FULL = "Pioche est complet ({limit} joueurs au plus) : revenez dans un moment."
+MSG_BUSY = "Trop de connexions en cours d'ouverture : revenez dans un moment."
+MSG_MADE_ROOM = (
+    "Pioche est complet et cette connexion n'a pas encore ouvert de session : "
+    "revenez dans un moment."
+)
 MSG_ADDRESS_FULL = "Trop de connexions depuis votre adresse ({limit} au plus)."
 MSG_CLOSING = "Pioche ferme pour maintenance : revenez dans un moment."
 MSG_STALLED = "Votre terminal ne lit plus rien depuis {seconds:.0f} s : au revoir."
@@ -108,6 +119,7 @@ class PiocheServer:
         host_key: asyncssh.SSHKey,
         *,
         name_owner: NameOwner | None = None,
+        holds_seat: SeatHolder | None = None,
         limits: Limits | None = None,
         collector: Collector | None = None,
     ) -> None:
@@ -115,12 +127,15 @@ class PiocheServer:
         self.collector = collector  # told when a session ends (its app's cycles to sweep)
         self.host_key = host_key
         self.name_owner: NameOwner = name_owner or (lambda _name: None)
+        self.holds_seat: SeatHolder = holds_seat or (lambda _identity: False)
         self.limits = limits or Limits()
         self._acceptor: asyncssh.SSHAcceptor | None = None
-        self._admitted: set[_Connection] = set()
-        self._admitted_from: Counter[str] = Counter()
         self._open: set[_Connection] = set()  # admitted or being refused
         self._open_from: Counter[str] = Counter()
+        self._admitted_from: Counter[str] = Counter()  # pending or playing, by address
+        self._pending: dict[_Connection, None] = {}  # admitted, no app running: oldest first
+        self._pending_from: Counter[str] = Counter()
+        self._playing: set[_Connection] = set()  # admitted, its app running or starting
         self._sessions: dict[int, _Session] = {}
         self._session_ids = itertools.count(1)
         self._startups = asyncio.Semaphore(self.limits.max_startups)
@@ -194,41 +209,95 @@ class PiocheServer:
             await self._acceptor.wait_closed()
         log.info("stopped")
 
+    # Admission. Nobody can be told apart before logging in, so newcomers are let in as pending
+    # connections, a few at a time, each bounded in time; a flood of them from a few addresses
+    # only ever pushes out its own (see _make_room). Once logged in, a key with a seat at a
+    # table always gets its app; a newcomer only if there is room among the players.
+
     def _admit(self, connection: _Connection) -> str | None:
-        """Count a new connection in; None if admitted, else why it is refused."""
+        """Count a new connection in, as pending; None if admitted, else why it is refused."""
         limits = self.limits
         peer = connection.peer
         self._open.add(connection)
         self._open_from[peer] += 1
         if self.closing:
             return MSG_CLOSING
-        if len(self._admitted) >= limits.max_sessions:
-            return MSG_FULL.format(limit=limits.max_sessions)
         if self._admitted_from[peer] >= limits.max_per_address:
             return MSG_ADDRESS_FULL.format(limit=limits.max_per_address)
-        self._admitted.add(connection)
+        if len(self._pending) >= limits.max_pending and not self._make_room(peer):
+            return MSG_BUSY
         self._admitted_from[peer] += 1
+        self._pending[connection] = None
+        self._pending_from[peer] += 1
         return None
+
+    def _make_room(self, peer: str) -> bool:
+        """Close the oldest pending connection of the address with the most pending ones, if
+        it has more than ``peer``; False if none has."""
+        most = max(self._pending_from.values(), default=0)
+        if most <= self._pending_from[peer]:
+            return False
+        victim = next(c for c in self._pending if self._pending_from[c.peer] == most)
+        log.info("%s: pending connection closed to make room for %s", victim.peer, peer)
+        self._forget(victim)
+        victim.close(MSG_MADE_ROOM, asyncssh.DISC_TOO_MANY_CONNECTIONS)
+        return True
+
+    def _room_for(self, connection: _Connection) -> str | None:
+        """None if this logged-in connection may start its app, else why not."""
+        if connection.identity is not None and self.holds_seat(connection.identity):
+            return None  # a returning player: their table is in play, their seat waits
+        if len(self._playing) >= self.limits.max_sessions:
+            return MSG_FULL.format(limit=self.limits.max_sessions)
+        return None
+
+    def _start_playing(self, connection: _Connection) -> str | None:
+        """The connection's app starts: it leaves the pending ones. None, or why it may not."""
+        if connection not in self._pending:
+            return MSG_MADE_ROOM  # closed meanwhile
+        refusal = self._room_for(connection)
+        if refusal is None:
+            self._uncount(self._pending_from, connection.peer)
+            del self._pending[connection]
+            self._playing.add(connection)
+        return refusal
+
+    def _stop_playing(self, connection: _Connection) -> None:
+        """Its session is over: pending again (newest), until it leaves or times out."""
+        if connection in self._playing:
+            self._playing.remove(connection)
+            self._pending[connection] = None
+            self._pending_from[connection.peer] += 1
 
     def _flooded(self, peer: str) -> bool:
         """So many connections that refused ones are dropped at once, not told why."""
         limits = self.limits
         return (
             self._open_from[peer] > 2 * limits.max_per_address
-            or len(self._open) > 2 * limits.max_sessions
+            or len(self._open) > 2 * (limits.max_sessions + limits.max_pending)
         )
 
     def _forget(self, connection: _Connection) -> None:
+        """The connection is gone (or going: closed to make room)."""
+        if connection not in self._open:
+            return
         peer = connection.peer
-        self._open.discard(connection)
-        self._open_from[peer] -= 1
-        if not self._open_from[peer]:
-            del self._open_from[peer]
-        if connection in self._admitted:
-            self._admitted.remove(connection)
-            self._admitted_from[peer] -= 1
-            if not self._admitted_from[peer]:
-                del self._admitted_from[peer]
+        self._open.remove(connection)
+        self._uncount(self._open_from, peer)
+        if connection in self._pending:
+            del self._pending[connection]
+            self._uncount(self._pending_from, peer)
+        elif connection in self._playing:
+            self._playing.remove(connection)
+        else:
+            return  # it was refused
+        self._uncount(self._admitted_from, peer)
+
+    @staticmethod
+    def _uncount(counter: Counter[str], peer: str) -> None:
+        counter[peer] -= 1
+        if not counter[peer]:
+            del counter[peer]
 
     def _session_info(
         self, connection: _Connection, term_type: str | None, size: tuple[int, int],
@@ -321,12 +390,13 @@ class _Connection(asyncssh.SSHServer):
         size: int = conn._transport.get_write_buffer_size()
         return size + deferred
 
-    # A connection holds a slot: logged in with no session (none yet, or its one session over),
-    # it may keep it only login_timeout seconds.
+    # A pending connection (logged in, and no app running: no session yet, its session not
+    # started, or its one session over) may stay so only login_timeout seconds.
 
     def _start_idle(self) -> None:
         if self._lost:  # (its session's channel may close after the connection)
             return
+        self._stop_idle()
         seconds = self._server.limits.login_timeout
         self._idle = asyncio.get_running_loop().call_later(seconds, self._idle_out, seconds)
 
@@ -339,7 +409,11 @@ class _Connection(asyncssh.SSHServer):
         log.info("%s: no session for %.0f s, disconnected", self.peer, seconds)
         self.close(MSG_NO_SESSION.format(seconds=seconds))
 
+    def session_playing(self) -> None:
+        self._stop_idle()
+
     def session_closed(self) -> None:
+        self._server._stop_playing(self)
         self._start_idle()  # one session per connection: nothing more can happen on it
 
     def close(self, reason: str, code: int = asyncssh.DISC_BY_APPLICATION) -> None:
@@ -394,6 +468,11 @@ class _Connection(asyncssh.SSHServer):
         # public-key request (its key is _last_key, validated within that same request) or
         # keyboard-interactive (which cleared _last_key).
         self.identity = fingerprint(self._last_key) if self._last_key is not None else None
+        refusal = self._server._room_for(self)
+        if refusal is not None:  # told now rather than after opening a session
+            log.info("refused a connection from %s: %s", self.peer, refusal)
+            self.close(refusal, asyncssh.DISC_TOO_MANY_CONNECTIONS)
+            return
         self._start_idle()
 
     # Channels: one session; no forwarding of any kind.
@@ -403,8 +482,7 @@ class _Connection(asyncssh.SSHServer):
             raise asyncssh.ChannelOpenError(
                 asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, MSG_ONE_SESSION
             )
-        self._stop_idle()
-        self._session = _Session(self._server, self)
+        self._session = _Session(self._server, self)  # (still pending: the idle timer runs)
         return self._session
 
     def connection_requested(
@@ -503,13 +581,15 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         return True  # same: refused in session_started, with a message on stderr
 
     def session_started(self) -> None:
-        refusal = self._refusal()
+        # (the room among players is asked for last: it counts this connection in)
+        refusal = self._refusal() or self._server._start_playing(self._connection)
         if refusal is not None:
             log.info("refused a session from %s: %s", self._connection.peer, refusal)
             assert self._chan is not None
             self._chan.write_stderr((refusal + "\r\n").encode())
             self._chan.exit(1)
             return
+        self._connection.session_playing()
         self.task = asyncio.create_task(self._run())
 
     def _refusal(self) -> str | None:

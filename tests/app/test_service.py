@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pioche_tui.app.service import PiocheService, open_service
+from pioche_tui.coordinator.model import Player
 from server.session import SessionInfo
 from tests.server.conftest import Connect
 
@@ -41,6 +42,22 @@ async def test_sessions_become_apps(service: PiocheService) -> None:
     assert service.coordinator.db is not None
     service.coordinator.db.seen("SHA256:abc", "Alice", 0.0)
     assert service.name_owner("alice") == "SHA256:abc"
+
+
+async def test_a_key_holds_a_seat_while_its_table_is_waiting_or_in_play(
+    service: PiocheService,
+) -> None:
+    coordinator = service.coordinator
+    alice = coordinator.connect(Player("SHA256:alice", "alice"))
+    bob = coordinator.connect(Player("SHA256:bob", "bob"))
+    waiting = coordinator.tables[bob.create_table("defausse", seats=2)]
+    assert waiting.status == "waiting" and service.holds_seat("SHA256:bob")
+    assert not service.holds_seat("SHA256:alice")
+    playing = coordinator.tables[alice.quick_play("defausse")]
+    alice.close()  # she drops: her seat is kept for her
+    assert playing.status == "playing" and service.holds_seat("SHA256:alice")
+    bob.leave()
+    assert not service.holds_seat("SHA256:bob")
 
 
 async def test_a_player_over_ssh_reaches_a_defausse_table(connect: Connect) -> None:
