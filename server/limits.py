@@ -16,11 +16,12 @@ class Limits:
     """Players at once: connections whose app runs (or is starting). Past it a newcomer is
     refused once logged in; a returning player (a key with a seat at a table in play or waiting)
     still gets in."""
-    max_pending: int = 32
+    max_pending: int = 100
     """Connections at once that run no app: key exchange, login, opening a session, or their
     session over. When a new one comes and this many are pending, the oldest pending connection
     of the address with the most is closed to make room, if that address has more than the
-    newcomer's; otherwise the newcomer is refused."""
+    newcomer's; otherwise the newcomer is refused. As many as players, so that a full server's
+    worth can log in at once (after a restart)."""
     max_per_address: int = 8
     """Connections at once from one IP address, pending or playing."""
     login_timeout: float = 20.0

@@ -53,6 +53,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=f"connections at once from one IP address (default {Limits.max_per_address})",
     )
     p.add_argument(
+        "--max-pending", type=positive, default=Limits.max_pending, metavar="N",
+        help="connections at once running no app yet (logging in); past it the busiest "
+        f"address's oldest one makes room (default {Limits.max_pending})",
+    )
+    p.add_argument(
         "--stall-timeout", type=seconds, default=Limits.stall_timeout, metavar="SECONDS",
         help="seconds a client may leave its output untaken before it is disconnected "
         f"(default {Limits.stall_timeout:g})",
@@ -218,8 +223,8 @@ async def serve(args: argparse.Namespace) -> int:
     server = PiocheServer(
         service.make_app, key, name_owner=service.name_owner, holds_seat=service.holds_seat,
         limits=Limits(
-            max_sessions=args.max_sessions, max_per_address=args.max_per_address,
-            stall_timeout=args.stall_timeout,
+            max_sessions=args.max_sessions, max_pending=args.max_pending,
+            max_per_address=args.max_per_address, stall_timeout=args.stall_timeout,
         ),
         collector=collector,
     )

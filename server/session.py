@@ -59,8 +59,8 @@ session on the event loop (a quick SQLite lookup is fine)."""
 
 SeatHolder = Callable[[str], bool]
 """Whether the player with this key (its ``SHA256:…`` fingerprint) has a seat at a table in play
-or waiting for players: a returning player, let in even when the server is full. Called once per
-login on the event loop; must be quick."""
+or waiting for players: a returning player, let in even when the server is full. Called at most
+twice per login on the event loop; must be quick."""
 
 
 class ServerShutdown(Message):

@@ -26,6 +26,7 @@ PER_ADDRESS = 4
 APP = (
     "--app", "pioche_tui.app:open_service", "--bot-delay", "1,2", "--turn-timer", "0",
     "--grace", "120", "--max-sessions", "8", "--max-per-address", str(PER_ADDRESS),
+    "--max-pending", "16",  # fewer than the attacker's 64: it fills them all
 )
 AGAIN = 0.5  # seconds the attacker waits before opening a closed connection again
 TABLE_TITLE = re.compile(r"Défausse · table ([A-Z2-9]{4})")
@@ -115,4 +116,6 @@ async def test_an_attacker_with_16_addresses_keeps_no_player_out(
             await bob.wait_for("Bonjour bob")
         finally:
             await attack.stop()
+        # The attack did fill the pending places: the newcomers took theirs from it.
+        assert "pending connection closed to make room for 127.0.0.1" in served.log_text()
     print(f"alice back at her table after {waited:.2f} s, under attack ({connection.__name__})")

@@ -40,6 +40,7 @@ def reset(conn: asyncssh.SSHClientConnection) -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     conn.abort()
 
+
 async def bare_session(conn: asyncssh.SSHClientConnection) -> asyncssh.SSHClientChannel[bytes]:
     """Open a session channel and ask for nothing on it: no pty, no shell, no command (asyncssh's
     ``create_session`` always asks; an attacker need not)."""

@@ -92,28 +92,17 @@ async def test_a_client_that_never_logs_in_is_dropped(server: PiocheServer) -> N
 
 
 @pytest.mark.parametrize("limits", [Limits(login_timeout=0.5)])
-async def test_a_connection_without_a_session_does_not_keep_its_slot(
-    server: PiocheServer, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize("channel", [False, True], ids=["no_session", "session_never_started"])
+async def test_a_connection_without_an_app_does_not_keep_its_slot(
+    server: PiocheServer, caplog: pytest.LogCaptureFixture, channel: bool
 ) -> None:
     async with asyncssh.connect(
         "127.0.0.1", server.port, username="alice", known_hosts=None, client_keys=None,
         agent_path=None, config=None, client_factory=LikeOpenSSH,
-    ) as conn:  # logged in, and then no session
+    ) as conn:  # logged in, and then no session, or a session channel with nothing asked on it
         with caplog.at_level(logging.INFO, logger="pioche.server"):
-            await asyncio.wait_for(conn.wait_closed(), WAIT)  # the server closes it
-    assert "no session for 0 s, disconnected" in caplog.text
-
-
-@pytest.mark.parametrize("limits", [Limits(login_timeout=0.5)])
-async def test_a_session_never_started_does_not_keep_its_slot(
-    server: PiocheServer, caplog: pytest.LogCaptureFixture
-) -> None:
-    async with asyncssh.connect(
-        "127.0.0.1", server.port, username="alice", known_hosts=None, client_keys=None,
-        agent_path=None, config=None, client_factory=LikeOpenSSH,
-    ) as conn:
-        with caplog.at_level(logging.INFO, logger="pioche.server"):
-            await bare_session(conn)  # and then no pty, no shell, no command
+            if channel:
+                await bare_session(conn)
             await asyncio.wait_for(conn.wait_closed(), WAIT)  # the server closes it
     assert "no session for 0 s, disconnected" in caplog.text
 
