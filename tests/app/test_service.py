@@ -54,10 +54,11 @@ async def test_a_key_holds_a_seat_while_its_table_is_waiting_or_in_play(
     assert waiting.status == "waiting" and service.holds_seat("SHA256:bob")
     assert not service.holds_seat("SHA256:alice")
     playing = coordinator.tables[alice.quick_play("defausse")]
-    alice.close()  # she drops: her seat is kept for her
     assert playing.status == "playing" and service.holds_seat("SHA256:alice")
     bob.leave()
     assert not service.holds_seat("SHA256:bob")
+    alice.leave()  # (the stand-in takes her seat for good)
+    assert not service.holds_seat("SHA256:alice")
 
 
 async def test_a_player_over_ssh_reaches_a_defausse_table(connect: Connect) -> None:

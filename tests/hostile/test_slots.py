@@ -30,6 +30,7 @@ APP = (
 )
 AGAIN = 0.5  # seconds the attacker waits before opening a closed connection again
 TABLE_TITLE = re.compile(r"Défausse · table ([A-Z2-9]{4})")
+MOVE = re.compile(r"· +coup (\d+)")  # the move number, in the table's title
 
 
 async def player(port: int, name: str, key: asyncssh.SSHKey | None
@@ -100,6 +101,9 @@ async def test_an_attacker_with_16_addresses_keeps_no_player_out(
         alice.send("p")  # a quick game: a seat at a table
         found = TABLE_TITLE.search(await alice.wait_for("Défausse · table"))
         assert found is not None
+        moves = int(MOVE.findall(await alice.wait_for("À vous"))[0])  # her turn: the bots wait
+        alice.send("d")  # she draws: she has played, so her seat is kept when she drops
+        await alice.wait_for(lambda screen: int(MOVE.findall(screen)[0]) > moves)
         conn.close()  # she drops; her seat waits for her
         await conn.wait_closed()
 
