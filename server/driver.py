@@ -61,7 +61,8 @@ _PARSE_SLICE = 4096  # input is parsed in slices this long, to notice an endless
 
 
 class Channel(Protocol):
-    """The part of an asyncssh channel the terminal writes to."""
+    """Where the terminal writes: the SSH session (``server.ssh._Session``), which writes to its
+    channel and then calls ``pause_output`` if the client leaves too much untaken."""
 
     def write(self, data: bytes) -> None: ...
 
@@ -72,9 +73,10 @@ class Terminal:
     """One SSH session's terminal as its app sees it.
 
     The SSH session calls ``feed`` (input bytes), ``resize``, ``pause_output``/``resume_output``
-    (the channel's flow control) and ``hang_up``; ``run`` runs the app on it. Output is coalesced
-    per loop turn. While the client does not read, output is dropped instead of queued, and the app
-    repaints the whole screen once the client reads again: a slow client gets only the newest frame.
+    (its flow control: what the client has not taken yet) and ``hang_up``; ``run`` runs the app
+    on it. Output is coalesced per loop turn. While the client does not read, output is dropped
+    instead of queued, and the app repaints the whole screen once the client reads again: a slow
+    client gets only the newest frame.
     Resizes reach the app at most once per ``resize_interval`` seconds, the latest size winning.
     """
 
@@ -262,7 +264,7 @@ class Terminal:
             on_first_frame()
 
     def pause_output(self) -> None:
-        """The channel's buffer is full: the client is not reading."""
+        """The client is not taking what it was sent: drop frames until ``resume_output``."""
         self._paused = True
 
     def resume_output(self) -> None:

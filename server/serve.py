@@ -45,11 +45,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--max-sessions", type=positive, default=Limits.max_sessions, metavar="N",
-        help=f"connections at once, all clients together (default {Limits.max_sessions})",
+        help="players at once; returning players (a seat at a table) still get in "
+        f"(default {Limits.max_sessions})",
     )
     p.add_argument(
         "--max-per-address", type=positive, default=Limits.max_per_address, metavar="N",
         help=f"connections at once from one IP address (default {Limits.max_per_address})",
+    )
+    p.add_argument(
+        "--max-pending", type=positive, default=Limits.max_pending, metavar="N",
+        help="connections at once running no app yet (logging in); past it the busiest "
+        f"address's oldest one makes room (default {Limits.max_pending})",
+    )
+    p.add_argument(
+        "--stall-timeout", type=seconds, default=Limits.stall_timeout, metavar="SECONDS",
+        help="seconds a client may leave its output untaken before it is disconnected "
+        f"(default {Limits.stall_timeout:g})",
     )
     p.add_argument(
         "--colors", choices=("truecolor", "256"), default="truecolor",
@@ -220,8 +231,11 @@ async def serve(args: argparse.Namespace) -> int:
         return 2
     collector = Collector()
     server = PiocheServer(
-        service.make_app, key, name_owner=service.name_owner,
-        limits=Limits(max_sessions=args.max_sessions, max_per_address=args.max_per_address),
+        service.make_app, key, name_owner=service.name_owner, holds_seat=service.holds_seat,
+        limits=Limits(
+            max_sessions=args.max_sessions, max_pending=args.max_pending,
+            max_per_address=args.max_per_address, stall_timeout=args.stall_timeout,
+        ),
         collector=collector,
     )
     try:

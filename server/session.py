@@ -64,6 +64,12 @@ NameOwner = Callable[[str], str | None]
 session on the event loop (a quick SQLite lookup is fine)."""
 
 
+SeatHolder = Callable[[str], bool]
+"""Whether the player with this key (its ``SHA256:…`` fingerprint) has a seat at a table in play
+or waiting for players: a returning player, let in even when the server is full. Called at most
+twice per login on the event loop; must be quick."""
+
+
 class ServerShutdown(Message):
     """Posted to every running app when the server stops.
 
@@ -90,6 +96,8 @@ class Service(Protocol):
     def make_app(self, session: SessionInfo) -> App[Any]: ...
 
     def name_owner(self, nickname: str) -> str | None: ...
+
+    def holds_seat(self, identity: str) -> bool: ...
 
     async def close(self) -> None: ...
 

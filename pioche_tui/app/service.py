@@ -94,6 +94,13 @@ class PiocheService:
         db = self.coordinator.db
         return db.name_owner(nickname) if db is not None else None
 
+    def holds_seat(self, identity: str) -> bool:
+        """A seat at a table in play or waiting for players: what a returning player finds."""
+        return any(
+            table.status in ("playing", "waiting") and table.seat_of(identity) is not None
+            for table in self.coordinator.tables.values()
+        )
+
     async def close(self) -> None:
         if self.retention is not None:
             self.retention.cancel()

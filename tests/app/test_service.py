@@ -10,6 +10,7 @@ import pytest
 
 from pioche_tui.app.service import PiocheService, open_service, split_host
 from pioche_tui.coordinator.guests import GuestPass
+from pioche_tui.coordinator.model import Player
 from server.session import SessionInfo
 from tests.server.conftest import Connect
 
@@ -81,6 +82,23 @@ def test_public_hosts(text: str, split: tuple[str, int | None]) -> None:
 def test_what_is_no_public_host(text: str) -> None:
     with pytest.raises(ValueError, match="not a host"):
         split_host(text)
+
+
+async def test_a_key_holds_a_seat_while_its_table_is_waiting_or_in_play(
+    service: PiocheService,
+) -> None:
+    coordinator = service.coordinator
+    alice = coordinator.connect(Player("SHA256:alice", "alice"))
+    bob = coordinator.connect(Player("SHA256:bob", "bob"))
+    waiting = coordinator.tables[bob.create_table("defausse", seats=2)]
+    assert waiting.status == "waiting" and service.holds_seat("SHA256:bob")
+    assert not service.holds_seat("SHA256:alice")
+    playing = coordinator.tables[alice.quick_play("defausse")]
+    assert playing.status == "playing" and service.holds_seat("SHA256:alice")
+    bob.leave()
+    assert not service.holds_seat("SHA256:bob")
+    alice.leave()  # (the stand-in takes her seat for good)
+    assert not service.holds_seat("SHA256:alice")
 
 
 async def test_a_player_over_ssh_reaches_a_defausse_table(connect: Connect) -> None:

@@ -3,6 +3,7 @@ logs in as OpenSSH does (for tests and benchmarks)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import socket
 import struct
@@ -40,6 +41,17 @@ def reset(conn: asyncssh.SSHClientConnection) -> None:
     conn.abort()
 
 DEMO_APP = "tests.server.demo_app:open_service"
+
+async def bare_session(conn: asyncssh.SSHClientConnection) -> asyncssh.SSHClientChannel[bytes]:
+    """Open a session channel and ask for nothing on it: no pty, no shell, no command (asyncssh's
+    ``create_session`` always asks; an attacker need not)."""
+    chan: asyncssh.SSHClientChannel[bytes] = asyncssh.SSHClientChannel(
+        conn, asyncio.get_running_loop(), "strict", None, "strict", 2**21, 32768
+    )
+    await chan._open(b"session")
+    return chan
+
+
 _LISTENING = re.compile(r"listening on 127\.0\.0\.1 port (\d+); host key (SHA256:\S+)")
 
 
