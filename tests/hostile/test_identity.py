@@ -13,11 +13,6 @@ to a seat, OpenSSH against ``pioche serve``):
 from __future__ import annotations
 
 import re
-import shlex
-import shutil
-import sqlite3
-import time
-from pathlib import Path
 
 import asyncssh
 import pytest
@@ -26,15 +21,12 @@ from textual.widgets import Input
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.coordinator.guests import WORDS
 from pioche_tui.coordinator.text import name_key
-from pioche_tui.store.log import read_log
-from server.keys import HOST_KEY_NAME, fingerprint
+from server.keys import fingerprint
 from server.limits import Limits
 from server.ssh import PiocheServer
-from tests.e2e.test_openssh import Tmux, tmux  # noqa: F401 - the tmux fixture
 from tests.hostile.conftest import RecordingService, reset
 from tests.hostile.defausse import app_of, makes_a_move, own_hand_shown, table_of, until
 from tests.server.conftest import Client, Connect
-from tests.server.process import serve_process
 
 SIZE = (100, 30)
 RESUME = re.compile(r"ssh -t -p (\d+) (\S+) resume ([a-z]+-[a-z]+-[a-z]+)")
@@ -198,51 +190,3 @@ async def test_guests_leave_no_player_rows(
     assert db is not None
     rows = db._conn.execute("SELECT identity, nickname FROM players").fetchall()
     assert [nickname for _identity, nickname in rows] == ["kim"]
-
-
-MISSING = [tool for tool in ("ssh", "tmux") if shutil.which(tool) is None]
-
-
-@pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)}")
-def test_openssh_resumes_a_guest_with_the_command_on_her_screen(
-    tmp_path: Path, tmux: Tmux  # noqa: F811 - the fixture
-) -> None:
-    """``ssh -t -p PORT HOST resume TOKEN`` as OpenSSH sends it (a pty, then an exec request),
-    typed as the screen shows it, after the guest's ssh was killed mid-game."""
-    app = ("--app", "pioche_tui.app:open_service", "--bot-delay", "0.05,0.1", "--turn-timer",
-           "0")
-    with serve_process(tmp_path, *app) as served:
-        host_key = (served.keys_dir / (HOST_KEY_NAME + ".pub")).read_text().split()[:2]
-        known_hosts = tmp_path / "known_hosts"
-        known_hosts.write_text(f"[127.0.0.1]:{served.port} {' '.join(host_key)}\n")
-        options = ["-F", "/dev/null", "-o", "PubkeyAuthentication=no", "-o", "IdentityAgent=none",
-                   "-o", f"UserKnownHostsFile={known_hosts}", "-o", "StrictHostKeyChecking=yes"]
-
-        def run(command: list[str]) -> None:
-            tmux("new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30", shlex.join(command))
-
-        run(["ssh", *options, "-p", str(served.port), "zoe@127.0.0.1"])
-        tmux.wait_for("Bonjour zoe")
-        tmux("send-keys", "-t", "e2e", "p")
-        shown = RESUME.search(tmux.wait_for(lambda screen: RESUME.search(screen) is not None))
-        assert shown is not None
-        typed = shown[0].split()  # ssh -t -p PORT HOST resume TOKEN
-        tmux.wait_for("À vous")
-        tmux("send-keys", "-t", "e2e", "d")  # she plays (a game left before any move closes)
-        logs = tmp_path / "data" / "tables"
-        deadline = time.monotonic() + 10
-        while not any(record[:2] == ["a", 0] for log in logs.glob("*.log")
-                      for record in read_log(log).records):
-            assert time.monotonic() < deadline, "her move never reached the log"
-            time.sleep(0.05)
-        tmux("kill-server")  # her ssh dies with its terminal
-        run([typed[0], *options, *typed[1:]])
-        screen = tmux.wait_for("Vous retrouvez votre place")
-        assert "zoe" in screen and shown[3] in screen
-        db = sqlite3.connect(tmp_path / "data" / "pioche.sqlite3")
-        try:
-            assert db.execute("SELECT COUNT(*) FROM players").fetchone()[0] == 0
-        finally:
-            db.close()
-
-
