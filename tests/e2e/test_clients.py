@@ -103,5 +103,8 @@ def test_a_player_with(
     tmux.send("q")
     assert tmux.exit_status() == 0
 
-    expected = fingerprint(key) if key is not None else f"guest:{name}@127.0.0.1"
-    assert bound_identities(served, name) == [expected]
+    if key is not None:  # the key that signed is the name's owner
+        assert bound_identities(served, name) == [fingerprint(key)]
+    else:  # a guest: an identity of the session's own, kept nowhere
+        assert bound_identities(served, name) == []
+        assert f"nickname {name}, guest" in served.log_text()
