@@ -341,6 +341,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "df.after_draw": ("Vous avez pioché {card} : Entrée pour la jouer, k pour la garder.",
                       "You drew {card}: Enter to play it, k to keep it."),
+    "df.after_draw_keep": ("Vous avez pioché {card}, qui ne va pas : k pour la garder.",
+                           "You drew {card}, which does not fit: k to keep it."),
     "df.choose_colour": ("À vous de choisir la couleur de départ.",
                          "Choose the starting colour."),
     "df.nothing": ("À vous : rien à piocher et rien à jouer, passez (d).",
