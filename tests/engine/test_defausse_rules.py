@@ -635,7 +635,7 @@ def test_bad_actions_are_refused_and_change_nothing() -> None:
     red2 = p("2 rouge")
     state = rig(2, [[red2, p("9 bleu")], p.many("4 jaune")], p("7 rouge"))
     refused(state, 1, Draw(), "tour")
-    refused(state, 7, Draw(), "tour")
+    refused(state, 7, Draw(), "Siège inconnu")
     refused(state, 0, Play(p("3 rouge")), "pas cette carte")
     refused(state, 0, Play(500), "inconnue")
     refused(state, 0, Play(red2, None, 1), "Annonce")  # type: ignore[arg-type]

@@ -179,8 +179,17 @@ def _turn_choices() -> list[tuple[Action, ...]]:
 _TURN_CHOICES = _turn_choices()
 
 
+def _seat_ok(state: State, seat: object) -> bool:
+    return type(seat) is int and 0 <= seat < state.seats
+
+
 def legal_actions(state: State, seat: int) -> Sequence[Action]:
+    """What ``seat`` may do now: exactly what :func:`apply` accepts, but in validation, where
+    any disjoint selection is legal and this lists a representative set. Nothing for a seat
+    number that is not at the table."""
     phase = state.phase
+    if not _seat_ok(state, seat):
+        return ()
     if phase is VALIDATION:
         return _validation_offer(state, seat) if state.validations[seat] is None else ()
     if phase is OVER or seat != state.current:
@@ -274,6 +283,8 @@ def apply(state: State, seat: int, action: Action) -> list[Event]:
     handler = _HANDLERS.get(type(action))
     if handler is None:
         raise IllegalAction("Action inconnue.")
+    if not _seat_ok(state, seat):
+        raise IllegalAction("Siège inconnu.")
     phase = state.phase
     if phase is VALIDATION:
         if type(action) is not Validate:
@@ -575,6 +586,7 @@ def _quantique(state: State, seat: int, pile: int, events: list[Event]) -> None:
 
 
 def _validate(state: State, seat: int, action: Validate, events: list[Event]) -> None:
+    _expect(state, VALIDATION, "On valide ses objectifs à la fin de la manche.")
     if state.validations[seat] is not None:
         raise IllegalAction("Vous avez déjà validé pour cette manche.")
     _check_selection(state, seat, action.combos)

@@ -386,6 +386,8 @@ def legal_actions(state: State, seat: int) -> Sequence[Action]:
 
 def apply(state: State, seat: int, action: Action) -> list[Event]:
     """Check ``action`` for ``seat`` and apply it; IllegalAction (state unchanged) if refused."""
+    if type(seat) is not int or not 0 <= seat < state.seats:
+        raise IllegalAction("Siège inconnu.")
     if type(action) is Play:
         return _play(state, seat, action)
     if type(action) is Draw:
@@ -597,8 +599,6 @@ def _catch(state: State, seat: int, action: Catch) -> list[Event]:
         raise IllegalAction("Il n'y a personne à prendre en défaut.")
     if action.target != culprit:
         raise IllegalAction("Ce joueur n'a pas oublié d'annoncer.")
-    if type(seat) is not int or not 0 <= seat < state.seats:
-        raise IllegalAction("Siège inconnu.")
     if seat == culprit:
         raise IllegalAction("Vous ne pouvez pas vous prendre vous-même.")
     state.culprit = -1
