@@ -363,6 +363,21 @@ def test_odds_of_losing_the_pile_from_unseen_cards() -> None:
     assert bust_odds(rig(table(2), a=[card(6, "vert")]), 0) == (0.0, None)  # empty pile
 
 
+def test_odds_forget_no_card_the_seat_has_seen_leave() -> None:
+    """Seat 0's Flip shows 6 vert on top of A; seat 1's Quantique takes it and discards it face
+    down. Seat 0 still knows it is out of the draw piles: its odds do not count it."""
+    state = rig(table(2), a=[card(6, "vert"), card(1, "jaune"), card(2, "bleu"), card(3, "vert"),
+                             card(5, "jaune")],
+                b=[card(4, "rouge"), card(1, "violet")],
+                piles={0: [card(6, "rouge")]}, reserves={0: [FLIP], 1: [QUANTIQUE]})
+    play(state, (0, Activate(FLIP)), (0, STOP), (1, Activate(QUANTIQUE, None, 0)),
+         (1, Keep(card(2, "bleu"))))
+    assert state.current == 0 and card(6, "vert") in state.private_discards[1]
+    # Unseen by seat 0: 3 vert and 5 jaune (A), 1 violet (B, under the 4 rouge it saw), 1 jaune
+    # (discarded by the Quantique): none is a 6. B's top is the 4 rouge it saw.
+    assert bust_odds(state, 0) == (0.0, 0.0)
+
+
 # --- Special cards -----------------------------------------------------------------------------
 
 

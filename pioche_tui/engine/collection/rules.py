@@ -774,7 +774,9 @@ def known_tops(state: State, seat: int) -> tuple[int, int]:
 def bust_odds(state: State, seat: int) -> tuple[float | None, float | None]:
     """For each draw pile, the chance that its next card makes ``seat`` lose its pile (a STOP
     condition), from the cards ``seat`` has not seen: both draw piles and what the others
-    discarded unseen from a Quantique, less the tops its Flip showed, which it knows exactly.
+    discarded unseen from a Quantique, less every card its Flip showed. A card it saw still on
+    top is known exactly; one no longer there has left the draw piles (they only shrink), so
+    even when another seat's Quantique took it face down, ``seat`` knows it is not to come.
     None for an empty draw pile."""
     pile = state.piles[seat]
     value = VALUE[pile[-1]] if pile else -1  # 0 (no value) matches no classic card either
@@ -790,8 +792,8 @@ def bust_odds(state: State, seat: int) -> tuple[float | None, float | None]:
     for other, cards in enumerate(state.private_discards):
         if other != seat:
             unseen += cards
-    for card in known:
-        if card >= 0:
+    for card in state.peeks[seat]:
+        if card >= 0 and card in unseen:
             unseen.remove(card)
     risky = sum(1 for c in unseen if busts(c))
     odds: list[float | None] = []
