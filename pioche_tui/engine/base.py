@@ -144,6 +144,12 @@ class Game(Protocol[StateT, ActionT]):
         """A bot by name ("random", "basic"); KeyError if there is none."""
         ...
 
+    def stand_in_action(self, state: StateT, seat: int) -> ActionT | None:
+        """What a player's stand-in must do now, where the rules say it (their turn timer ran
+        out, or they are away): Collection's validation takes the best-scoring selection. None:
+        the stand-in bot chooses."""
+        ...
+
     def bot_names(self) -> tuple[str, ...]: ...
 
 

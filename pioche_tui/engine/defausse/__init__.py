@@ -123,6 +123,10 @@ class Defausse:
     def bot(self, name: str) -> Bot:
         return BOTS[name]
 
+    def stand_in_action(self, state: State, seat: int) -> Action | None:
+        """The rules say nothing of a stand-in's moves: the bot chooses."""
+        return None
+
     def bot_names(self) -> tuple[str, ...]:
         return tuple(BOTS)
 
