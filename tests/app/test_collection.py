@@ -587,6 +587,43 @@ async def test_validation_list_ticks_disjoint_combinations(make_app: MakeApp) ->
         assert recorder.sent[-1][0] == Validate(())
 
 
+async def test_any_legal_selection_can_be_made_up(make_app: MakeApp) -> None:
+    """A Brelan of 5s with the Shadow beside the pair of 3s is legal but not listed (the list
+    has one combination per objective and score): a makes it up, objective then cards."""
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 30), notifications=True) as pilot:
+        await sit_down(pilot, app)
+        recorder = Recorder()
+        changes = validation_view(view_of(app))
+        fed(app, recorder, **changes)
+        await settle(pilot)
+        screen = table_screen(app)
+        assert "a" in keys_shown(app)
+        threes, fives = changes["combinations"][1].cards, changes["best"][1].cards
+        shadow = changes["combinations"][0].cards[1]
+        # Cards that fill nothing: refused with a word, back to the list as it was.
+        await press(pilot, "a")
+        assert screen.choosing == "compose_objective"
+        await press(pilot, "3")  # Brelan
+        assert screen.choosing == "compose_cards"
+        cards = list(screen.choice_answers)
+        await press(pilot, str(cards.index(threes[0]) + 1), str(cards.index(fives[0]) + 1),
+                    str(cards.index(shadow) + 1), "enter")
+        assert "ne remplissent pas Brelan" in screen_text(app)
+        assert screen.choosing == "validation" and "Coché : 45 pts" in screen_text(app)
+        # 5, 5 and the Shadow: a Brelan, ticked in place of what it clashes with.
+        await press(pilot, "a", "3")
+        await press(pilot, str(cards.index(fives[0]) + 1), str(cards.index(fives[1]) + 1),
+                    str(cards.index(shadow) + 1), "enter")
+        brelan5 = Combination(3, tuple(sorted((*fives, shadow))), 35)
+        combos = screen.choice_answers
+        assert brelan5 in combos and screen.choices.ticked == {combos.index(brelan5)}
+        pair3 = changes["combinations"][1]
+        await press(pilot, str(combos.index(pair3) + 1), "enter")
+        assert recorder.sent[-1][0] == Validate(tuple(sorted((pair3, brelan5),
+                                                             key=combos.index)))
+
+
 async def test_waiting_for_the_others_then_the_round_summary(make_app: MakeApp) -> None:
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
