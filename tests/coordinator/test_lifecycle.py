@@ -374,7 +374,7 @@ async def test_a_timed_out_player_validates_the_best_selection(make_coordinator:
     timer runs out — not the stand-in bot's own choice, which keeps Suite pure open for a Suite
     Shadow when it holds two Shadows with rounds to come."""
     from pioche_tui.engine.collection.bots import BasicBot
-    from pioche_tui.engine.collection.cards import KIND, RAINBOW, SHADOW
+    from pioche_tui.engine.collection.cards import KIND, RAINBOW, SHADOW, SUITE_SHADOW_POINTS
     from pioche_tui.engine.collection.objectives import ALL_OBJECTIVES, SUITE_PURE, best_selection
     from pioche_tui.engine.collection.rules import OVER, TURN, VALIDATION
 
@@ -398,7 +398,8 @@ async def test_a_timed_out_player_validates_the_best_selection(make_coordinator:
                         if card not in state.collections[0] and card != last]
     state.current, state.phase, state.held[:] = 0, TURN, []
     best = best_selection(state.collections[0], ALL_OBJECTIVES)
-    assert any(combo.objective == SUITE_PURE and combo.points < 80 for combo in best)
+    assert any(combo.objective == SUITE_PURE and combo.points < SUITE_SHADOW_POINTS
+               for combo in best)
     at_validation = copy.deepcopy(state)
     at_validation.phase = VALIDATION
     bot_choice = BasicBot().choose(at_validation, 0, (), random.Random())

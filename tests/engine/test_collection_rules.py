@@ -38,6 +38,7 @@ from pioche_tui.engine.collection.cards import (
     RAINBOW,
     SHADOW,
     SPECIAL,
+    SUITE_SHADOW_POINTS,
     SWIPE,
 )
 from pioche_tui.engine.collection.objectives import Combination, points_of
@@ -53,7 +54,7 @@ from pioche_tui.engine.collection.rules import (
     bust_odds,
 )
 
-from .test_collection_objectives import card
+from .test_collection_objectives import P, card
 
 A, B = DRAWS
 RAINBOWS = [c for c in range(CARD_COUNT) if KIND[c] == RAINBOW]
@@ -576,18 +577,18 @@ def test_any_valid_selection_and_only_valid_ones() -> None:
     state = rig(table(2), a=[SAFE[0]], collections={0: cards})
     state.round = state.max_rounds  # the last round: the cards stay where scoring put them
     play(state, (0, A))
-    brelan = Combination(3, tuple(sorted(cards[:3])), 25)
-    paire = Combination(1, tuple(sorted(pair_of(5))), 10)
-    overlap = Combination(1, tuple(sorted(pair_of(2))), 10)
+    brelan = Combination(3, tuple(sorted(cards[:3])), P[3])
+    paire = Combination(1, tuple(sorted(pair_of(5))), P[1])
+    overlap = Combination(1, tuple(sorted(pair_of(2))), P[1])
     assert "une carte" in refused(state, 0, Validate((brelan, overlap)))
     assert "une fois" in refused(state, 0, Validate((paire, overlap)))
-    assert "vaut 10" in refused(state, 0, Validate((Combination(1, paire.cards, 20),)))
-    not_mine = Combination(1, tuple(sorted([card(6, "rouge"), card(6, "vert")])), 10)
+    assert f"vaut {P[1]}" in refused(state, 0, Validate((Combination(1, paire.cards, 20),)))
+    not_mine = Combination(1, tuple(sorted([card(6, "rouge"), card(6, "vert")])), P[1])
     assert "collection" in refused(state, 0, Validate((not_mine,)))
-    wrong = Combination(8, tuple(sorted(cards[:4])), 50)
+    wrong = Combination(8, tuple(sorted(cards[:4])), P[8])
     assert "remplissent" in refused(state, 0, Validate((wrong,)))
     play(state, (0, Validate((brelan, paire))))
-    assert state.scorecards[0][:3] == [10, 0, 25]
+    assert state.scorecards[0][:3] == [P[1], 0, P[3]]
     assert sorted(state.scored) == sorted(cards)  # used cards set aside
     assert SAFE[0] in state.discard  # the lost pile (and any unused card) discarded
 
@@ -596,13 +597,15 @@ def test_a_validated_objective_is_fixed() -> None:
     state = rig(table(2), a=[SAFE[0]], collections={0: [*pair_of(2), S1]})
     state.scorecards[0][0] = 10
     play(state, (0, A))
-    paire = Combination(1, tuple(sorted([card(2, "rouge"), S1])), 20)
+    paire = Combination(1, tuple(sorted([card(2, "rouge"), S1])), P[1] + 10)
     assert "ouvert" in refused(state, 0, Validate((paire,)))
 
 
 def test_wild_cards_in_the_scorecard() -> None:
-    assert points_of(1, [card(2, "rouge"), S1]) == 20 and points_of(1, [card(2, "rouge"), R1]) == 10
-    assert points_of(10, [S1, S2, S3]) == 80 and points_of(10, [R1, R2, R3]) == 50
+    assert points_of(1, [card(2, "rouge"), S1]) == P[1] + 10
+    assert points_of(1, [card(2, "rouge"), R1]) == P[1]
+    assert points_of(10, [S1, S2, S3]) == SUITE_SHADOW_POINTS
+    assert points_of(10, [R1, R2, R3]) == P[10]
 
 
 # --- End of the game ---------------------------------------------------------------------------
