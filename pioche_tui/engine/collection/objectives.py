@@ -620,6 +620,14 @@ def _need_search(mask: int, pairs: Pairs, budget: int, low: int) -> int:
     low = max(low, short)
     if low > budget:
         return low
+    if mask & _COULEUR_BIT:
+        # The others take at least this many cards; those beyond the cards of other colours
+        # are Couleur's.
+        others = objectives - 1
+        taken = sum(SIZES[o] for o in SHAPES if mask >> o & 1) - min(others, budget)
+        mine = sum(c for _, c in pairs)
+        if mine - max(0, taken - (sum(n for n, _ in pairs) - mine)) < COLOUR_OBJECTIVE_SIZE - 1:
+            return budget + 1
     if low == 0 and _greedy_fits(mask, pairs):
         return 0
     rest = mask & ~(1 << objective)
