@@ -85,10 +85,11 @@ class ChoiceList(CursorLines):
             enabled: Sequence[bool] | None = None, *, cancellable: bool = True,
             multi: bool = False, clashes: Sequence[frozenset[int]] = (),
             points: Sequence[int] = (), preset: Sequence[int] = (),
-            total_label: str = "") -> None:
+            total_label: str = "", ticked: Sequence[int] | None = None) -> None:
         """Ask ``title`` with ``options``. With ``multi``: ``clashes[i]`` are the options that
         cannot be ticked with option i, ``points[i]`` its points, ``preset`` the options
-        ticked at first (and again by m), ``total_label`` a template with ``{points}``."""
+        ticked by m, ``ticked`` those ticked at first (default: ``preset``), ``total_label`` a
+        template with ``{points}``."""
         self.key = key
         self.title = title
         self.options = tuple(options)
@@ -98,7 +99,7 @@ class ChoiceList(CursorLines):
         self.clashes = tuple(clashes)
         self.points = tuple(points)
         self.preset = tuple(preset)
-        self.ticked = set(self.preset)
+        self.ticked = set(self.preset if ticked is None else ticked)
         self.total_label = total_label
         self._first = 0
         first = next((i for i, ok in enumerate(self.enabled) if ok), 0)

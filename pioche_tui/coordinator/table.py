@@ -462,7 +462,12 @@ class Table:
             return
         legal = self.game.legal_actions(self.state, seat)
         try:
-            action = self._bot_for(seat).choose(self.state, seat, legal, self.bot_rng)
+            # A player's stand-in does what the rules say where they say it (Collection: the
+            # best selection at validation), else what the bot chooses.
+            action = (self.game.stand_in_action(self.state, seat)
+                      if self.seats[seat].kind == "player" else None)
+            if action is None:
+                action = self._bot_for(seat).choose(self.state, seat, legal, self.bot_rng)
             self.apply(seat, action)
         except Refused as e:
             if e.code != "paused":  # (paused: it plays again when the table resumes)

@@ -115,13 +115,15 @@ class Game(Protocol[StateT, ActionT]):
         ...
 
     def legal_actions(self, state: StateT, seat: int) -> Sequence[ActionT]:
-        """The actions ``seat`` may take now (empty when there are none). apply() checks
-        legality itself; where the choices are too many to list (Collection's validation) this
-        lists a documented representative set, which is what bots choose from."""
+        """The actions ``seat`` may take now (empty when there are none, and for a seat number
+        not at the table). apply() accepts exactly these (tests/engine/test_legal_is_exact.py);
+        where the choices are too many to list (Collection's validation) this lists a
+        documented representative set, which is what bots choose from."""
         ...
 
     def apply(self, state: StateT, seat: int, action: ActionT) -> list[Event]:
-        """Check and apply; raise IllegalAction (state unchanged) if the rules refuse it."""
+        """Check and apply; raise IllegalAction (state unchanged) if the rules refuse it, or if
+        ``seat`` is not a seat of the table."""
         ...
 
     def view(self, state: StateT, seat: int | None) -> Any:
@@ -140,6 +142,12 @@ class Game(Protocol[StateT, ActionT]):
 
     def bot(self, name: str) -> Bot:
         """A bot by name ("random", "basic"); KeyError if there is none."""
+        ...
+
+    def stand_in_action(self, state: StateT, seat: int) -> ActionT | None:
+        """What a player's stand-in must do now, where the rules say it (their turn timer ran
+        out, or they are away): Collection's validation takes the best-scoring selection. None:
+        the stand-in bot chooses."""
         ...
 
     def bot_names(self) -> tuple[str, ...]: ...

@@ -40,11 +40,12 @@ from pioche_tui.engine.collection.cards import (
     SWIPE,
     VALUE,
 )
-from pioche_tui.engine.collection.objectives import Combination
+from pioche_tui.engine.collection.objectives import Combination, points_of
 from pioche_tui.engine.collection.rules import State
 from pioche_tui.engine.collection.views import CollectionView
 from widgets.log import GameLog
 
+from ..engine.test_collection_objectives import P
 from .conftest import screen_text, settle
 from .test_defausse import Recorder, keys_shown
 
@@ -528,17 +529,16 @@ def validation_view(view: CollectionView) -> dict[str, Any]:
     threes = [c for c in range(60) if VALUE[c] == 3][:2]
     fives = [c for c in range(60) if VALUE[c] == 5][:2]
     shadow = next(c for c in range(len(KIND)) if KIND[c] == SHADOW)
-    pair3 = Combination(1, tuple(threes), 10)
-    pair3s = Combination(1, (threes[0], shadow), 20)
-    double = Combination(2, tuple(sorted(threes + fives)), 20)
-    brelan = Combination(3, (*threes, shadow), 35)
-    pair5 = Combination(1, tuple(fives), 10)
+    pair3, pair3s, double, brelan, pair5 = (
+        Combination(o, cards, points_of(o, cards) or 0) for o, cards in (
+            (1, tuple(threes)), (1, (threes[0], shadow)), (2, tuple(sorted(threes + fives))),
+            (3, (*threes, shadow)), (1, tuple(fives))))
     combos = (pair3s, pair3, double, brelan)
     seats = tuple(replace(s, collection=(*threes, *fives, shadow) if s.seat == 0 else (),
                           validated=s.seat != 0, pile=()) for s in view.seats)
     return {"phase": "validation", "current": None, "seats": seats, "combinations": combos,
             "draw_sizes": (0, 0), "risk": None, "held": (), "must_draw": 0,
-            "best": (brelan, pair5), "best_points": 45,
+            "best": (brelan, pair5), "best_points": brelan.points + pair5.points,
             "legal": (Validate(()), *(Validate((c,)) for c in combos))}
 
 
@@ -553,8 +553,9 @@ async def test_validation_list_ticks_disjoint_combinations(make_app: MakeApp) ->
         screen = table_screen(app)
         assert screen.choosing == "validation" and screen.choices.has_focus
         text = screen_text(app)
-        assert "Validation — le meilleur choix vaut 45 pts" in text
-        assert "Coché : 45 pts" in text  # the best choice is ticked at first
+        best = changes["best_points"]
+        assert f"Validation — le meilleur choix vaut {best} pts" in text
+        assert f"Coché : {best} pts" in text  # the best choice is ticked at first
         assert "Fin de la manche : choisissez les combinaisons à valider." in text
         assert {"space", "⏎", "m", "x"} <= keys_shown(app) and "esc" not in keys_shown(app)
         # The list: the matcher's four, plus the solver's pair of 5s (other cards).
@@ -565,13 +566,13 @@ async def test_validation_list_ticks_disjoint_combinations(make_app: MakeApp) ->
         # Untick the Brelan, tick the Double paire: it shares no card with the pair of 5s?
         # It does (the 5s): refused, it stays unticked and dimmed.
         await press(pilot, str(combos.index(brelan) + 1))
-        assert "Coché : 10 pts" in screen_text(app)
+        assert f"Coché : {pair5.points} pts" in screen_text(app)
         double = changes["combinations"][2]
         await press(pilot, str(combos.index(double) + 1))
         assert combos.index(double) not in screen.choices.ticked
         await press(pilot, str(combos.index(pair5) + 1), str(combos.index(double) + 1))
         assert screen.choices.ticked == {combos.index(double)}
-        assert "Coché : 20 pts" in screen_text(app)
+        assert f"Coché : {double.points} pts" in screen_text(app)
         await press(pilot, "enter")
         assert recorder.sent[-1] == (Validate((double,)), None)  # sent without a step
         assert not screen.choosing
@@ -587,6 +588,44 @@ async def test_validation_list_ticks_disjoint_combinations(make_app: MakeApp) ->
         assert recorder.sent[-1][0] == Validate(())
 
 
+async def test_any_legal_selection_can_be_made_up(make_app: MakeApp) -> None:
+    """A Brelan of 5s with the Shadow beside the pair of 3s is legal but not listed (the list
+    has one combination per objective and score): a makes it up, objective then cards."""
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 30), notifications=True) as pilot:
+        await sit_down(pilot, app)
+        recorder = Recorder()
+        changes = validation_view(view_of(app))
+        fed(app, recorder, **changes)
+        await settle(pilot)
+        screen = table_screen(app)
+        assert "a" in keys_shown(app)
+        threes, fives = changes["combinations"][1].cards, changes["best"][1].cards
+        shadow = changes["combinations"][0].cards[1]
+        # Cards that fill nothing: refused with a word, back to the list as it was.
+        await press(pilot, "a")
+        assert screen.choosing == "compose_objective"
+        await press(pilot, "3")  # Brelan
+        assert screen.choosing == "compose_cards"
+        cards = list(screen.choice_answers)
+        await press(pilot, str(cards.index(threes[0]) + 1), str(cards.index(fives[0]) + 1),
+                    str(cards.index(shadow) + 1), "enter")
+        assert "ne remplissent pas Brelan" in screen_text(app)
+        best = changes["best_points"]
+        assert screen.choosing == "validation" and f"Coché : {best} pts" in screen_text(app)
+        # 5, 5 and the Shadow: a Brelan, ticked in place of what it clashes with.
+        await press(pilot, "a", "3")
+        await press(pilot, str(cards.index(fives[0]) + 1), str(cards.index(fives[1]) + 1),
+                    str(cards.index(shadow) + 1), "enter")
+        brelan5 = Combination(3, tuple(sorted((*fives, shadow))), P[3] + 10)
+        combos = screen.choice_answers
+        assert brelan5 in combos and screen.choices.ticked == {combos.index(brelan5)}
+        pair3 = changes["combinations"][1]
+        await press(pilot, str(combos.index(pair3) + 1), "enter")
+        assert recorder.sent[-1][0] == Validate(tuple(sorted((pair3, brelan5),
+                                                             key=combos.index)))
+
+
 async def test_waiting_for_the_others_then_the_round_summary(make_app: MakeApp) -> None:
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -600,7 +639,7 @@ async def test_waiting_for_the_others_then_the_round_summary(make_app: MakeApp) 
         assert f"Validation : en attente de {names[1]} et {names[3]}." in screen_text(app)
         assert not table_screen(app).choosing
         pair = Combination(1, (0, 2), 10)
-        results = ((pair,), (), (Combination(3, (1, 3, 5), 25),), ())
+        results = ((pair,), (), (Combination(3, (1, 3, 5), P[3]),), ())
         seats = tuple(replace(s, scorecard=(10, *(0,) * 9), total=10, objectives=1)
                       if s.seat == 0 else s for s in view.seats)
         fed(app, recorder, (Event("validate", 0, ((1, (0, 2), 10),)), Event("round", 1, (2,))),
@@ -613,7 +652,7 @@ async def test_waiting_for_the_others_then_the_round_summary(make_app: MakeApp) 
         assert panel.border_title == "Fin de la manche 1 : points gagnés, total, validé"
         text = screen_text(app)
         assert "Alice" in text and "+ 10 =  10 pts,  1/10  Paire 10" in text
-        assert f"{names[2]}" in text and "Brelan 25" in text
+        assert f"{names[2]}" in text and f"Brelan {P[3]}" in text
         assert "esc" in keys_shown(app) and "a/b" in keys_shown(app)
         assert "Alice valide Paire (10)" in log_text(app)
         await press(pilot, "escape")

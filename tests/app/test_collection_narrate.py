@@ -89,8 +89,8 @@ def test_an_action_and_what_it_causes_make_one_line() -> None:
         "Alice joue Quantique sur la pioche B — 2 cartes prises",
     ]
     en = Catalogue("en")
-    assert narrate([Event("validate", 2, ((1, (0, 1), 10), (3, (2, 3, 66), 35)))], NAMES,
-                   en) == ["Chloé validates Pair (10), Three alike (35)"]
+    assert narrate([Event("validate", 2, ((1, (0, 1), 10), (3, (2, 3, 66), 30)))], NAMES,
+                   en) == ["Chloé validates Pair (10), Three alike (30)"]
     assert narrate([Event("game_end", None, (0, 3))], NAMES, t) == [
         "Partie terminée : Alice et Dan l'emportent."]
 

@@ -130,8 +130,8 @@ def round_over(app: PiocheApp, results: tuple[tuple[Combination, ...], ...]
 async def summary(pilot: Pilot[Any], coordinator: Coordinator) -> None:
     app = app_of(pilot)
     await sit_down(pilot, app)
-    results = ((Combination(1, (0, 2), 10), Combination(9, (1, 15, 27, 39, 51), 60)), (),
-               (Combination(3, (4, 5, 66), 35),), (Combination(1, (8, 9), 10),))
+    results = ((Combination(1, (0, 2), 10), Combination(9, (1, 15, 27, 39, 51), 45)), (),
+               (Combination(3, (4, 5, 66), 30),), (Combination(1, (8, 9), 10),))
     changes = {**round_over(app, results), "draw_sizes": (39, 39)}
     fed(app, Recorder(), (Event("validate", 0, ()), Event("round", 1, (2,))), round=2,
         **changes)
@@ -141,10 +141,10 @@ async def summary(pilot: Pilot[Any], coordinator: Coordinator) -> None:
 async def over(pilot: Pilot[Any], coordinator: Coordinator) -> None:
     app = app_of(pilot)
     await sit_down(pilot, app)
-    results = ((Combination(1, (0, 2), 10),), (Combination(3, (4, 5, 66), 35),), (), ())
+    results = ((Combination(1, (0, 2), 10),), (Combination(3, (4, 5, 66), 30),), (), ())
     fed(app, Recorder(), (Event("validate", 0, ()), Event("game_end", None, (1,))),
         phase="over", current=None, legal=(), round=1,
-        outcome=Outcome((10, 35, 0, 0), (1,), 1), **round_over(app, results))
+        outcome=Outcome((10, 30, 0, 0), (1,), 1), **round_over(app, results))
     await settle(pilot)
     await pilot.press("escape")  # the podium closes: the final table
     await settle(pilot, 5)

@@ -118,14 +118,32 @@ async def test_draw_then_keep_or_play_the_drawn_card(make_app: MakeApp) -> None:
         await settle(pilot)
         view = view_of(app)
         assert "Alice pioche 1 carte :" in screen_text(app)  # she sees which card she drew
-        if view.drawn is not None and view.current == 0:
-            # The drawn card may be laid: it is chosen, Enter lays it, k keeps it.
-            assert app.screen.query_one(Hand).selected == view.drawn
-            assert {"⏎", "k"} <= keys_shown(app) and "d" not in keys_shown(app)
-            assert "Vous avez pioché" in screen_text(app)
-            await pilot.press("k")
-            await settle(pilot)
-            assert "Alice garde la carte piochée" in screen_text(app)
+        # Whether it fits or not, the turn is still hers: it is chosen, k keeps it (and Enter
+        # lays it if it fits).
+        assert view.drawn is not None and view.current == 0
+        assert app.screen.query_one(Hand).selected == view.drawn
+        assert "k" in keys_shown(app) and "d" not in keys_shown(app)
+        assert "Vous avez pioché" in screen_text(app)
+        await pilot.press("k")
+        await settle(pilot)
+        assert "Alice garde la carte piochée" in screen_text(app)
+
+
+async def test_a_drawn_card_that_does_not_fit_is_kept_with_k(make_app: MakeApp) -> None:
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await start_quiet(app, pilot)
+        view = view_of(app)
+        recorder = Recorder()
+        drawn = view.hand[0]
+        fed(app, recorder, phase="after_draw", drawn=drawn, current=0, legal=(Keep(),))
+        await settle(pilot)
+        assert "qui ne va pas : k pour la garder" in screen_text(app)
+        assert "k" in keys_shown(app) and "⏎" not in keys_shown(app)
+        await pilot.press("enter")
+        await pilot.press("k")
+        assert [sent[0] for sent in recorder.sent] == [Keep()]
 
 
 async def first_turn(tmp_path: Path, seed: int, options: dict[str, Any]) -> DefausseView:

@@ -47,6 +47,9 @@ class Toy:
     def interjectors(self, state: ToyState) -> tuple[int, ...]:
         return ()
 
+    def stand_in_action(self, state: ToyState, seat: int) -> int | None:
+        return None
+
     def legal_actions(self, state: ToyState, seat: int) -> Sequence[int]:
         if state.winner is not None or seat != state.current:
             return []

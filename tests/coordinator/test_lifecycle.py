@@ -3,6 +3,7 @@ msgpack logs and a real SQLite file under a temporary data directory."""
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -424,3 +425,43 @@ async def test_names_are_unique_online_and_bound_to_keys(make_coordinator: Make)
     s1 = c.connect(player("Jo"))
     s2 = c.connect(player("Jo"))
     assert not s1.open and s1.mailbox.closed and s2.open
+
+
+async def test_a_timed_out_player_validates_the_best_selection(make_coordinator: Make) -> None:
+    """At the end of a round the rules validate the best-scoring selection for a player whose
+    timer runs out — not the stand-in bot's own choice, which keeps Suite pure open for a Suite
+    Shadow when it holds two Shadows with rounds to come."""
+    from pioche_tui.engine.collection.bots import BasicBot
+    from pioche_tui.engine.collection.cards import KIND, RAINBOW, SHADOW, SUITE_SHADOW_POINTS
+    from pioche_tui.engine.collection.objectives import ALL_OBJECTIVES, SUITE_PURE, best_selection
+    from pioche_tui.engine.collection.rules import OVER, TURN, VALIDATION
+
+    c = await make_coordinator(turn_timer=0.05)
+    fay = c.connect(player("Fay"))
+    table = c.tables[fay.quick_play("collection", seats=2)]
+    await until(lambda: 0 in table.game.to_act(table.state))
+    # The round ends at Fay's turn: one card left to draw, three Rainbows and two Shadows in
+    # her collection (the rest of the deck is in the discard).
+    state = table.state
+    wilds = [card for card in state.deck if KIND[card] == RAINBOW][:3] + [
+        card for card in state.deck if KIND[card] == SHADOW][:2]
+    classics = [0, 2, 12, 14, 24, 40]  # 1 and 2 rouge, 1 and 2 jaune, 1 vert, 3 bleu
+    last = 50
+    state.collections[0][:] = [*wilds, *classics]
+    for other in (state.piles, state.reserves, state.collections[1:]):
+        for cards in other:
+            cards.clear()
+    state.draw = [[last], []]
+    state.discard[:] = [card for card in state.deck
+                        if card not in state.collections[0] and card != last]
+    state.current, state.phase, state.held[:] = 0, TURN, []
+    best = best_selection(state.collections[0], ALL_OBJECTIVES)
+    assert any(combo.objective == SUITE_PURE and combo.points < SUITE_SHADOW_POINTS
+               for combo in best)
+    at_validation = copy.deepcopy(state)
+    at_validation.phase = VALIDATION
+    bot_choice = BasicBot().choose(at_validation, 0, (), random.Random())
+    assert bot_choice.combos != best  # the case that mattered: the bot keeps Suite pure open
+    table.schedule()  # Fay's stand-in draws the last card, the round ends, her timer runs out
+    await until(lambda: state.round == 2 or state.phase is OVER)
+    assert state.last_results[0] == best

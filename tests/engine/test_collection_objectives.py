@@ -18,6 +18,8 @@ from pioche_tui.engine.collection.cards import (
     OBJECTIVES,
     RAINBOW,
     SHADOW,
+    SHADOW_WILD_BONUS,
+    SUITE_SHADOW_POINTS,
     VALUE,
     VALUES,
 )
@@ -50,49 +52,59 @@ S1, S2, S3 = SHADOWS[:3]
 # --- The checker, by hand -------------------------------------------------------------------
 
 
+# The barème (docs/rules/collection.md): objective number → points; Suite Shadow apart.
+P = {o.number: o.points for o in OBJECTIVES}
+BONUS = SHADOW_WILD_BONUS
+
+
+def test_the_bareme_is_the_documented_one() -> None:
+    assert [P[o] for o in ALL_OBJECTIVES] == [10, 20, 20, 20, 30, 85, 30, 55, 45, 145]
+    assert (SUITE_SHADOW_POINTS, BONUS) == (170, 10)
+
+
 def test_pairs_brelans_carres() -> None:
-    assert points_of(1, [card(3, "rouge"), card(3, "vert")]) == 10
+    assert points_of(1, [card(3, "rouge"), card(3, "vert")]) == P[1]
     assert points_of(1, [card(3, "rouge"), card(4, "rouge")]) is None
-    assert points_of(1, [card(3, "rouge"), R1]) == 10  # a Rainbow stands in, no bonus
-    assert points_of(1, [card(3, "rouge"), S1]) == 20  # a Shadow stands in: +10
+    assert points_of(1, [card(3, "rouge"), R1]) == P[1]  # a Rainbow stands in, no bonus
+    assert points_of(1, [card(3, "rouge"), S1]) == P[1] + BONUS  # a Shadow stands in: +10
     assert points_of(1, [R1, S1]) is None  # never two wild cards
-    assert points_of(3, [card(5, "bleu"), card(5, "jaune"), card(5, "bleu", 1)]) == 25
-    assert points_of(8, [card(2, c) for c in ("rouge", "jaune", "vert", "bleu")]) == 50
-    assert points_of(8, [card(2, c) for c in ("rouge", "jaune", "vert")] + [S1]) == 60
+    assert points_of(3, [card(5, "bleu"), card(5, "jaune"), card(5, "bleu", 1)]) == P[3]
+    assert points_of(8, [card(2, c) for c in ("rouge", "jaune", "vert", "bleu")]) == P[8]
+    assert points_of(8, [card(2, c) for c in ("rouge", "jaune", "vert")] + [S1]) == P[8] + BONUS
 
 
 def test_double_paire_and_full_need_two_values() -> None:
     two_pairs = [card(1, "rouge"), card(1, "vert"), card(6, "bleu"), card(6, "jaune")]
-    assert points_of(2, two_pairs) == 20
+    assert points_of(2, two_pairs) == P[2]
     same = [card(1, "rouge"), card(1, "vert"), card(1, "bleu"), card(1, "jaune")]
     assert points_of(2, same) is None
     full = [card(4, "rouge"), card(4, "vert"), card(4, "bleu"), card(2, "bleu"), card(2, "rouge")]
-    assert points_of(5, full) == 35
-    assert points_of(5, [*full[:4], R1]) == 35  # 4 4 4 2 + Rainbow as a 2
-    assert points_of(5, [*full[1:], S1]) == 45  # 4 4 2 2 + Shadow as a 4
+    assert points_of(5, full) == P[5]
+    assert points_of(5, [*full[:4], R1]) == P[5]  # 4 4 4 2 + Rainbow as a 2
+    assert points_of(5, [*full[1:], S1]) == P[5] + BONUS  # 4 4 2 2 + Shadow as a 4
 
 
 def test_suites_colours_and_rainbow() -> None:
     petite = [card(v, c) for v, c in zip((2, 3, 4, 5), COLOURS, strict=False)]
-    assert points_of(4, petite) == 30
-    assert points_of(4, [*petite[:2], petite[3], S1]) == 40  # Shadow as the 4
+    assert points_of(4, petite) == P[4]
+    assert points_of(4, [*petite[:2], petite[3], S1]) == P[4] + BONUS  # Shadow as the 4
     assert points_of(4, [card(1, "rouge"), card(2, "rouge"), card(3, "rouge"), card(5, "vert")]) \
         is None
     grande = [card(v, c) for v, c in zip((2, 3, 4, 5, 6), COLOURS, strict=True)]
-    assert points_of(7, grande) == 45
-    assert points_of(9, grande) == 60  # five colours: an Arc-en-ciel too
+    assert points_of(7, grande) == P[7]
+    assert points_of(9, grande) == P[9]  # five colours: an Arc-en-ciel too
     same_colour = [card(v, "rouge") for v in (2, 3, 4, 5, 6)]
     assert points_of(9, same_colour) is None
-    assert points_of(7, same_colour) == 45
-    assert points_of(6, same_colour) == 40
+    assert points_of(7, same_colour) == P[7]
+    assert points_of(6, same_colour) == P[6]
     assert points_of(6, [*same_colour[:4], card(1, "vert")]) is None
-    assert points_of(6, [*same_colour[:4], S1]) == 50
-    assert points_of(9, [*grande[:4], R1]) == 60  # the Rainbow as the 6, colour violet
+    assert points_of(6, [*same_colour[:4], S1]) == P[6] + BONUS
+    assert points_of(9, [*grande[:4], R1]) == P[9]  # the Rainbow as the 6, colour violet
 
 
 def test_suite_pure_is_pure() -> None:
-    assert points_of(10, [R1, R2, R3]) == 50
-    assert points_of(10, [S1, S2, S3]) == 80
+    assert points_of(10, [R1, R2, R3]) == P[10]
+    assert points_of(10, [S1, S2, S3]) == SUITE_SHADOW_POINTS
     assert points_of(10, [S1, S2, R1]) is None
     assert points_of(10, [S1, S2, card(1, "rouge")]) is None
     assert points_of(10, [S1, S2]) is None
@@ -106,11 +118,12 @@ def test_what_never_fills_an_objective() -> None:
 
 
 def test_solver_on_the_whole_deck_fills_everything() -> None:
-    """All 78 cards: every objective, the Shadows split between a Suite Shadow (80) and three
-    wilds (+30), or the Rainbows' Suite (50) and six wilds (+60): 315 + 110 either way."""
+    """All 78 cards: every objective, the Shadows split between a Suite Shadow and three
+    wilds (+30), or the Rainbows' Suite and six Shadows standing in (+60)."""
     best = best_selection(list(range(CARD_COUNT)), ALL_OBJECTIVES)
     assert sorted(c.objective for c in best) == list(ALL_OBJECTIVES)
-    assert total_points(best) == sum(o.points for o in OBJECTIVES[:9]) + 110
+    assert total_points(best) == sum(o.points for o in OBJECTIVES[:9]) + max(
+        P[10] + 6 * BONUS, SUITE_SHADOW_POINTS + 3 * BONUS)
     assert_valid_selection(best, list(range(CARD_COUNT)), ALL_OBJECTIVES)
 
 
@@ -118,10 +131,11 @@ def test_solver_respects_open_objectives_and_is_deterministic() -> None:
     threes = [card(3, "rouge"), card(3, "vert"), card(3, "bleu")]
     cards = [*threes, card(5, "rouge"), card(5, "vert"), card(1, "jaune"), card(1, "violet")]
     best = best_selection(cards, ALL_OBJECTIVES)
-    assert total_points(best) == 35 + 10  # a Full and a Paire (or Brelan, Double paire)
+    # a Full and a Paire, or a Brelan and a Double paire
+    assert total_points(best) == max(P[5] + P[1], P[3] + P[2])
     assert best == best_selection(list(reversed(cards)), ALL_OBJECTIVES)
-    assert total_points(best_selection(cards, [1, 3])) == 25 + 10  # Brelan, Paire
-    assert total_points(best_selection(cards, [5])) == 35
+    assert total_points(best_selection(cards, [1, 3])) == P[3] + P[1]  # Brelan, Paire
+    assert total_points(best_selection(cards, [5])) == P[5]
     assert best_selection(cards, []) == ()
     assert best_selection(cards[:1], ALL_OBJECTIVES) == ()
 
@@ -129,9 +143,9 @@ def test_solver_respects_open_objectives_and_is_deterministic() -> None:
 def test_matcher_lists_each_objective_and_score() -> None:
     cards = [card(3, "rouge"), card(3, "vert"), card(4, "bleu"), S1, R1, R2]
     found = {(c.objective, c.points) for c in combinations(cards, ALL_OBJECTIVES)}
-    assert (1, 10) in found and (1, 20) in found  # a plain Paire and one with the Shadow
-    assert (3, 25) in found and (3, 35) in found  # Brelan of 3s with a Rainbow or the Shadow
-    assert (10, 50) not in found  # only two Rainbows
+    assert (1, P[1]) in found and (1, P[1] + BONUS) in found  # plain, and with the Shadow
+    assert (3, P[3]) in found and (3, P[3] + BONUS) in found  # 3 3 and a Rainbow, or Shadow
+    assert (10, P[10]) not in found  # only two Rainbows
     for combo in combinations(cards, ALL_OBJECTIVES):
         assert points_of(combo.objective, combo.cards) == combo.points
         assert set(combo.cards) <= set(cards)
@@ -165,9 +179,9 @@ def reference_points(objective: int, cards: Sequence[int]) -> int | None:
     kinds = [KIND[c] for c in cards]
     if objective == 10:
         if len(cards) == 3 and kinds.count(RAINBOW) == 3:
-            return 50
+            return OBJECTIVES[9].points
         if len(cards) == 3 and kinds.count(SHADOW) == 3:
-            return 80
+            return SUITE_SHADOW_POINTS
         return None
     if any(k not in (0, RAINBOW, SHADOW) for k in kinds):
         return None
@@ -261,7 +275,7 @@ def test_couleur_and_arc_en_ciel_share_colours_carefully() -> None:
     others = [card(2, "jaune"), card(3, "vert"), card(4, "bleu"), card(5, "violet")]
     cards = [*reds, *others, card(6, "rouge")]
     best = best_selection(cards, [6, 9])
-    assert total_points(best) == 100
+    assert total_points(best) == P[6] + P[9]
     assert_valid_selection(best, cards, [6, 9])
     assert total_points(best) == reference_best(reference_combinations(cards, [6, 9]))
     everything = best_selection([*cards, S1, R1], ALL_OBJECTIVES)

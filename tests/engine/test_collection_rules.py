@@ -38,6 +38,7 @@ from pioche_tui.engine.collection.cards import (
     RAINBOW,
     SHADOW,
     SPECIAL,
+    SUITE_SHADOW_POINTS,
     SWIPE,
 )
 from pioche_tui.engine.collection.objectives import Combination, points_of
@@ -53,7 +54,7 @@ from pioche_tui.engine.collection.rules import (
     bust_odds,
 )
 
-from .test_collection_objectives import card
+from .test_collection_objectives import P, card
 
 A, B = DRAWS
 RAINBOWS = [c for c in range(CARD_COUNT) if KIND[c] == RAINBOW]
@@ -363,6 +364,21 @@ def test_odds_of_losing_the_pile_from_unseen_cards() -> None:
     assert bust_odds(rig(table(2), a=[card(6, "vert")]), 0) == (0.0, None)  # empty pile
 
 
+def test_odds_forget_no_card_the_seat_has_seen_leave() -> None:
+    """Seat 0's Flip shows 6 vert on top of A; seat 1's Quantique takes it and discards it face
+    down. Seat 0 still knows it is out of the draw piles: its odds do not count it."""
+    state = rig(table(2), a=[card(6, "vert"), card(1, "jaune"), card(2, "bleu"), card(3, "vert"),
+                             card(5, "jaune")],
+                b=[card(4, "rouge"), card(1, "violet")],
+                piles={0: [card(6, "rouge")]}, reserves={0: [FLIP], 1: [QUANTIQUE]})
+    play(state, (0, Activate(FLIP)), (0, STOP), (1, Activate(QUANTIQUE, None, 0)),
+         (1, Keep(card(2, "bleu"))))
+    assert state.current == 0 and card(6, "vert") in state.private_discards[1]
+    # Unseen by seat 0: 3 vert and 5 jaune (A), 1 violet (B, under the 4 rouge it saw), 1 jaune
+    # (discarded by the Quantique): none is a 6. B's top is the 4 rouge it saw.
+    assert bust_odds(state, 0) == (0.0, 0.0)
+
+
 # --- Special cards -----------------------------------------------------------------------------
 
 
@@ -561,18 +577,18 @@ def test_any_valid_selection_and_only_valid_ones() -> None:
     state = rig(table(2), a=[SAFE[0]], collections={0: cards})
     state.round = state.max_rounds  # the last round: the cards stay where scoring put them
     play(state, (0, A))
-    brelan = Combination(3, tuple(sorted(cards[:3])), 25)
-    paire = Combination(1, tuple(sorted(pair_of(5))), 10)
-    overlap = Combination(1, tuple(sorted(pair_of(2))), 10)
+    brelan = Combination(3, tuple(sorted(cards[:3])), P[3])
+    paire = Combination(1, tuple(sorted(pair_of(5))), P[1])
+    overlap = Combination(1, tuple(sorted(pair_of(2))), P[1])
     assert "une carte" in refused(state, 0, Validate((brelan, overlap)))
     assert "une fois" in refused(state, 0, Validate((paire, overlap)))
-    assert "vaut 10" in refused(state, 0, Validate((Combination(1, paire.cards, 20),)))
-    not_mine = Combination(1, tuple(sorted([card(6, "rouge"), card(6, "vert")])), 10)
+    assert f"vaut {P[1]}" in refused(state, 0, Validate((Combination(1, paire.cards, 20),)))
+    not_mine = Combination(1, tuple(sorted([card(6, "rouge"), card(6, "vert")])), P[1])
     assert "collection" in refused(state, 0, Validate((not_mine,)))
-    wrong = Combination(8, tuple(sorted(cards[:4])), 50)
+    wrong = Combination(8, tuple(sorted(cards[:4])), P[8])
     assert "remplissent" in refused(state, 0, Validate((wrong,)))
     play(state, (0, Validate((brelan, paire))))
-    assert state.scorecards[0][:3] == [10, 0, 25]
+    assert state.scorecards[0][:3] == [P[1], 0, P[3]]
     assert sorted(state.scored) == sorted(cards)  # used cards set aside
     assert SAFE[0] in state.discard  # the lost pile (and any unused card) discarded
 
@@ -581,13 +597,15 @@ def test_a_validated_objective_is_fixed() -> None:
     state = rig(table(2), a=[SAFE[0]], collections={0: [*pair_of(2), S1]})
     state.scorecards[0][0] = 10
     play(state, (0, A))
-    paire = Combination(1, tuple(sorted([card(2, "rouge"), S1])), 20)
+    paire = Combination(1, tuple(sorted([card(2, "rouge"), S1])), P[1] + 10)
     assert "ouvert" in refused(state, 0, Validate((paire,)))
 
 
 def test_wild_cards_in_the_scorecard() -> None:
-    assert points_of(1, [card(2, "rouge"), S1]) == 20 and points_of(1, [card(2, "rouge"), R1]) == 10
-    assert points_of(10, [S1, S2, S3]) == 80 and points_of(10, [R1, R2, R3]) == 50
+    assert points_of(1, [card(2, "rouge"), S1]) == P[1] + 10
+    assert points_of(1, [card(2, "rouge"), R1]) == P[1]
+    assert points_of(10, [S1, S2, S3]) == SUITE_SHADOW_POINTS
+    assert points_of(10, [R1, R2, R3]) == P[10]
 
 
 # --- End of the game ---------------------------------------------------------------------------
@@ -611,8 +629,8 @@ def test_the_game_ends_after_the_last_round() -> None:
     state = table(2, "decouverte")
     for _ in range(3):
         finish_round(state, state.current, [SAFE[0]])
-        for seat in GAME.to_act(state):
-            GAME.apply(state, seat, VALIDATE_NOTHING)
+        while state.phase is VALIDATION:  # (nothing to fill: done at once)
+            GAME.apply(state, GAME.to_act(state)[0], VALIDATE_NOTHING)
     assert state.phase is OVER and state.round == 3
     outcome = GAME.outcome(state)
     assert outcome is not None and outcome.winners == (0, 1)  # all even: shared

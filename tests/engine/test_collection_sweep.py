@@ -32,7 +32,13 @@ from pioche_tui.engine.collection.actions import (
     Keep,
     Validate,
 )
-from pioche_tui.engine.collection.cards import CARD_COUNT, FIRST_SPECIAL, MODES, OBJECTIVES
+from pioche_tui.engine.collection.cards import (
+    CARD_COUNT,
+    FIRST_SPECIAL,
+    MODES,
+    OBJECTIVES,
+    SUITE_SHADOW_POINTS,
+)
 from pioche_tui.engine.collection.objectives import Combination, points_of
 from pioche_tui.engine.collection.rules import (
     OVER,
@@ -128,7 +134,7 @@ def check_end(state: State) -> None:
         for objective, points in enumerate(card, 1):
             possible = {0, OBJECTIVES[objective - 1].points, OBJECTIVES[objective - 1].points + 10}
             if objective == 10:
-                possible = {0, 50, 80}
+                possible = {0, OBJECTIVES[9].points, SUITE_SHADOW_POINTS}
             assert points in possible
     complete = any(all(card) for card in state.scorecards)
     assert complete or outcome.rounds == MODES[state.mode].max_rounds

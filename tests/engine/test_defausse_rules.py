@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from pioche_tui.engine.base import IllegalAction
+from pioche_tui.engine.base import IllegalAction, events_seen_by
 from pioche_tui.engine.defausse import GAME, Catch, ChooseColour, Draw, Keep, Play
 from pioche_tui.engine.defausse.cards import (
     COLOUR,
@@ -218,11 +218,40 @@ def test_after_a_draw_the_player_may_keep_the_card() -> None:
     refused(state, 1, Keep(), "rien à garder")
 
 
-def test_a_drawn_card_that_cannot_be_laid_ends_the_turn() -> None:
+def test_a_drawn_card_that_cannot_be_laid_is_kept() -> None:
+    """The drawer still has the turn, with one move: keep it (so nobody else can tell)."""
     p = Pool()
-    state = rig(2, [p.many("2 bleu"), p.many("4 jaune")], p("7 rouge"), draw=[p("5 vert")])
+    drawn = p("5 vert")
+    state = rig(2, [p.many("2 bleu"), p.many("4 jaune")], p("7 rouge"), draw=[drawn])
     GAME.apply(state, 0, Draw())
-    assert state.phase == PLAY and state.current == 1 and state.hand_size(0) == 2
+    assert state.phase == AFTER_DRAW and state.current == 0 and state.drawn == drawn
+    assert list(GAME.legal_actions(state, 0)) == [Keep()]
+    refused(state, 0, Play(drawn), "ne va pas")
+    events = GAME.apply(state, 0, Keep())
+    assert kinds(events) == ["keep"] and state.phase == PLAY and state.current == 1
+    assert state.hand_size(0) == 2
+
+
+@pytest.mark.parametrize("options", [{}, {"annonce": True}, {"cumul": True}])
+def test_what_others_see_after_a_draw_does_not_say_whether_the_card_fits(
+    options: dict[str, bool],
+) -> None:
+    """Two tables alike but for the drawn card, one that fits and one that does not: every other
+    seat and a spectator see the same events and the same view, draw then keep. (With pioche
+    jusqu'à jouer the number of cards drawn is public, and says it: that is the option.)"""
+    p = Pool()
+    hands = [p.many("2 bleu", "9 jaune"), p.many("4 jaune"), p.many("6 vert")]
+    top = p("7 rouge")
+    fits, misses = p("5 rouge"), p("5 vert")
+    tables = [rig(3, hands, top, draw=[card], options=options) for card in (fits, misses)]
+    for action in (Draw(), Keep()):
+        events = [GAME.apply(state, 0, action) for state in tables]
+        for viewer in (None, 1, 2):
+            seen = [events_seen_by(e, viewer) for e in events]
+            assert seen[0] == seen[1]
+            views = [GAME.view(state, viewer) for state in tables]
+            assert views[0] == views[1]
+    assert [GAME.view(state, 0).legal for state in tables] == [(), ()]  # seat 1's turn now
 
 
 def test_a_drawn_joker4_is_playable_only_without_the_active_colour() -> None:
@@ -230,7 +259,7 @@ def test_a_drawn_joker4_is_playable_only_without_the_active_colour() -> None:
     four = p("Joker +4")
     state = rig(2, [p.many("2 rouge"), p.many("4 jaune")], p("7 rouge"), draw=[four])
     GAME.apply(state, 0, Draw())
-    assert state.current == 1  # holds a red card: the +4 may not be laid
+    assert list(GAME.legal_actions(state, 0)) == [Keep()]  # holds a red card: no +4
     state = rig(2, [p.many("2 bleu"), p.many("4 jaune")], p("7 rouge"), draw=[p("Joker +4")])
     GAME.apply(state, 0, Draw())
     assert state.phase == AFTER_DRAW and len(GAME.legal_actions(state, 0)) == 5
@@ -593,7 +622,9 @@ def test_pioche_jusqua_jouer_stops_when_nothing_is_left() -> None:
     state = rig(2, [rest, layable], top, draw=misses, options=PIOCHE)
     assert state.draw == list(reversed(misses))
     events = GAME.apply(state, 0, Draw())
-    assert events[-1].secret == tuple(misses) and state.current == 1 and state.phase == PLAY
+    assert events[-1].secret == tuple(misses) and list(GAME.legal_actions(state, 0)) == [Keep()]
+    GAME.apply(state, 0, Keep())
+    assert state.current == 1 and state.phase == PLAY
 
 
 # --- bad actions ------------------------------------------------------------------------------
@@ -604,7 +635,7 @@ def test_bad_actions_are_refused_and_change_nothing() -> None:
     red2 = p("2 rouge")
     state = rig(2, [[red2, p("9 bleu")], p.many("4 jaune")], p("7 rouge"))
     refused(state, 1, Draw(), "tour")
-    refused(state, 7, Draw(), "tour")
+    refused(state, 7, Draw(), "Siège inconnu")
     refused(state, 0, Play(p("3 rouge")), "pas cette carte")
     refused(state, 0, Play(500), "inconnue")
     refused(state, 0, Play(red2, None, 1), "Annonce")  # type: ignore[arg-type]

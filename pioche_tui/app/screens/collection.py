@@ -51,12 +51,14 @@ from ...engine.collection.cards import (
     SWIPE,
     VALUE,
 )
-from ...engine.collection.objectives import Combination
+from ...engine.collection.objectives import Combination, points_of
 from ...engine.collection.views import CollectionView, SeatView
 from ...narrate.collection import card_name
 from .table import TableScreen
 
-GAME_KEYS = {"draw", "lock", "stop", "reserve", "activate_held", "activate", "shadow", "joker"}
+GAME_KEYS = {"draw", "lock", "stop", "reserve", "activate_held", "activate", "shadow", "joker",
+             "compose"}
+COMPOSING = ("compose_objective", "compose_cards")  # questions asked on the way from validation
 NAME_WIDTH = 11  # cells for a name in the seats' rows (longer names end with …)
 MARKS_WIDTH = 3  # a skipped turn (⊘) and Doubles (+2) waiting for a seat
 PILE_WIDTH = 17  # a seat's last pile cards
@@ -79,6 +81,7 @@ class CollectionTableScreen(TableScreen):
         Binding("k", "shadow(True)", "key.keep_pile", tooltip="help.keep_pile"),
         Binding("n", "shadow(False)", "key.new_pile", tooltip="help.new_pile"),
         Binding("j", "joker", "key.joker", tooltip="help.joker"),
+        Binding("a", "compose", "key.compose", tooltip="help.compose"),
     ]
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -89,6 +92,11 @@ class CollectionTableScreen(TableScreen):
         self.choice_answers: tuple[Any, ...] = ()  # what each option stands for
         self._detail_seat = 0  # the seat a spectator sees in detail (the last to play)
         self._parts: dict[str, tuple[Any, Any]] = {}  # the board's parts, by what they show
+        # Validation: combinations the player made up (any the rules accept can be), what was
+        # ticked when they left the list to make one, the objective being made up.
+        self.composed: list[Combination] = []
+        self.ticks: set[Combination] | None = None
+        self.composing = 0
 
     @property
     def view(self) -> CollectionView | None:
@@ -450,9 +458,12 @@ class CollectionTableScreen(TableScreen):
                 wanted = "quantique"
             elif view.phase == "validation" and any(isinstance(a, Validate) for a in view.legal):
                 wanted = "validation"
+        asked = "validation" if self.choosing in COMPOSING else self.choosing
         if self.choosing and (view.legal != self._choice_legal
-                              or (self.choosing != "target" and self.choosing != wanted)):
+                              or (asked != "target" and asked != wanted)):
             self.close_choice()
+        if wanted != "validation":
+            self.composed, self.ticks = [], None
         if wanted and not self.choosing:
             if wanted == "quantique":
                 self.ask_quantique(view)
@@ -478,9 +489,9 @@ class CollectionTableScreen(TableScreen):
 
     def validation_options(self, view: CollectionView) -> tuple[Combination, ...]:
         """The matcher's combinations, then those of the solver's best choice not among them
-        (the best may fill an objective with other cards)."""
+        (the best may fill an objective with other cards), then those the player made up."""
         listed = list(view.combinations)
-        listed += [c for c in view.best if c not in listed]
+        listed += [c for c in (*view.best, *self.composed) if c not in listed]
         return tuple(sorted(listed, key=lambda c: (c.objective, -c.points)))
 
     def ask_validation(self, view: CollectionView) -> None:
@@ -497,6 +508,8 @@ class CollectionTableScreen(TableScreen):
                  options, combos, cancellable=False, multi=True, clashes=clashes,
                  points=[c.points for c in combos],
                  preset=[i for i, c in enumerate(combos) if c in view.best],
+                 ticked=None if self.ticks is None else [
+                     i for i, c in enumerate(combos) if c in self.ticks],
                  total_label=t("col.ticked"))
 
     def ask_target(self, view: CollectionView, card: int, actions: Sequence[Activate]) -> None:
@@ -529,20 +542,85 @@ class CollectionTableScreen(TableScreen):
         if message.key != self.choosing or not 0 <= message.index < len(answers):
             return
         answer = answers[message.index]
+        if message.key == "compose_objective":
+            self.ask_cards(answer)
+            return
         self.close_choice()
         self.act(answer if message.key == "target" else Keep(answer))
 
     def on_choice_list_confirmed(self, message: ChoiceList.Confirmed) -> None:
         message.stop()
-        if message.key != "validation" or self.choosing != "validation":
+        if message.key != self.choosing or message.key not in ("validation", "compose_cards"):
             return
         answers = self.choice_answers
-        self.validate(tuple(answers[i] for i in message.indexes if 0 <= i < len(answers)))
+        chosen = tuple(answers[i] for i in message.indexes if 0 <= i < len(answers))
+        if message.key == "validation":
+            self.validate(chosen)
+        else:
+            self.composed_from(chosen)
 
     def on_choice_list_cancelled(self, message: ChoiceList.Cancelled) -> None:
         message.stop()
         if message.key == "target":
             self.close_choice()
+        elif message.key in COMPOSING:
+            self.back_to_validation()
+
+    # --- making up a combination ----------------------------------------------------------
+    # The list offers one combination per objective and score, and the best choice; any other
+    # selection the rules accept is made up here: an objective, then its cards.
+
+    def action_compose(self) -> None:
+        view = self.view
+        if view is None or self.seat is None or self.choosing != "validation":
+            return
+        answers = self.choice_answers
+        self.ticks = {answers[i] for i in self.choices.ticked if i < len(answers)}
+        t = self.t
+        card = view.seats[self.seat].scorecard
+        opened = [o.number for o in OBJECTIVES if not card[o.number - 1]]
+        self.ask("compose_objective", view, Text(t("col.compose_objective"), "bold"),
+                 [Text(t(f"obj.{o}")) for o in opened], opened)
+
+    def ask_cards(self, objective: int) -> None:
+        view = self.view
+        if view is None or self.seat is None:
+            return
+        t = self.t
+        self.composing = objective
+        cards = by_value(view.seats[self.seat].collection)
+        options = []
+        for card in cards:
+            option = chip(card, self.letters, short=False)
+            if KIND[card] != SPECIAL:
+                option.append(" " + card_name(t, card))
+            options.append(option)
+        self.ask("compose_cards", view,
+                 Text(t("col.compose_cards", objective=t(f"obj.{objective}")), "bold"),
+                 options, cards, multi=True, points=[1] * len(cards),
+                 total_label=t("col.compose_count"))
+
+    def composed_from(self, cards: tuple[int, ...]) -> None:
+        """The cards ticked for the objective being made up: a combination if they fill it
+        (ticked in the list, in place of what it clashes with), else a word why not."""
+        objective = self.composing
+        points = points_of(objective, cards)
+        if points is None:
+            self.pioche.warn(self.t("col.compose_wrong", objective=self.t(f"obj.{objective}")))
+        else:
+            combo = Combination(objective, tuple(sorted(cards)), points)
+            if combo not in self.composed:
+                self.composed.append(combo)
+            ticks = self.ticks or set()
+            self.ticks = {c for c in ticks if c.objective != objective
+                          and set(c.cards).isdisjoint(combo.cards)} | {combo}
+        self.back_to_validation()
+
+    def back_to_validation(self) -> None:
+        self.close_choice()
+        view = self.view
+        if view is not None:
+            self.sync_choice(view)
 
     def validate(self, combos: tuple[Combination, ...]) -> None:
         """Everybody validates at the same time: the others' choices move the table on without
@@ -577,6 +655,8 @@ class CollectionTableScreen(TableScreen):
 
     def check_game_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         view = self.view
+        if action == "compose":
+            return view is not None and self.choosing == "validation"
         if view is None or action not in GAME_KEYS or self.choosing:
             return False
         legal = view.legal

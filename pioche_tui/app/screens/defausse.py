@@ -148,7 +148,10 @@ class DefausseTableScreen(TableScreen):
         elif view.phase == "choose_colour":
             text = Text(t("df.choose_colour"), "bold")
         elif view.phase == "after_draw" and view.drawn is not None:
-            text = Text(t("df.after_draw", card=card_name(t, view.drawn)), "bold")
+            # A card that does not fit is kept with a key too: the table waits the same.
+            fits = any(isinstance(a, Play) for a in view.legal)
+            text = Text(t("df.after_draw" if fits else "df.after_draw_keep",
+                          card=card_name(t, view.drawn)), "bold")
         elif view.pending:
             answer = t("kind.plus2") if RANK[view.top] == PLUS2 else t("kind.joker4")
             text = Text(t("df.pending_turn", answer=answer, n=view.pending), "bold")

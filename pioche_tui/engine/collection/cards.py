@@ -39,19 +39,22 @@ DOUBLE_DRAWS = 2  # cards a Double forces its target to draw
 QUANTIQUE_CARDS = 3  # cards a Quantique takes
 SUITE_LENGTH = 3  # Rainbow or Shadow cards in a Suite pure
 SHADOW_WILD_BONUS = 10  # a Shadow standing for a classic card in objectives 1-9
-SUITE_SHADOW_POINTS = 80
+SUITE_SHADOW_POINTS = 170
 
+# The barème is priced by measured difficulty (docs/rules/collection.md, « The scorecard »):
+# 10 + 65.2 × the mean, over 2, 4 and 6 seats in both modes, of −ln(the chance that a round's
+# collection can make the objective), rounded to 5; Suite pure capped at 170 (twice Couleur's).
 OBJECTIVES = (
     Objective(1, "Paire", 10),
     Objective(2, "Double paire", 20),
-    Objective(3, "Brelan", 25),
-    Objective(4, "Petite suite", 30),
-    Objective(5, "Full", 35),
-    Objective(6, "Couleur", 40),
-    Objective(7, "Grande suite", 45),
-    Objective(8, "Carré", 50),
-    Objective(9, "Arc-en-ciel", 60),
-    Objective(10, "Suite pure", 50),
+    Objective(3, "Brelan", 20),
+    Objective(4, "Petite suite", 20),
+    Objective(5, "Full", 30),
+    Objective(6, "Couleur", 85),
+    Objective(7, "Grande suite", 30),
+    Objective(8, "Carré", 55),
+    Objective(9, "Arc-en-ciel", 45),
+    Objective(10, "Suite pure", 145),
 )
 
 MODES = {

@@ -7,9 +7,10 @@ from typing import Any
 
 from ..base import BadOptions, Bot, Outcome, Wire
 from . import actions, rules
-from .actions import Action
+from .actions import Action, Validate
 from .bots import BOTS
 from .cards import MODES
+from .objectives import best_selection
 from .rules import State
 from .views import CollectionView, view
 
@@ -67,6 +68,13 @@ class CollectionGame:
 
     def bot(self, name: str) -> Bot:
         return BOTS[name]()
+
+    def stand_in_action(self, state: State, seat: int) -> Action | None:
+        """In validation, the best-scoring selection (the rules: a player whose timer runs out
+        gets it), not the basic bot's own choice, which may keep an objective open for later."""
+        if state.phase is rules.VALIDATION and seat in rules.to_act(state):
+            return Validate(best_selection(state.collections[seat], state.open_objectives(seat)))
+        return None
 
     def bot_names(self) -> tuple[str, ...]:
         return tuple(BOTS)

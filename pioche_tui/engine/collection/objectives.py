@@ -7,16 +7,12 @@
 - :func:`best_selection` (the solver) finds a best-scoring set of disjoint combinations, at most
   one per open objective.
 
-How the solver works. Two objectives care about colours: Couleur and Arc-en-ciel. The others
-only count values, Rainbows and Shadows, and six of them — Paire, Double paire, Brelan, Full,
-Carré, Suite pure — do not even care which value is which: their best score depends only on
-the counts by value, sorted (:func:`_grouped_best`, exact and memoised across calls: the same
-counts come back game after game). So the solver works in three layers:
-
-1. each way to fill Couleur and/or Arc-en-ciel with real cards, or neither, most promising
-   first (best bound first; see ``COLOUR_BUDGET``), and for each, with the cards left,
-2. each way to fill the two suites (depth first, branch and bound), and for each,
-3. the grouped objectives' exact best.
+How the solver works (« The solver » below says it in full). What a set of objectives is worth
+is known before its cards are chosen: the solver lists the sets, most worth first, and keeps
+the first that the collection can fill — exact for every collection, the whole deck included
+(tests: brute force on small collections, an integer linear program on large ones). Whether a
+set fits: the runs (Arc-en-ciel, Grande and Petite suite) are tried in turn, and the others are
+placed by a search on each value's counts (values alike are interchangeable), Couleur last.
 
 Counts by value are packed into one int (see "Counts, packed") so that the inner loops are a
 few integer operations each.
@@ -340,29 +336,7 @@ def _arc_options(pool: _Pool) -> Iterator[_Option]:
             yield o
 
 
-# --- The grouped objectives: values interchangeable -----------------------------------------
-
-GROUPED = (SUITE_PURE, CARRE, FULL, BRELAN, DOUBLE_PAIRE, PAIRE)
-"""The objectives that only ask for some values with enough cards: which value is which does
-not matter to them, so their best score depends only on the counts by value, sorted."""
-RUNS = (GRANDE_SUITE, PETITE_SUITE)
-"""The runs of values whose colours do not matter (Arc-en-ciel is tried with Couleur)."""
-Shape = tuple[tuple[int, ...], int, int]
-
-
-def _shapes(objective: int) -> tuple[Shape, ...]:
-    """A grouped objective's fillings as (blocks, wild, points): how many cards it takes of
-    each of some distinct values, largest first — Full (3, 2), or (2, 2) and (3, 1) beside a
-    wild — read off its patterns. Best points first; natural before a Rainbow."""
-    found: dict[tuple[tuple[int, ...], int], int] = {}
-    for (values, wild), points in PATTERNS[objective].items():
-        blocks = tuple(sorted(Counter(values).values(), reverse=True))
-        found.setdefault((blocks, wild), points)
-    shapes = [(blocks, wild, points) for (blocks, wild), points in found.items()]
-    return tuple(sorted(shapes, key=lambda shape: -shape[2]))
-
-
-SHAPES = {o: _shapes(o) for o in GROUPED if o != SUITE_PURE}
+# --- Sizes -----------------------------------------------------------------------------------
 
 
 def _mask(objectives: Iterable[int]) -> int:
@@ -370,170 +344,6 @@ def _mask(objectives: Iterable[int]) -> int:
     for o in objectives:
         mask |= 1 << o
     return mask
-
-
-@cache
-def _caps(mask: int) -> tuple[int, int]:
-    """Beyond these counts of one value and of one wild, more cards cannot help the objectives
-    in ``mask``, so counts are capped there (fewer states to remember)."""
-    value_cap = wild_cap = 0
-    for objective in GROUPED:
-        if mask >> objective & 1:
-            if objective == SUITE_PURE:
-                wild_cap += SUITE_LENGTH
-            else:
-                value_cap += max(blocks[0] for blocks, _, _ in SHAPES[objective])
-                wild_cap += 1
-    return value_cap, wild_cap
-
-
-@lru_cache(maxsize=1 << 17)
-def _grouped_best(mask: int, have: int) -> int:
-    """The best score of the grouped objectives in ``mask`` with the packed counts ``have``.
-    Memoised as it is (the solver asks it thousands of times a game), then canonically."""
-    value_cap, wild_cap = _caps(mask)
-    counts = tuple(sorted(min(have >> shift & _COUNT, value_cap) for shift in _VALUE_SHIFTS))
-    return _canonical_best(
-        mask, counts, min(_count(have, _R), wild_cap), min(_count(have, _S), wild_cap)
-    )
-
-
-_VALUE_SHIFTS = tuple(f * _BITS for f in range(_R))
-
-
-def _place(counts: tuple[int, ...], blocks: tuple[int, ...], used: int = 0) -> Iterator[
-    tuple[int, ...]
-]:
-    """``counts`` less each block at its own position (not in ``used``). Positions with equal
-    counts are interchangeable: only the first of them is tried."""
-    if not blocks:
-        yield counts
-        return
-    tried = set()
-    for i, c in enumerate(counts):
-        if c >= blocks[0] and not used >> i & 1 and c not in tried:
-            tried.add(c)
-            rest = (*counts[:i], c - blocks[0], *counts[i + 1:])
-            yield from _place(rest, blocks[1:], used | 1 << i)
-
-
-@lru_cache(maxsize=1 << 17)
-def _canonical_best(mask: int, counts: tuple[int, ...], r: int, s: int) -> int:
-    """``_grouped_best`` on canonical counts (sorted by value, capped), memoised across calls:
-    the same states come back game after game. Each objective in turn: skipped, or each way to
-    place its blocks (and its wild), the rest recursively."""
-    objective = next((o for o in GROUPED if mask >> o & 1), None)
-    if objective is None:
-        return 0
-    easy = _greedy_if_best(mask, counts, r, s)
-    if easy is not None:
-        return easy
-    rest = mask & ~(1 << objective)
-    value_cap, wild_cap = _caps(rest)
-
-    def then(counts: tuple[int, ...], r: int, s: int) -> int:
-        capped = tuple(sorted(min(c, value_cap) for c in counts))
-        return _canonical_best(rest, capped, min(r, wild_cap), min(s, wild_cap))
-
-    best = then(counts, r, s)
-    if objective == SUITE_PURE:
-        if r >= SUITE_LENGTH:
-            best = max(best, SUITE_PURE_POINTS[RAINBOW_TYPE] + then(counts, r - SUITE_LENGTH, s))
-        if s >= SUITE_LENGTH:
-            best = max(best, SUITE_PURE_POINTS[SHADOW_TYPE] + then(counts, r, s - SUITE_LENGTH))
-        return best
-    for blocks, wild, points in SHAPES[objective]:
-        r2 = r - (wild == RAINBOW_TYPE)
-        s2 = s - (wild == SHADOW_TYPE)
-        if r2 >= 0 and s2 >= 0:
-            for left in set(_place(counts, blocks)):
-                best = max(best, points + then(left, r2, s2))
-    return best
-
-
-def _greedy_if_best(mask: int, counts: tuple[int, ...], r: int, s: int) -> int | None:
-    """With plenty of cards every grouped objective fits at once: then this gives their best
-    score with no search. The bound: each objective that fits alone scores its points, plus 10
-    for as many of them as there are Shadows to stand in (after a Suite Shadow, if any). A
-    greedy filling — Suite pure first, then each objective's best shape, its biggest blocks on
-    the biggest counts — proves the bound when it reaches it; otherwise None: search."""
-    objectives = [o for o in GROUPED if mask >> o & 1 and o != SUITE_PURE]
-    base = takers = 0
-    for o in objectives:
-        wilds = {
-            w for blocks, w, _ in SHAPES[o]
-            if _fit_blocks(counts, blocks) and (w != RAINBOW_TYPE or r) and (w != SHADOW_TYPE or s)
-        }
-        base += base_points(o) if wilds else 0
-        takers += SHADOW_TYPE in wilds
-    suites = [(0, 0, 0)]  # (points, Rainbows, Shadows) of the Suite pure, if any
-    if mask >> SUITE_PURE & 1:
-        suites += [
-            (p, SUITE_LENGTH * (w == RAINBOW_TYPE), SUITE_LENGTH * (w == SHADOW_TYPE))
-            for w, p in SUITE_PURE_POINTS.items()
-        ]
-    bound, suite = max(
-        (p + base + SHADOW_WILD_BONUS * min(takers, s - ss), (p, rr, ss))
-        for p, rr, ss in suites if rr <= r and ss <= s
-    )
-    total, r, s = suite[0], r - suite[1], s - suite[2]
-    left = sorted(counts, reverse=True)
-    for o in objectives:
-        for blocks, w, points in SHAPES[o]:  # best points first
-            if (w == RAINBOW_TYPE and not r) or (w == SHADOW_TYPE and not s):
-                continue
-            if _fit_blocks(left, blocks):
-                for i, block in enumerate(blocks):
-                    left[i] -= block
-                left.sort(reverse=True)
-                total += points
-                r -= w == RAINBOW_TYPE
-                s -= w == SHADOW_TYPE
-                break
-    return bound if total == bound else None
-
-
-def _fit_blocks(counts: Iterable[int], blocks: tuple[int, ...]) -> bool:
-    """Do the blocks (largest first) fit on distinct values? Largest on largest decides."""
-    biggest = sorted(counts, reverse=True)
-    return all(block <= c for block, c in zip(blocks, biggest, strict=False))
-
-
-def _grouped_choice(mask: int, have: int) -> list[_Option]:
-    """Options of the grouped objectives in ``mask``, on the real counts ``have``, that reach
-    their best score (the first found)."""
-    chosen: list[_Option] = []
-    target = _grouped_best(mask, have)
-    for objective in GROUPED:
-        if not mask >> objective & 1:
-            continue
-        mask &= ~(1 << objective)
-        if _grouped_best(mask, have) == target:
-            continue
-        for option in OPTIONS[objective]:
-            if _fits(have, option.need):
-                left = have - option.need
-                if option.points + _grouped_best(mask, left) == target:
-                    chosen.append(option)
-                    have, target = left, target - option.points
-                    break
-    return chosen
-
-
-# --- The value objectives: runs searched, grouped objectives exact ----------------------
-
-
-@lru_cache(maxsize=1 << 16)
-def _value_search(have: int, mask: int) -> tuple[int, tuple[_Option, ...]]:
-    """The best score and options of the objectives in ``mask`` that only count values (not
-    Couleur, not Arc-en-ciel) with the packed counts ``have``. Memoised: the same counts come
-    back round after round."""
-    options = _search(have, mask)
-    return sum(o.points for o in options), tuple(options)
-
-
-def _cards(have: int) -> int:
-    return sum(have >> (f * _BITS) & _COUNT for f in range(_FIELDS))
 
 
 def _size(objective: int) -> int:
@@ -549,81 +359,6 @@ _WITHIN = [
     _mask(o for o in ALL_OBJECTIVES if SIZES[o] <= n) for n in range(max(SIZES.values()) + 1)
 ]
 """By number of cards: the objectives (as a mask) that many cards could fill."""
-
-
-def _knapsack(items: list[tuple[int, int]], capacity: int) -> list[list[int]]:
-    """table[i][c]: the most points items[i:] (size, points) can make with c cards, each item
-    once. A bound for the solver: whatever else holds, an objective takes its cards."""
-    table = [[0] * (capacity + 1) for _ in range(len(items) + 1)]
-    for i in range(len(items) - 1, -1, -1):
-        size, points = items[i]
-        below, row = table[i + 1], table[i]
-        for c in range(capacity + 1):
-            row[c] = below[c] if c < size else max(below[c], below[c - size] + points)
-    return table
-
-
-def _value_bound(have: int, mask: int) -> int:
-    """At most what the value objectives in ``mask`` make with ``have``: each run at its best
-    alone, plus the grouped objectives' best."""
-    runs = sum(
-        next((o.points for o in OPTIONS[r] if _fits(have, o.need)), 0)
-        for r in RUNS if mask >> r & 1
-    )
-    return runs + _grouped_best(mask & _mask(GROUPED), have)
-
-
-KNAPSACK_FROM = 16  # cards: below, the runs' options are few and the knapsack bound not worth it
-
-
-def _search(have: int, mask: int) -> list[_Option]:
-    """The best options for the value objectives in ``mask``: the runs (at most 28 × 23 ways)
-    tried in turn, depth first, then the grouped objectives' exact best with what is left. A
-    branch stops as soon as its points plus a bound on the rest cannot beat the best found:
-    the best the objectives left could make with the cards left, each at its best alone (a
-    knapsack on card counts), and each run left at its best plus the grouped best."""
-    grouped = mask & _mask(GROUPED)
-    options = [
-        fitting for r in RUNS if mask >> r & 1
-        if (fitting := [o for o in OPTIONS[r] if _fits(have, o.need)])
-    ]
-    if not options:  # no run fits: the grouped objectives alone
-        return _grouped_choice(grouped, have)
-    runs_max = [sum(opts[0].points for opts in options[i:]) for i in range(len(options) + 1)]
-    cards = _cards(have)
-    knapsack = None
-    if cards >= KNAPSACK_FROM:
-        items = [(SIZES[opts[0].objective], opts[0].points) for opts in options]
-        items += [(SIZES[o], _grouped_best(1 << o, have)) for o in GROUPED if grouped >> o & 1]
-        knapsack = _knapsack(items, cards)
-    best_points = -1
-    best: list[_Option] = []
-    chosen: list[_Option] = []
-
-    def search(i: int, have: int, cards: int, points: int) -> None:
-        nonlocal best_points, best
-        if knapsack and points + knapsack[i][cards] <= best_points:
-            return
-        rest = _grouped_best(grouped, have)
-        if points + runs_max[i] + rest <= best_points:
-            return
-        if i == len(options):
-            best_points, best = points + rest, chosen.copy()
-            return
-        guarded = have | _GUARDS
-        for option in options[i]:
-            left = guarded - option.need
-            if left & _GUARDS == _GUARDS:
-                chosen.append(option)
-                size = SIZES[option.objective]
-                search(i + 1, left - _GUARDS, cards - size, points + option.points)
-                chosen.pop()
-        search(i + 1, have, cards, points)
-
-    search(0, have, cards, 0)
-    for option in best:
-        have -= option.need
-    return best + _grouped_choice(grouped, have)
 
 
 # --- Real cards ----------------------------------------------------------------------------
@@ -734,33 +469,454 @@ def _pick_values(pool: _Pool, option: _Option) -> Combination:
     return Combination(option.objective, tuple(sorted(cards)), option.points)
 
 
-# --- The solver --------------------------------------------------------------------------------
+# --- The solver ---------------------------------------------------------------------------------
+#
+# The points of a selection are known before its cards are chosen. Say it fills the set T of
+# objectives 1-9 and, maybe, Suite pure (three Rainbows or three Shadows). A wild card (one at
+# most per objective) may stand for any card of a combination: a Shadow so adds 10, and using
+# one more wild never makes a combination harder to fill (it frees a card). So with W wild
+# cards left after Suite pure, s of them Shadows, T is worth
+#     points(T) = base points of T + Suite pure + 10 · min(s, |T|)
+# as soon as T can be filled with at most W wild cards standing in — and is not worth having
+# otherwise. The solver lists every (T, Suite pure) by that worth, best first, and returns the
+# first one that fits: that is the best selection, exactly. Whether T fits is a question of the
+# fewest wild cards it needs (``_Solver.fits``): the runs (Arc-en-ciel, Grande and Petite
+# suite, each with a card missing or not) are tried in turn, then the other objectives and
+# Couleur are placed on the values left by a search that only looks at each value's counts
+# (values with the same counts are interchangeable for them; see ``_need``). A set that does
+# not fit makes every larger set unfit too: those are skipped.
+
+INF = 99  # more wild cards than any collection holds: "cannot be filled"
+_GROUPED_ORDER = (CARRE, FULL, BRELAN, DOUBLE_PAIRE, PAIRE, COULEUR)
+"""The objectives placed by counts, Couleur last: once the others are placed it is a count of
+the cards of its colour left."""
+_GROUPED_BITS = sum(1 << o for o in _GROUPED_ORDER)
+_COULEUR_BIT = 1 << COULEUR
+RUN_OBJECTIVES = (ARC_EN_CIEL, GRANDE_SUITE, PETITE_SUITE)
+Pairs = tuple[tuple[int, int], ...]
+"""Per value: (cards of that value, how many of them are of Couleur's colour, at most 2),
+sorted: values are interchangeable for the objectives placed by counts."""
 
 
-COLOUR_BUDGET = 128
-"""The most ways to fill Couleur and/or Arc-en-ciel the solver tries in full. A large
-collection (25 cards and more, in two-player games) offers hundreds, most promising first;
-proving the best among all of them takes seconds, this budget some 50 to 250 ms. On 894
-collections from bot games (162 of them two-player, up to 35 cards) the budget never cost a
-point (64 cost 5 to 10 points four times). Small collections never reach it: for them the
-answer is exact (the property tests check it against brute force)."""
+def _shapes(objective: int) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """How many cards ``objective`` takes of each of some distinct values, largest first, and
+    whether a wild card stands in (1) or not (0): Full (3, 2), or (2, 2) and (3, 1) beside a
+    wild card. Read off its patterns; no wild card first."""
+    found: list[tuple[tuple[int, ...], int]] = []
+    for values, wild in PATTERNS[objective]:
+        blocks = tuple(sorted(Counter(values).values(), reverse=True))
+        if (blocks, int(wild != NO_WILD)) not in found:
+            found.append((blocks, int(wild != NO_WILD)))
+    return tuple(sorted(found, key=lambda shape: shape[1]))
+
+
+SHAPES = {o: _shapes(o) for o in _GROUPED_ORDER if o != COULEUR}
+_NATURAL = {o: SHAPES[o][0][0] for o in SHAPES}
+_BIGGEST = {o: max(blocks[0] for blocks, _ in SHAPES[o]) for o in SHAPES}
+
+
+def _run_options(objective: int) -> tuple[tuple[tuple[int, ...], int, int], ...]:
+    """A run's ways: (its values, 1 if a wild card stands for the missing one, packed need),
+    each set of values once, no wild card first."""
+    length = len(_natural_values(objective)[0])
+    found: dict[tuple[int, ...], int] = {}
+    for start in VALUES[: len(VALUES) - length + 1]:
+        values = tuple(range(start, start + length))
+        found.setdefault(values, 0)
+    for values in list(found):
+        for i in range(length):
+            found.setdefault(values[:i] + values[i + 1 :], 1)
+    options = [(vs, hole, sum(1 << ((v - 1) * _BITS) for v in vs)) for vs, hole in found.items()]
+    return tuple(sorted(options, key=lambda option: option[1]))
+
+
+RUN_OPTIONS = {o: _run_options(o) for o in RUN_OBJECTIVES}
+
+
+@cache
+def _value_cap(mask: int) -> int:
+    """Cards of one value beyond which more cannot help the objectives of ``mask``."""
+    cap = sum(_BIGGEST[o] for o in SHAPES if mask >> o & 1)
+    return cap + (2 if mask & _COULEUR_BIT else 0)
+
+
+def _canon(mask: int, pairs: Iterable[tuple[int, int]]) -> Pairs:
+    cap = _value_cap(mask)
+    if mask & _COULEUR_BIT:
+        return tuple(sorted((min(n, cap), min(c, n)) for n, c in pairs if n))
+    return tuple(sorted((min(n, cap), 0) for n, _ in pairs if n))
+
+
+def _place(pairs: Pairs, blocks: tuple[int, ...], used: int = 0) -> Iterator[Pairs]:
+    """``pairs`` less each block at its own value (not in ``used``), taking the cards of other
+    colours than Couleur's first. Values alike are interchangeable: only the first is tried."""
+    if not blocks:
+        yield pairs
+        return
+    tried = set()
+    block = blocks[0]
+    for i, (n, c) in enumerate(pairs):
+        if n >= block and not used >> i & 1 and (n, c) not in tried:
+            tried.add((n, c))
+            rest = (*pairs[:i], (n - block, min(c, n - block)), *pairs[i + 1 :])
+            yield from _place(rest, blocks[1:], used | 1 << i)
+
+
+def _greedy_fits(mask: int, pairs: Pairs) -> bool:
+    """Every objective of ``mask`` with no wild card, greedily: each block on the value with
+    the most cards of other colours (then the most cards), Couleur last. True proves it fits;
+    False proves nothing."""
+    left = list(pairs)
+    for objective in _GROUPED_ORDER[:-1]:
+        if mask >> objective & 1:
+            taken: set[int] = set()
+            for block in _NATURAL[objective]:
+                spots = [(n - c, n, i) for i, (n, c) in enumerate(left)
+                         if i not in taken and n >= block]
+                if not spots:
+                    return False
+                i = max(spots)[2]
+                taken.add(i)
+                n, c = left[i]
+                left[i] = (n - block, min(c, n - block))
+    return not mask & _COULEUR_BIT or sum(c for _, c in left) >= COLOUR_OBJECTIVE_SIZE
+
+
+_NEEDS: dict[tuple[int, Pairs], tuple[int, int]] = {}
+"""(mask, pairs) → (low, high): what ``_need`` has learnt of the fewest wild cards they need.
+Kept across calls (the same situations come back game after game), emptied past _NEEDS_MAX."""
+_NEEDS_MAX = 1 << 18
+
+
+def _need(mask: int, pairs: Pairs, budget: int) -> int:
+    """The fewest wild cards that fill every objective of ``mask`` (those placed by counts, and
+    Couleur) on ``pairs``, if that is at most ``budget``; otherwise a number above it."""
+    key = (mask, pairs)
+    low, high = _NEEDS.get(key, (0, INF))
+    if high <= budget:
+        return high
+    if low > budget:
+        return low
+    found = _need_search(mask, pairs, budget, low)
+    if len(_NEEDS) >= _NEEDS_MAX:
+        _NEEDS.clear()
+    _NEEDS[key] = (low, found) if found <= budget else (budget + 1, high)
+    return found
+
+
+def _need_search(mask: int, pairs: Pairs, budget: int, low: int) -> int:
+    objective = next((o for o in _GROUPED_ORDER if mask >> o & 1), None)
+    if objective is None:
+        return 0
+    if objective == COULEUR:
+        cards = sum(c for _, c in pairs)
+        return 0 if cards >= COLOUR_OBJECTIVE_SIZE else 1 if cards >= COLOUR_OBJECTIVE_SIZE - 1 \
+            else INF
+    # Each objective can save one card with a wild card, no more.
+    short = sum(SIZES[o] for o in _GROUPED_ORDER if mask >> o & 1) - sum(n for n, _ in pairs)
+    objectives = (mask & _GROUPED_BITS).bit_count()
+    if short > objectives:
+        return INF
+    low = max(low, short)
+    if low > budget:
+        return low
+    if mask & _COULEUR_BIT:
+        # The others take at least this many cards; those beyond the cards of other colours
+        # are Couleur's.
+        others = objectives - 1
+        taken = sum(SIZES[o] for o in SHAPES if mask >> o & 1) - min(others, budget)
+        mine = sum(c for _, c in pairs)
+        if mine - max(0, taken - (sum(n for n, _ in pairs) - mine)) < COLOUR_OBJECTIVE_SIZE - 1:
+            return budget + 1
+    if low == 0 and _greedy_fits(mask, pairs):
+        return 0
+    rest = mask & ~(1 << objective)
+    for blocks, wild in SHAPES[objective]:
+        if wild > budget:
+            break
+        for left in set(_place(pairs, blocks)):
+            found = wild + _need(rest, _canon(rest, left), budget - wild)
+            if found <= budget:
+                return found
+    return budget + 1
+
+
+def _distinct(masks: list[int]) -> bool:
+    """Can each entry take one colour of its mask, all colours different?"""
+
+    def assign(i: int, used: int) -> bool:
+        if i == len(masks):
+            return True
+        free = masks[i] & ~used
+        while free:
+            low = free & -free
+            if assign(i + 1, used | low):
+                return True
+            free ^= low
+        return False
+
+    return assign(0, 0)
+
+
+@lru_cache(maxsize=4096)
+def _candidates(alone: tuple[int, ...], suites: tuple[tuple[int, int, int, int], ...]
+                ) -> tuple[tuple[int, int, int, int], ...]:
+    """Every set of the objectives ``alone`` (1-9, each fillable by itself) with each Suite
+    pure of ``suites`` — (points, Rainbows left, Shadows left, its wild card) — as
+    (objectives, Rainbows left, Shadows left, Suite pure's wild card), most worth first.
+    Remembered: few situations recur."""
+    found = []
+    for size in range(len(alone) + 1):
+        for chosen in itertools.combinations(alone, size):
+            objectives = _mask(chosen)
+            base = sum(base_points(o) for o in chosen)
+            for suite, r2, s2, wild in suites:
+                worth = suite + base + SHADOW_WILD_BONUS * min(s2, size)
+                found.append((-worth, objectives, r2, s2, wild))
+    found.sort()
+    return tuple(item[1:] for item in found)
+
+
+@lru_cache(maxsize=4096)
+def _arc_ways(masks: tuple[int, ...], have: int
+              ) -> tuple[tuple[tuple[int, ...], tuple[tuple[int | None, ...], ...]], ...]:
+    """The Arc-en-ciel values the cards allow in five colours (``masks``: the colours at hand
+    by value), and for each colour c where the Arc-en-ciel takes c: at no value if it can
+    avoid it (None), else each value where it can. Couleur in c keeps what is left of c."""
+    found = []
+    for values, _, need in RUN_OPTIONS[ARC_EN_CIEL]:
+        at_hand = [masks[v] for v in values]
+        if not _fits(have, need) or not _distinct(at_hand):
+            continue
+        ways: list[tuple[int | None, ...]] = []
+        for c in range(len(COLOURS)):
+            bit = 1 << c
+            if _distinct([m & ~bit for m in at_hand]):
+                ways.append((None,))
+            else:
+                ways.append(tuple(
+                    v for i, v in enumerate(values) if at_hand[i] & bit
+                    and _distinct([m & ~bit for j, m in enumerate(at_hand) if j != i])))
+        found.append((values, tuple(ways)))
+    return tuple(found)
+
+
+class _Solver:
+    """One collection, asked whether sets of objectives fit."""
+
+    def __init__(self, cards: Collection[int]) -> None:
+        pool = self.pool = _Pool(cards)
+        wild_fields = (_COUNT << (_R * _BITS)) | (_COUNT << (_S * _BITS))
+        self.have = pool.have & ~wild_fields  # classic cards only
+        self.rainbows, self.shadows = _count(pool.have, _R), _count(pool.have, _S)
+        self.classic = sum(_count(self.have, f) for f in range(_R))
+        self.by_colour = [[pool.colour_count(c, v) for v in VALUES] for c in range(len(COLOURS))]
+        self.colours = sorted(
+            (c for c in range(len(COLOURS)) if sum(self.by_colour[c]) >= COLOUR_OBJECTIVE_SIZE - 1),
+            key=lambda c: -sum(self.by_colour[c]),
+        )
+        self.arcs = dict(_arc_ways(tuple(pool.colour_masks), self.have))
+        self.known: dict[int, tuple[int, int]] = {}  # T → (low, high) of the wild cards it needs
+        self.leaves: dict[tuple[int, int, tuple[int, ...] | None], int] = {}
+
+    def fits(self, objectives: int, budget: int) -> bool:
+        """Can the objectives (1-9, a mask) be filled together with ``budget`` wild cards?"""
+        low, high = self.known.get(objectives, (0, INF))
+        if high <= budget or low > budget:
+            return high <= budget
+        ok = self._fits(objectives, budget) is not None
+        self.known[objectives] = (low, budget) if ok else (budget + 1, high)
+        return ok
+
+    def _fits(self, objectives: int, budget: int) -> list[tuple[int, tuple[int, ...], int]] | None:
+        """A way to fill the runs of ``objectives`` that leaves enough for the others — as
+        (objective, values, wild or not) — or None."""
+        if sum(SIZES[o] for o in ALL_OBJECTIVES if objectives >> o & 1) - min(
+                objectives.bit_count(), budget) > self.classic:
+            return None
+        runs = [o for o in RUN_OBJECTIVES if objectives >> o & 1]
+        grouped = objectives & _GROUPED_BITS
+        size = sum(SIZES[o] for o in _GROUPED_ORDER if grouped >> o & 1)
+        count = grouped.bit_count()
+        chosen: list[tuple[int, tuple[int, ...], int]] = []
+
+        def search(i: int, have: int, wilds: int, arc: tuple[int, ...] | None, left: int) -> bool:
+            if wilds + max(0, size - left) > budget or size - left > count:
+                return False
+            if i == len(runs):
+                return self.leaf(grouped, have, arc, budget - wilds) is not None
+            run = runs[i]
+            for values, wild, need in RUN_OPTIONS[run]:
+                if run == ARC_EN_CIEL and values not in self.arcs:
+                    continue
+                if wilds + wild <= budget and _fits(have, need):
+                    chosen.append((run, values, wild))
+                    if search(i + 1, have - need, wilds + wild,
+                              values if run == ARC_EN_CIEL else arc, left - len(values)):
+                        return True
+                    chosen.pop()
+            return False
+
+        return chosen if search(0, self.have, 0, None, self.classic) else None
+
+    def leaf(self, grouped: int, have: int, arc: tuple[int, ...] | None, budget: int
+             ) -> tuple[int | None, list[tuple[int, int]]] | None:
+        """Whether the objectives placed by counts (``grouped``, Couleur among them) fit in
+        ``have`` with ``budget`` wild cards, the runs having taken theirs (``arc``: the
+        Arc-en-ciel's values, if any): then Couleur's colour (None without Couleur) and the
+        pairs by value (in value order), else None."""
+        key = (grouped, have, arc)
+        if self.leaves.get(key, 0) > budget:
+            return None
+        counts = [_count(have, f) for f in range(_R)]
+        if not grouped & _COULEUR_BIT:
+            pairs = [(n, 0) for n in counts]
+            if _need(grouped, _canon(grouped, pairs), budget) <= budget:
+                return None, pairs
+        else:
+            blind = grouped & ~_COULEUR_BIT  # the others alone first: often enough to say no
+            if _need(blind, _canon(blind, [(n, 0) for n in counts]), budget) <= budget:
+                for c in self.colours:
+                    for taken in (self.arcs[arc][c] if arc else (None,)):
+                        mine = list(self.by_colour[c])
+                        if taken is not None:
+                            mine[taken - 1] -= 1
+                        pairs = [(n, min(k, n)) for n, k in zip(counts, mine, strict=True)]
+                        if sum(k for _, k in pairs) >= COLOUR_OBJECTIVE_SIZE - 1 and _need(
+                                grouped, _canon(grouped, pairs), budget) <= budget:
+                            return c, pairs
+        self.leaves[key] = budget + 1
+        return None
+
+    # --- The best selection, and its cards ---
+
+    def best(self, open_objectives: Collection[int]) -> tuple[Combination, ...]:
+        opened = set(open_objectives)
+        r, s = self.rainbows, self.shadows
+        suites = [(0, r, s, NO_WILD)]
+        if SUITE_PURE in opened:
+            suites += [(points, r - SUITE_LENGTH * (w == RAINBOW_TYPE),
+                        s - SUITE_LENGTH * (w == SHADOW_TYPE), w)
+                       for w, points in SUITE_PURE_POINTS.items()
+                       if (r if w == RAINBOW_TYPE else s) >= SUITE_LENGTH]
+        alone = tuple(o for o in ALL_OBJECTIVES if o != SUITE_PURE and o in opened
+                      and self.fits(1 << o, min(1, r + s)))
+        unfit: list[tuple[int, int]] = []  # (objectives, budget) that do not fit
+        for objectives, r2, s2, wild in _candidates(alone, tuple(suites)):
+            budget = r2 + s2
+            if any(u & objectives == u and b >= budget for u, b in unfit):
+                continue
+            if self.fits(objectives, budget):
+                return self._cards(objectives, budget, s2, wild)
+            unfit.append((objectives, budget))
+        return ()
+
+    def _cards(self, objectives: int, budget: int, shadows: int, suite: int
+               ) -> tuple[Combination, ...]:
+        """The combinations of a set that fits: the runs, then the others on the values left,
+        Couleur last; wild cards where a card is missing, Shadows first, then the Shadows
+        left standing in elsewhere (+10 each)."""
+        runs = self._fits(objectives, budget)
+        assert runs is not None
+        have = self.have
+        arc = None
+        wilds = 0
+        plan: list[tuple[int, tuple[int, ...], int]] = []  # (objective, values, wild or not)
+        for run, values, wild in runs:
+            have -= sum(1 << ((v - 1) * _BITS) for v in values)
+            wilds += wild
+            arc = values if run == ARC_EN_CIEL else arc
+            plan.append((run, values, wild))
+        grouped = objectives & _GROUPED_BITS
+        found = self.leaf(grouped, have, arc, budget - wilds)
+        assert found is not None
+        colour, pairs = found
+        budget -= wilds
+        mask = grouped
+        for objective in _GROUPED_ORDER[:-1]:
+            if not mask >> objective & 1:
+                continue
+            mask &= ~(1 << objective)
+            placed = self._place_real(objective, mask, pairs, budget)
+            values, wild, pairs = placed
+            budget -= wild
+            plan.append((objective, values, wild))
+        couleur: list[tuple[int, int]] = []
+        if grouped & _COULEUR_BIT:
+            assert colour is not None
+            want = COLOUR_OBJECTIVE_SIZE - (sum(k for _, k in pairs) < COLOUR_OBJECTIVE_SIZE)
+            for v, (_, k) in zip(VALUES, pairs, strict=True):
+                take = min(k, want - sum(x for _, x in couleur))
+                if take:
+                    couleur.append((v, take))
+            plan.append((COULEUR, tuple(v for v, x in couleur for _ in range(x)),
+                         int(want < COLOUR_OBJECTIVE_SIZE)))
+        options = self._wild_cards(plan, shadows, colour, suite)
+        return tuple(sorted(_pick(self.pool, options), key=lambda c: c.objective))
+
+    @staticmethod
+    def _place_real(objective: int, rest: int, pairs: list[tuple[int, int]], budget: int
+                    ) -> tuple[tuple[int, ...], int, list[tuple[int, int]]]:
+        """A filling of ``objective`` on real values that leaves the objectives of ``rest``
+        room with the wild cards left: its values, whether a wild card stands in, the pairs
+        left."""
+        for blocks, wild in SHAPES[objective]:
+            if wild > budget:
+                break
+            for spots in itertools.permutations(range(len(VALUES)), len(blocks)):
+                left = list(pairs)
+                ok = True
+                for block, i in zip(blocks, spots, strict=True):
+                    n, c = left[i]
+                    if n < block:
+                        ok = False
+                        break
+                    left[i] = (n - block, min(c, n - block))
+                if ok and wild + _need(rest, _canon(rest, left), budget - wild) <= budget:
+                    values = tuple(sorted(
+                        VALUES[i] for block, i in zip(blocks, spots, strict=True)
+                        for _ in range(block)))
+                    return values, wild, left
+        raise AssertionError("the set was found to fit")
+
+    def _wild_cards(self, plan: list[tuple[int, tuple[int, ...], int]], shadows: int,
+                    colour: int | None, suite: int) -> list[_Option]:
+        """Options with their wild cards: a Shadow where a card is missing while Shadows last,
+        else a Rainbow; then each Shadow left stands in for a card of an objective without
+        one, adding 10."""
+        options: list[_Option] = []
+        if suite != NO_WILD:
+            options.append(_option(SUITE_PURE, (), suite, SUITE_PURE_POINTS[suite]))
+        wilds = []
+        for _, _, missing in plan:  # where a card is missing first
+            wilds.append(SHADOW_TYPE if missing and shadows else RAINBOW_TYPE if missing
+                         else NO_WILD)
+            shadows -= wilds[-1] == SHADOW_TYPE
+        for (objective, values, _), wild in zip(plan, wilds, strict=True):
+            if wild == NO_WILD and shadows:
+                values = values[1:]  # the Shadow stands for this card
+                wild = SHADOW_TYPE
+                shadows -= 1
+            points = base_points(objective) + SHADOW_WILD_BONUS * (wild == SHADOW_TYPE)
+            option = _option(objective, values, wild, points)
+            if objective == COULEUR:
+                assert colour is not None
+                exact = tuple((_classic_type(colour, v), k) for v, k in Counter(values).items())
+                option = _Option(COULEUR, points, option.need, values, wild, option.picks, exact)
+            options.append(option)
+        return options
 
 
 def best_selection(
     cards: Collection[int], open_objectives: Collection[int]
 ) -> tuple[Combination, ...]:
     """A best-scoring set of disjoint combinations from ``cards``, at most one per objective of
-    ``open_objectives``; by objective. Among equal scores, the first found (deterministic).
-
-    The colour objectives make the outer choice: neither, each Couleur, each Arc-en-ciel, each
-    pair of them; with each, the best of the other objectives on the cards left
-    (:func:`_value_search`, memoised). The choices go most promising first, by an
-    upper bound of their score (:func:`_value_bound`), and end as soon as that bound cannot
-    beat the best found — or after ``COLOUR_BUDGET`` of them.
+    ``open_objectives``; by objective. Exact for every collection (see « The solver » above);
+    among equal scores, the first found (deterministic).
 
     Remembered for the same cards and objectives: in validation every seat's view asks for its
     best selection each time anyone validates, and a stand-in asks again."""
-    return _best_selection(tuple(cards), tuple(open_objectives))
+    return _best_selection(tuple(sorted(cards)), tuple(sorted(set(open_objectives))))
 
 
 @lru_cache(maxsize=1024)
@@ -769,29 +925,4 @@ def _best_selection(
 ) -> tuple[Combination, ...]:
     if len(cards) < SMALLEST:
         return ()
-    pool = _Pool(cards)
-    values_mask = _reachable(open_objectives, len(cards)) & ~_mask((COULEUR, ARC_EN_CIEL))
-    best_points, best = _value_search(pool.have, values_mask)
-    couleurs = _couleur_options(pool) if COULEUR in open_objectives else []
-    arcs = list(_arc_options(pool)) if ARC_EN_CIEL in open_objectives else []
-    choices: list[tuple[_Option, ...]] = [(o,) for o in couleurs + arcs]
-    choices += [(c, a) for c in couleurs for a in arcs if _fits(pool.have, c.need + a.need)]
-    bounded = []
-    for choice in choices:
-        points = sum(o.points for o in choice)
-        need = sum(o.need for o in choice)
-        bounded.append((points + _value_bound(pool.have - need, values_mask), points, need, choice))
-    bounded.sort(key=lambda b: -b[0])
-    tried: set[tuple[int, int]] = set()
-    for bound, points, need, choice in bounded:
-        if bound <= best_points or len(tried) == COLOUR_BUDGET:
-            break  # sorted by bound: no later choice does better (or the budget is spent)
-        if (need, points) in tried:
-            continue
-        if len(choice) == 2 and _arc_colours(pool, choice[1].values, choice[0].exact) is None:
-            continue
-        tried.add((need, points))
-        rest_points, rest = _value_search(pool.have - need, values_mask)
-        if points + rest_points > best_points:
-            best_points, best = points + rest_points, (*choice, *rest)
-    return tuple(sorted(_pick(pool, list(best)), key=lambda c: c.objective))
+    return _Solver(cards).best(open_objectives)

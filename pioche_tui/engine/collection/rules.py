@@ -179,8 +179,17 @@ def _turn_choices() -> list[tuple[Action, ...]]:
 _TURN_CHOICES = _turn_choices()
 
 
+def _seat_ok(state: State, seat: object) -> bool:
+    return type(seat) is int and 0 <= seat < state.seats
+
+
 def legal_actions(state: State, seat: int) -> Sequence[Action]:
+    """What ``seat`` may do now: exactly what :func:`apply` accepts, but in validation, where
+    any disjoint selection is legal and this lists a representative set. Nothing for a seat
+    number that is not at the table."""
     phase = state.phase
+    if not _seat_ok(state, seat):
+        return ()
     if phase is VALIDATION:
         return _validation_offer(state, seat) if state.validations[seat] is None else ()
     if phase is OVER or seat != state.current:
@@ -274,6 +283,8 @@ def apply(state: State, seat: int, action: Action) -> list[Event]:
     handler = _HANDLERS.get(type(action))
     if handler is None:
         raise IllegalAction("Action inconnue.")
+    if not _seat_ok(state, seat):
+        raise IllegalAction("Siège inconnu.")
     phase = state.phase
     if phase is VALIDATION:
         if type(action) is not Validate:
@@ -575,6 +586,7 @@ def _quantique(state: State, seat: int, pile: int, events: list[Event]) -> None:
 
 
 def _validate(state: State, seat: int, action: Validate, events: list[Event]) -> None:
+    _expect(state, VALIDATION, "On valide ses objectifs à la fin de la manche.")
     if state.validations[seat] is not None:
         raise IllegalAction("Vous avez déjà validé pour cette manche.")
     _check_selection(state, seat, action.combos)
@@ -762,7 +774,9 @@ def known_tops(state: State, seat: int) -> tuple[int, int]:
 def bust_odds(state: State, seat: int) -> tuple[float | None, float | None]:
     """For each draw pile, the chance that its next card makes ``seat`` lose its pile (a STOP
     condition), from the cards ``seat`` has not seen: both draw piles and what the others
-    discarded unseen from a Quantique, less the tops its Flip showed, which it knows exactly.
+    discarded unseen from a Quantique, less every card its Flip showed. A card it saw still on
+    top is known exactly; one no longer there has left the draw piles (they only shrink), so
+    even when another seat's Quantique took it face down, ``seat`` knows it is not to come.
     None for an empty draw pile."""
     pile = state.piles[seat]
     value = VALUE[pile[-1]] if pile else -1  # 0 (no value) matches no classic card either
@@ -778,8 +792,8 @@ def bust_odds(state: State, seat: int) -> tuple[float | None, float | None]:
     for other, cards in enumerate(state.private_discards):
         if other != seat:
             unseen += cards
-    for card in known:
-        if card >= 0:
+    for card in state.peeks[seat]:
+        if card >= 0 and card in unseen:
             unseen.remove(card)
     risky = sum(1 for c in unseen if busts(c))
     odds: list[float | None] = []

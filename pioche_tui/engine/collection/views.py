@@ -67,6 +67,9 @@ class CollectionView:
 
 
 def view(state: State, viewer: int | None) -> CollectionView:
+    """What ``viewer`` sees; a seat number not at the table gets a spectator's view."""
+    if viewer is not None and not (type(viewer) is int and 0 <= viewer < state.seats):
+        viewer = None
     phase = state.phase
     acting = phase not in (VALIDATION, OVER)
     current = state.current if acting else None

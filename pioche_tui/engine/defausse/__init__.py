@@ -13,7 +13,8 @@ Events (``kind``, ``seat``, ``args``; ``secret`` only for ``seat``), in the orde
 - ``skip`` (the seat that loses its turn); ``reverse`` (None; new direction, 1 or -1).
 - ``penalty`` (seat; how many; secret: the cards): drawn for a +2, a Joker +4, the cumul total
   or a catch; ``catch`` (culprit; catcher) comes before its penalty.
-- ``draw`` (seat; how many; secret: the cards); ``keep`` (seat): a drawn card kept;
+- ``draw`` (seat; how many; secret: the cards); ``keep`` (seat): the drawn card kept (after
+  every draw that is not laid, whether it fits or not: the table cannot tell);
   ``pass`` (seat): nothing left to draw and nothing to lay; ``colour`` (seat; colour): the
   colour of a first-card Joker.
 - ``reshuffle`` (None; new draw pile size): the discard but its top became the draw pile.
@@ -121,6 +122,10 @@ class Defausse:
 
     def bot(self, name: str) -> Bot:
         return BOTS[name]
+
+    def stand_in_action(self, state: State, seat: int) -> Action | None:
+        """The rules say nothing of a stand-in's moves: the bot chooses."""
+        return None
 
     def bot_names(self) -> tuple[str, ...]:
         return tuple(BOTS)

@@ -69,8 +69,8 @@ class BasicBot:
         plays = [a for a in legal if type(a) is Play and a.colour in (None, colour)]
         if any(a.announce for a in plays):
             plays = [a for a in plays if a.announce]
-        if not plays:
-            return DRAW
+        if not plays:  # nothing to lay: draw, or keep the card just drawn
+            return KEEP if state.phase is AFTER_DRAW else DRAW
         n = state.seats
         nxt = (seat + state.direction) % n
         threat = state.hand_size(nxt) <= THREAT

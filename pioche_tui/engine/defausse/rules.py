@@ -56,7 +56,8 @@ class Draw:
 
 @dataclass(frozen=True, slots=True)
 class Keep:
-    """After a draw, keep the drawn card instead of playing it: the turn passes."""
+    """After a draw, keep the drawn card instead of laying it (the only move when it does not
+    fit): the turn passes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +93,7 @@ PLAYS = tuple(_plays(c, False) for c in CARDS)
 PLAYS_OR_ANNOUNCE = tuple(_plays(c, False) + _plays(c, True) for c in CARDS)
 """The same, each with and without the announcement (second-to-last card, option annonce)."""
 ONLY_DRAW: tuple[Action, ...] = (DRAW,)
+ONLY_KEEP: tuple[Action, ...] = (KEEP,)
 PLAY_OR_KEEP: tuple[tuple[Action, ...], ...] = tuple((*p, KEEP) for p in PLAYS)
 """``PLAY_OR_KEEP[card]``: after drawing ``card``, which fits: lay it or keep it."""
 PLAY_OR_KEEP_ANNOUNCE: tuple[tuple[Action, ...], ...] = tuple(
@@ -146,7 +148,7 @@ def check_options(raw: Mapping[str, Any]) -> dict[str, Any]:
 # --- state ----------------------------------------------------------------------------------
 
 PLAY, AFTER_DRAW, CHOOSE_COLOUR, OVER = "play", "after_draw", "choose_colour", "over"
-"""Phases: the player to act lays or draws; has drawn a playable card (lay it or keep it);
+"""Phases: the player to act lays or draws; has drawn a card (lay it if it fits, or keep it);
 chooses the colour of a first-card Joker; the game is over."""
 
 
@@ -166,8 +168,8 @@ class State:
     Hands are bit masks of cards (see cards.py; :meth:`hand` lists one), piles are lists whose
     top is the end. ``colour`` is the active colour (WILD while a first-card Joker waits for its
     colour) and ``rank`` the top card's rank. ``culprit`` is the seat that may be caught for a
-    missing announcement (-1: none); ``drawn`` the card just drawn that may still be laid (-1:
-    none).
+    missing announcement (-1: none); ``drawn`` the card just drawn, which its player lays (if it
+    fits) or keeps (-1: none).
     """
 
     __slots__ = (
@@ -364,8 +366,12 @@ def legal_actions(state: State, seat: int) -> Sequence[Action]:
                 plays.append(DRAW)
             out = plays
     elif phase is AFTER_DRAW:
-        announce = state.annonce and state.hands[seat].bit_count() == 2
-        out = (PLAY_OR_KEEP_ANNOUNCE if announce else PLAY_OR_KEEP)[state.drawn]
+        hand = state.hands[seat]
+        if not _can_lay(state, hand, state.drawn):
+            out = ONLY_KEEP
+        else:
+            announce = state.annonce and hand.bit_count() == 2
+            out = (PLAY_OR_KEEP_ANNOUNCE if announce else PLAY_OR_KEEP)[state.drawn]
     elif phase is CHOOSE_COLOUR:
         out = CHOOSE
     else:
@@ -380,6 +386,8 @@ def legal_actions(state: State, seat: int) -> Sequence[Action]:
 
 def apply(state: State, seat: int, action: Action) -> list[Event]:
     """Check ``action`` for ``seat`` and apply it; IllegalAction (state unchanged) if refused."""
+    if type(seat) is not int or not 0 <= seat < state.seats:
+        raise IllegalAction("Siège inconnu.")
     if type(action) is Play:
         return _play(state, seat, action)
     if type(action) is Draw:
@@ -553,11 +561,10 @@ def _draw(state: State, seat: int) -> list[Event]:
     state.hands[seat] = hand
     state.culprit = -1
     state.announced[seat] = False
-    if _can_lay(state, hand, card):
-        state.phase = AFTER_DRAW
-        state.drawn = card
-    else:
-        state.current = (seat + state.direction) % n
+    # Whether the card fits or not, the drawer keeps the turn until they lay it or keep it:
+    # passing at once would tell the table that it does not fit (**[decision]**).
+    state.phase = AFTER_DRAW
+    state.drawn = card
     return events
 
 
@@ -592,8 +599,6 @@ def _catch(state: State, seat: int, action: Catch) -> list[Event]:
         raise IllegalAction("Il n'y a personne à prendre en défaut.")
     if action.target != culprit:
         raise IllegalAction("Ce joueur n'a pas oublié d'annoncer.")
-    if type(seat) is not int or not 0 <= seat < state.seats:
-        raise IllegalAction("Siège inconnu.")
     if seat == culprit:
         raise IllegalAction("Vous ne pouvez pas vous prendre vous-même.")
     state.culprit = -1

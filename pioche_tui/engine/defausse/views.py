@@ -16,7 +16,7 @@ class DefausseView:
 
     ``hand`` is the viewer's own hand sorted by colour then rank (empty for a spectator);
     ``legal`` what the viewer may do now (a screen marks playable cards and offers the catch
-    from it); ``drawn`` the card the viewer just drew and may still lay (else None).
+    from it); ``drawn`` the card the viewer just drew, to lay if it fits or keep (else None).
     ``colour`` is None while a first-card Joker waits for its colour; ``current`` None once the
     game is over. ``pending`` counts the cards waiting for the next player (option cumul);
     ``catchable`` the seat that laid its second-to-last card without announcing (option
