@@ -2,7 +2,7 @@
 
 One ``PiocheServer`` per process. Each TCP connection gets a ``_Connection`` (asyncssh's
 ``SSHServer``: limits and authentication); its one session channel gets a ``_Session`` (asyncssh's
-``SSHServerSession``: refusals, input rate, flow control), which runs the app that
+``SSHServerSession``: refusals, input budget, flow control), which runs the app that
 ``make_app(SessionInfo)`` builds on a ``driver.Terminal``. Everything runs on one event loop.
 
 Identity: any public key is accepted and its SHA256 fingerprint is the player's identity, bound
@@ -26,6 +26,7 @@ from textual.app import App
 
 from pioche_tui.coordinator.text import nickname as sanitize_nickname
 
+from .budget import AddressBuckets, Bucket, Meter
 from .collector import Collector
 from .driver import Terminal
 from .identity import (
@@ -37,7 +38,7 @@ from .identity import (
     sanitize_term,
 )
 from .keys import fingerprint
-from .limits import BYTES_PER_EVENT, DEFAULT_SIZE, Limits
+from .limits import DEFAULT_SIZE, Limits
 from .session import AppFactory, NameOwner, ServerShutdown, SessionInfo
 
 log = logging.getLogger("pioche.server")
@@ -118,6 +119,9 @@ class PiocheServer:
         self._sessions: dict[int, _Session] = {}
         self._session_ids = itertools.count(1)
         self._startups = asyncio.Semaphore(self.limits.max_startups)
+        self.address_buckets = AddressBuckets(
+            self.limits.address_cpu_rate, self.limits.address_cpu_burst
+        )
         self.closing = False
 
     async def start(self, host: str = "127.0.0.1", port: int = 2222) -> None:
@@ -410,10 +414,6 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self._ended = False  # the client left or closed its input: no app to start or run
         self.info: SessionInfo | None = None
         self.task: asyncio.Task[None] | None = None
-        # Input budget: a token bucket of events; when empty, the channel stops reading a while.
-        self._tokens = self._limits.input_burst
-        self._tokens_at = self._loop.time()
-        self._resume_reading: asyncio.TimerHandle | None = None
         self._stall_timer: asyncio.TimerHandle | None = None
         self._env_requests = 0
 
@@ -537,12 +537,21 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         try:
             if self._ended or server.closing:
                 return 0
-            self._terminal = Terminal(
-                self._chan, self._size, max_paste=self._limits.max_paste,
-                resize_interval=self._limits.resize_interval, on_first_frame=release_startup,
-            )
-            self._app = server.make_app(info)
-            return await self._terminal.run(self._app)
+            # What the session costs is measured, and its input waits while it is over budget:
+            # its own, and its address's (shared by every session from there).
+            limits = self._limits
+            meter = Meter(Bucket(limits.cpu_rate, limits.cpu_burst),
+                          server.address_buckets.take(info.peer))
+            try:
+                self._terminal = Terminal(
+                    self._chan, self._size, max_paste=limits.max_paste,
+                    resize_interval=limits.resize_interval, meter=meter,
+                    on_first_frame=release_startup,
+                )
+                self._app = server.make_app(info)
+                return await self._terminal.run(self._app)
+            finally:
+                server.address_buckets.give_back(info.peer)
         finally:
             release_startup()
 
@@ -571,29 +580,10 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self._terminal.resize(*self._size)
 
     def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
-        if datatype is not None or self._terminal is None:
-            return
-        delivered = self._terminal.feed(data)
-        self._charge(delivered + len(data) / BYTES_PER_EVENT)
-
-    def _charge(self, cost: float) -> None:
-        limits = self._limits
-        now = self._loop.time()
-        self._tokens = min(
-            limits.input_burst, self._tokens + (now - self._tokens_at) * limits.input_rate
-        ) - cost
-        self._tokens_at = now
-        if self._tokens < 0 and self._resume_reading is None and self._chan is not None:
-            # Stop reading; SSH flow control then holds the client back (its window fills).
-            self._chan.pause_reading()
-            self._resume_reading = self._loop.call_later(
-                -self._tokens / limits.input_rate, self._on_resume_reading
-            )
-
-    def _on_resume_reading(self) -> None:
-        self._resume_reading = None
-        if self._chan is not None:
-            self._chan.resume_reading()
+        # The terminal takes it at the pace of the session's budget, and stops the channel's
+        # reading meanwhile.
+        if datatype is None and self._terminal is not None:
+            self._terminal.feed(data)
 
     def pause_writing(self) -> None:
         if self._terminal is not None:
@@ -619,10 +609,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         return True  # keep our side open for the exit status
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for timer in (self._resume_reading, self._stall_timer):
-            if timer is not None:
-                timer.cancel()
-        self._resume_reading = self._stall_timer = None
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None
         self._end()
         self._connection.session_closed()
 

@@ -1,0 +1,140 @@
+"""What a session may cost the server: its CPU time, measured, against a budget.
+
+Every app runs on the one event loop the whole server shares, so a session's cost is the CPU
+time of the loop callbacks that run on its behalf: its app's tasks (handling each key, mouse
+report or resize, laying out and painting each frame, writing the frame to the channel) and
+the parsing of its input. Counting events instead would be a guess: a key costs 3 ms or 70 ms
+depending on the screen it opens, a focus report restyled the whole screen, a resize at
+400 × 200 costs twenty keys.
+
+``Meter`` adds that time up. It is set in a context variable (``METER``) of the session's app
+task, so every task and callback the app starts inherits it; a hook on asyncio's ``Handle._run``
+(the one place every callback and task step of the loop passes through) times each callback
+whose context carries a meter, with the thread's CPU clock. The time goes into token buckets
+(``Bucket``): one per session, one per client address (shared by that address's sessions). The
+terminal reads and delivers input only while none of its buckets is in debt
+(``server.driver.Terminal``).
+
+What a session is charged for is what runs in its app's context, whatever caused it: its own
+keys, but also the frames another player's move makes it paint, and the coordinator's work done
+within its requests (a table's bot moves scheduled from its move included). Garbage
+collections are charged to whichever callback they interrupt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+METER: ContextVar[Meter | None] = ContextVar("pioche_meter", default=None)
+"""The meter of the session whose app (or input) the running callback belongs to."""
+
+
+@dataclass
+class Bucket:
+    """Seconds of CPU: refilled at ``rate`` per second up to ``burst``; spending may take it
+    below zero (the cost of work is known only once it is done), and then it is in debt."""
+
+    rate: float
+    burst: float
+    level: float = field(init=False)
+    _at: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.level = self.burst
+        self._at = time.monotonic()
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        self.level = min(self.burst, self.level + (now - self._at) * self.rate)
+        self._at = now
+
+    def spend(self, seconds: float) -> None:
+        self._refill()
+        self.level -= seconds
+
+    def wait(self) -> float:
+        """Seconds until the bucket is out of debt; 0 if it is not in debt."""
+        self._refill()
+        return -self.level / self.rate if self.level < 0 else 0.0
+
+    @property
+    def full(self) -> bool:
+        self._refill()
+        return self.level >= self.burst
+
+
+class Meter:
+    """The CPU time spent on behalf of one session, spent from its buckets."""
+
+    def __init__(self, *buckets: Bucket) -> None:
+        self.buckets = buckets
+        self.spent = 0.0
+        """Seconds of CPU charged so far."""
+        self.active_at = 0.0
+        """When the last charge came (the loop's clock, ``time.monotonic``)."""
+
+    def charge(self, seconds: float) -> None:
+        self.spent += seconds
+        self.active_at = time.monotonic()
+        for bucket in self.buckets:
+            bucket.spend(seconds)
+
+    def wait(self) -> float:
+        """Seconds until none of the buckets is in debt."""
+        return max(bucket.wait() for bucket in self.buckets)
+
+
+class AddressBuckets:
+    """One bucket per client address, shared by all its sessions. A bucket outlives its sessions
+    until it is full again: reconnecting does not wipe a debt."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self._rate = rate
+        self._burst = burst
+        self._buckets: dict[str, Bucket] = {}
+        self._users: dict[str, int] = {}
+
+    def take(self, address: str) -> Bucket:
+        """The address's bucket, for one more session (give it back with ``give_back``)."""
+        for idle in [a for a, bucket in self._buckets.items()
+                     if not self._users.get(a) and bucket.full]:
+            del self._buckets[idle]
+        bucket = self._buckets.get(address)
+        if bucket is None:
+            bucket = self._buckets[address] = Bucket(self._rate, self._burst)
+        self._users[address] = self._users.get(address, 0) + 1
+        return bucket
+
+    def give_back(self, address: str) -> None:
+        self._users[address] -= 1
+        if not self._users[address]:
+            del self._users[address]
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+
+# The loop hook -----------------------------------------------------------------------------
+
+_handle_run = asyncio.events.Handle._run
+_clock = time.thread_time
+
+
+def _metered_run(self: asyncio.Handle) -> None:
+    meter = self._context.get(METER)  # type: ignore[attr-defined]
+    if meter is None:
+        _handle_run(self)
+        return
+    started = _clock()
+    try:
+        _handle_run(self)
+    finally:
+        meter.charge(_clock() - started)
+
+
+def install() -> None:
+    """Time every loop callback run in a meter's context (idempotent; process-wide)."""
+    asyncio.events.Handle._run = _metered_run  # type: ignore[method-assign]
