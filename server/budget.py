@@ -7,13 +7,16 @@ the parsing of its input. Counting events instead would be a guess: a key costs 
 depending on the screen it opens, a focus report restyled the whole screen, a resize at
 400 × 200 costs twenty keys.
 
-``Meter`` adds that time up. It is set in a context variable (``METER``) of the session's app
-task, so every task and callback the app starts inherits it; a hook on asyncio's ``Handle._run``
-(the one place every callback and task step of the loop passes through) times each callback
-whose context carries a meter, with the thread's CPU clock. The time goes into token buckets
-(``Bucket``): one per session, one per client address (shared by that address's sessions). The
-terminal reads and delivers input only while none of its buckets is in debt
-(``server.driver.Terminal``).
+``Meter`` adds that time up, one per connection (which carries at most one session). It is set
+in a context variable (``METER``) of the session's app task, so every task and callback the app
+starts inherits it; a hook on asyncio's ``Handle._run`` (the one place every callback and task
+step of the loop passes through) times each callback whose context carries a meter, with the
+thread's CPU clock. Before any app, the SSH layer's own work on what the client sends
+(decrypting, window changes, any packet) is timed where the connection receives its bytes
+(``meter_reading``), and the connection stops reading while it is in debt. The time goes into
+token buckets (``Bucket``): one per connection, one per client address (shared by that
+address's connections). The terminal gives input to the app only while none of its buckets is
+in debt (``server.driver.Terminal``).
 
 What a session is charged for is what runs in its app's context, whatever caused it: its own
 keys, but also the frames another player's move makes it paint, and the coordinator's work done
@@ -52,8 +55,9 @@ class Bucket:
         self._at = now
 
     def spend(self, seconds: float) -> None:
+        """Take ``seconds`` (or give them back, if negative)."""
         self._refill()
-        self.level -= seconds
+        self.level = min(self.burst, self.level - seconds)
 
     def wait(self) -> float:
         """Seconds until the bucket is out of debt; 0 if it is not in debt."""
@@ -79,6 +83,10 @@ class Meter:
     def charge(self, seconds: float) -> None:
         self.spent += seconds
         self.active_at = time.monotonic()
+        self.reserve(seconds)
+
+    def reserve(self, seconds: float) -> None:
+        """Take ``seconds`` from the buckets ahead of the measure (negative: give them back)."""
         for bucket in self.buckets:
             bucket.spend(seconds)
 
@@ -115,6 +123,48 @@ class AddressBuckets:
 
     def __len__(self) -> int:
         return len(self._buckets)
+
+
+class _MeteredReading:
+    """Wraps a protocol's ``data_received``: see ``meter_reading``."""
+
+    def __init__(self, protocol: asyncio.Protocol, transport: asyncio.Transport, meter: Meter
+                 ) -> None:
+        self._data_received = protocol.data_received
+        self._transport = transport
+        self._meter = meter
+        self._loop = asyncio.get_running_loop()
+        self._paused = False
+
+    def data_received(self, data: bytes) -> None:
+        started = _clock()
+        try:
+            self._data_received(data)
+        finally:
+            self._meter.charge(_clock() - started)
+        if not self._paused and self._meter.wait() > 0:
+            self._paused = True
+            self._resume()
+
+    def _resume(self) -> None:
+        if self._transport.is_closing():
+            return
+        wait = self._meter.wait()
+        if wait > 0:
+            self._transport.pause_reading()
+            self._loop.call_later(wait, self._resume)
+        else:
+            self._paused = False
+            self._transport.resume_reading()
+
+
+def meter_reading(protocol: asyncio.Protocol, transport: asyncio.Transport, meter: Meter) -> None:
+    """Charge ``meter`` for what ``protocol`` does with each read of ``transport``, and stop
+    reading while the meter is in debt (TCP flow control then holds the client back). Call it
+    before the first read: the transport calls the protocol's ``data_received`` attribute."""
+    protocol.data_received = _MeteredReading(  # type: ignore[method-assign]
+        protocol, transport, meter
+    ).data_received
 
 
 # The loop hook -----------------------------------------------------------------------------

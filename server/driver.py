@@ -107,7 +107,9 @@ class Terminal:
     own context (handling the events, painting the frames that follow, writing them). Bytes are
     parsed ``PARSE_SLICE`` characters at a time; events reach the app in small batches, and the
     next batch waits until the app is quiet again (``QUIET``), having handled the last one and
-    repainted, so that its cost is counted before more is given. Input not yet given stays here
+    repainted, so that its cost is counted before more is given; meanwhile what it will probably
+    cost (the last batches' cost per event) is held from the budget, so that several sessions
+    of one address do not all give a costly batch at once. Input not yet given stays here
     and the channel stops reading: SSH flow control then holds the client back. A resize is one
     more event (the latest size wins), given at most once per ``resize_interval`` seconds.
     Consecutive mouse moves waiting their turn become the last one.
@@ -121,6 +123,7 @@ class Terminal:
         max_paste: int,
         resize_interval: float,
         meter: Meter,
+        name: str = "a session",
         on_first_frame: Callable[[], None] = lambda: None,
     ) -> None:
         self.size = size
@@ -128,6 +131,8 @@ class Terminal:
         self._channel = channel
         self._max_paste = max_paste
         self.meter = meter
+        self._name = name  # for the log
+        self._held_back = False  # input was held for the budget (said once in the log)
         self._on_first_frame: Callable[[], None] | None = on_first_frame
         self._loop = asyncio.get_running_loop()
         self._app: App[Any] | None = None
@@ -146,6 +151,7 @@ class Terminal:
         self._unsettled = False  # a batch was given and the app has not been quiet since
         self._given_at = (0.0, 0.0, 0)  # when the last batch was given, the meter then, its size
         self._event_cpu = BATCH_CPU / MAX_BATCH  # what an event costs, by the last batches
+        self._reserved = 0.0  # held from the budget for the batch being handled
         self._settle_timer: asyncio.TimerHandle | None = None
         self._escape_timer: asyncio.TimerHandle | None = None
         self._quiet_chars = 0  # characters parsed since the parser last gave an event
@@ -219,6 +225,9 @@ class Terminal:
             return
         debt = self.meter.wait()
         if debt > 0:
+            if not self._held_back:
+                self._held_back = True
+                log.info("%s: over its CPU budget, its input waits", self._name)
             self._pump_in(debt)
         elif self._resize_due and self._give_resize():
             pass
@@ -256,6 +265,8 @@ class Terminal:
         """Give nothing more until the app has been quiet for a while (or SETTLE_TIMEOUT)."""
         self._unsettled = True
         self._given_at = (self._loop.time(), self.meter.spent, given)
+        self._reserved = given * self._event_cpu
+        self.meter.reserve(self._reserved)
         self._check_settled()
 
     def _check_settled(self) -> None:
@@ -271,6 +282,8 @@ class Terminal:
             )
             return
         self._unsettled = False
+        self.meter.reserve(-self._reserved)  # now measured
+        self._reserved = 0.0
         # The estimate follows the costliest recent events down slowly.
         self._event_cpu = max((self.meter.spent - spent) / given, self._event_cpu / 2)
         if self._driver is not None:
@@ -404,6 +417,8 @@ class Terminal:
 
     def detach(self) -> None:
         self._driver = None
+        self.meter.reserve(-self._reserved)  # (the address's bucket outlives the session)
+        self._reserved = 0.0
         for timer in (self._escape_timer, self._pump_timer, self._settle_timer):
             if timer is not None:
                 timer.cancel()

@@ -26,7 +26,7 @@ from textual.app import App
 
 from pioche_tui.coordinator.text import nickname as sanitize_nickname
 
-from .budget import AddressBuckets, Bucket, Meter
+from .budget import AddressBuckets, Bucket, Meter, meter_reading
 from .collector import Collector
 from .driver import Terminal
 from .identity import (
@@ -272,12 +272,18 @@ class _Connection(asyncssh.SSHServer):
         self.forwarding_asked = False  # -R, -A or -X asked for: the session is refused
         self._idle: asyncio.TimerHandle | None = None  # set while logged in with no session
         self._lost = False
+        self.meter: Meter | None = None  # what it costs, from its first byte (server/budget.py)
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
         peername = conn.get_extra_info("peername")
         if peername:
             self.peer = str(peername[0])
+        limits = self._server.limits
+        self.meter = Meter(Bucket(limits.cpu_rate, limits.cpu_burst),
+                           self._server.address_buckets.take(self.peer))
+        # (asyncssh has no public accessor for the transport it reads from)
+        meter_reading(conn, conn._transport, self.meter)  # type: ignore[arg-type]
         self._refusal = self._server._admit(self)
         if self._refusal is not None and self._server._flooded(self.peer):
             conn.abort()
@@ -286,6 +292,8 @@ class _Connection(asyncssh.SSHServer):
         self._stop_idle()
         self._lost = True
         self._server._forget(self)
+        if self.meter is not None:
+            self._server.address_buckets.give_back(self.peer)
 
     # A connection holds a slot: logged in with no session (none yet, or its one session over),
     # it may keep it only login_timeout seconds.
@@ -537,21 +545,17 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         try:
             if self._ended or server.closing:
                 return 0
-            # What the session costs is measured, and its input waits while it is over budget:
-            # its own, and its address's (shared by every session from there).
-            limits = self._limits
-            meter = Meter(Bucket(limits.cpu_rate, limits.cpu_burst),
-                          server.address_buckets.take(info.peer))
-            try:
-                self._terminal = Terminal(
-                    self._chan, self._size, max_paste=limits.max_paste,
-                    resize_interval=limits.resize_interval, meter=meter,
-                    on_first_frame=release_startup,
-                )
-                self._app = server.make_app(info)
-                return await self._terminal.run(self._app)
-            finally:
-                server.address_buckets.give_back(info.peer)
+            # What the app costs is measured with the connection's meter, and its input waits
+            # while the connection or its address is over budget.
+            assert self._connection.meter is not None
+            self._terminal = Terminal(
+                self._chan, self._size, max_paste=self._limits.max_paste,
+                resize_interval=self._limits.resize_interval, meter=self._connection.meter,
+                name=f"session {info.session_id} from {info.peer}",
+                on_first_frame=release_startup,
+            )
+            self._app = server.make_app(info)
+            return await self._terminal.run(self._app)
         finally:
             release_startup()
 
