@@ -30,10 +30,10 @@ class Limits:
     An honest player costs a few milliseconds a second (a key 3 ms, a frame a few)."""
     cpu_burst: float = 1.0
     """CPU seconds a session may spend at once before the rate applies."""
-    address_cpu_rate: float = 0.2
-    """The same, for all the sessions from one IP address together (several sessions would
-    otherwise multiply the rate)."""
-    address_cpu_burst: float = 2.0
+    address_cpu_rate: float = 0.15
+    """The same, for all the connections from one IP address together (several connections
+    would otherwise multiply the rate)."""
+    address_cpu_burst: float = 1.5
     max_paste: int = 16 * 1024
     """Characters of one bracketed paste the app receives; the rest is dropped."""
     resize_interval: float = 0.2

@@ -1,36 +1,38 @@
 """Input that costs the server CPU (issue 12, items 1 and 9), against ``pioche serve`` running the
-real app with its default limits: 12 KB of focus reports in one write, 64 KB of random bytes a
-second, window changes at 400 × 200 from eight sessions of one address, the help screen opened
-and closed as fast as a client can send the keys.
+real app with its default limits: 12 KB of focus reports in one write; from eight sessions of
+one address, 64 KB of random bytes a second each, window changes at 400 × 200, SSH packets the
+app never sees (SSH_MSG_IGNORE) as fast as the clients can send them; from one session, the help
+screen opened and closed as fast as a client can send the keys.
 
-Each attack runs while another player, from another address, types in the lobby's chat: every
-word must show on her screen within the wait. Once the attack has used its budget's burst (the
-server says so in its log), the server's CPU time over the next seconds — read from /proc, the
-server's own accounting — must stay within the budget: 0.1 CPU second a second per session,
-0.2 per address, far under the 0.3 asserted here (the rest is the other player's typing and the
-budget's granularity: a batch of events is measured once it has been handled). Before the
+Each attack runs, from its own process (``tests/hostile/input_attacks.py``), while another
+player, from another address, types in the lobby's chat: every word must show on her screen
+within the wait. Once the attack has used its budget's burst (the server says so in its log),
+the server's CPU time over the next seconds — read from /proc, the server's own accounting — must
+stay within the budget: 0.1 CPU second a second per connection, 0.15 per address. The 0.35
+asserted leaves room for the other player's typing, the games the attackers started (their bots
+play on), and the budget's granularity (a batch of events is measured once handled). Before the
 budget was charged by measured cost, the focus reports froze every session for half a minute,
-and the other attacks took the whole core for as long as they went on.
+and the other attacks took the whole core for as long as they went on (on a machine busy with
+other work, as much of a core as it got).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import random
 import time
 from pathlib import Path
 
 import asyncssh
 import pytest
 
-from tests.hostile.input_attacks import ATTACKS, FOCUS_REPORTS
+from tests.hostile.input_attacks import FOCUS_REPORTS, attacker
 from tests.server.conftest import WAIT, Client
-from tests.server.process import LikeOpenSSH, ServeProcess, serve_process
+from tests.server.process import LikeOpenSSH, serve_process
 
 REAL_APP = ("--app", "pioche_tui.app:open_service")
-BOUND = 0.3  # CPU seconds per second the server may spend while attacked, the burst spent
-WINDOW = 6.0  # seconds the CPU is measured over
+BOUND = 0.35  # CPU seconds per second the server may spend while attacked, the burst spent
+WINDOW = 8.0  # seconds the CPU is measured over
 BURST_WAIT = 8.0  # seconds the attack may take to spend its burst (longer on a busy machine)
 OVER_BUDGET = "over its CPU budget"
 
@@ -73,43 +75,31 @@ class Typist:
             await asyncio.sleep(0.2)
 
 
-async def attacked(
-    served: ServeProcess, attack: str, attackers: int
-) -> tuple[float, Typist]:
-    """Run ``attack`` from ``attackers`` sessions of 127.0.0.1 while a player of 127.0.0.2
-    types; the server's CPU seconds per second once the burst is spent, and the typist."""
-    mallory = [await connect(served.port, f"mallory{n}", "127.0.0.1") for n in range(attackers)]
-    bob = await connect(served.port, "bob", "127.0.0.2")
-    bob.send("c")  # the lobby's chat line
-    await asyncio.sleep(0.5)
-    typist = Typist(bob)
-    stop = asyncio.Event()
-    rng = random.Random(12)
-    tasks = [asyncio.create_task(ATTACKS[attack](client.chan, stop, rng))
-             for client in mallory if client.chan is not None]
-    tasks.append(asyncio.create_task(typist.type_until(stop)))
-    try:
-        deadline = time.monotonic() + BURST_WAIT
-        while OVER_BUDGET not in served.log_text() and time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
-        cpu, started = cpu_seconds(served.process.pid), time.monotonic()
-        await asyncio.sleep(WINDOW)
-        rate = (cpu_seconds(served.process.pid) - cpu) / (time.monotonic() - started)
-    finally:
-        stop.set()
-        await asyncio.gather(*tasks)
-    assert served.process.poll() is None and not any(c.closed.is_set() for c in [*mallory, bob])
-    return rate, typist
-
-
-@pytest.mark.parametrize(("attack", "attackers"), [
-    ("random", 1), ("resize", 8), ("help", 1),
+@pytest.mark.parametrize(("attack", "sessions"), [
+    ("random", 8), ("resize", 8), ("help", 1), ("ignore", 8),
 ])
 async def test_an_attack_costs_its_budget_and_others_keep_playing(
-    tmp_path: Path, attack: str, attackers: int
+    tmp_path: Path, attack: str, sessions: int
 ) -> None:
     with serve_process(tmp_path, *REAL_APP) as served:
-        rate, typist = await attacked(served, attack, attackers)
+        bob = await connect(served.port, "bob", "127.0.0.2")
+        bob.send("c")  # the lobby's chat line
+        await asyncio.sleep(0.5)
+        typist = Typist(bob)
+        stop = asyncio.Event()
+        async with attacker(served.port, attack, sessions):
+            typing = asyncio.create_task(typist.type_until(stop))
+            try:
+                deadline = time.monotonic() + BURST_WAIT
+                while OVER_BUDGET not in served.log_text() and time.monotonic() < deadline:
+                    await asyncio.sleep(0.1)
+                cpu, started = cpu_seconds(served.process.pid), time.monotonic()
+                await asyncio.sleep(WINDOW)
+                rate = (cpu_seconds(served.process.pid) - cpu) / (time.monotonic() - started)
+            finally:
+                stop.set()
+                await typing
+        assert served.process.poll() is None and not bob.closed.is_set()
     assert typist.words >= 3
     assert rate < BOUND, f"{attack}: {rate:.2f} CPU seconds a second"
 
