@@ -1,17 +1,17 @@
 """What hostile input costs the server, and another player meanwhile. Never part of the test run;
 results go to docs/reliability.md (issue 12, items 1 and 9).
 
-    uv run --group bench python bench/input_cost.py [--attacks focus,random,mouse,resize,help]
+    uv run --group bench python bench/input_cost.py [--attacks focus,random,mouse,resize,help,ignore]
                                                     [--attackers 1] [--seconds 20] [--warmup 10]
                                                     [--json FILE]
 
 For each attack (``tests/hostile/input_attacks.py``) a fresh ``pioche serve`` (the real app,
-default limits) runs as its own process on 127.0.0.1, port 0. ``--attackers`` guest sessions
-connect from 127.0.0.1 and wait in the lobby; a victim connects from another address
-(127.0.0.2), opens the lobby's chat line and types a word of six letters every half second
+default limits) runs as its own process on 127.0.0.1, port 0. A victim connects from 127.0.0.2,
+opens the lobby's chat line and types a word of six letters every half second
 (in one write, as a fast typist's burst), then erases it: the time until the word shows on its
 screen is its latency. The server's CPU time (psutil) is read over two windows of ``--seconds``:
-the victim alone, then the victim while the attackers attack, after ``--warmup`` seconds of
+the victim alone, then the victim while ``--attackers`` guest sessions from 127.0.0.1 attack
+(from another process: the attacker module's), after ``--warmup`` seconds of
 attack (a session's budget lets it spend a burst at first: the window measures what it may
 spend for as long as it goes on; 0 measures from the first byte).
 """
@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import json
 import os
-import random
 import sys
 import tempfile
 import time
@@ -36,7 +35,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.hostile.input_attacks import ATTACKS  # noqa: E402
+from tests.hostile.input_attacks import ATTACKS, attacker  # noqa: E402
 from tests.server.conftest import Client  # noqa: E402
 from tests.server.process import LikeOpenSSH, serve_process  # noqa: E402
 
@@ -45,43 +44,16 @@ WAIT = 60.0
 TYPE_EVERY = 0.5
 
 
-class Sink(asyncssh.SSHClientSession[bytes]):
-    """An attacker's session: it reads what the server sends (it does not stall) and looks only
-    for the lobby's greeting, so that this process's CPU goes to the victim's screen."""
-
-    def __init__(self) -> None:
-        self.greeted = asyncio.Event()
-        self.closed = asyncio.Event()
-        self.chan: asyncssh.SSHClientChannel[bytes] | None = None
-        self.conn: asyncssh.SSHClientConnection | None = None
-        self._tail = b""
-
-    def connection_made(self, chan: asyncssh.SSHClientChannel[bytes]) -> None:
-        self.chan = chan
-
-    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
-        if not self.greeted.is_set():
-            self._tail = self._tail[-64:] + data
-            if b"Bonjour" in self._tail:
-                self.greeted.set()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.closed.set()
-
-
-async def connect(port: int, name: str, source: str, session: type[Any] = Client) -> Any:
+async def connect(port: int, name: str, source: str) -> Client:
     conn = await asyncssh.connect(
         "127.0.0.1", port, username=name, known_hosts=None, client_keys=None, agent_path=None,
         config=None, client_factory=LikeOpenSSH, local_addr=(source, 0),
     )
     _chan, client = await conn.create_session(
-        session, term_type="xterm-256color", term_size=SIZE, encoding=None)
+        Client, term_type="xterm-256color", term_size=SIZE, encoding=None)
     client.conn = conn
-    if isinstance(client, Sink):
-        await asyncio.wait_for(client.greeted.wait(), WAIT)
-    else:
-        client.screen.resize(*SIZE)
-        await client.wait_for(f"Bonjour {name}", WAIT)
+    client.screen.resize(*SIZE)
+    await client.wait_for(f"Bonjour {name}", WAIT)
     return client
 
 
@@ -124,40 +96,31 @@ async def run_attack(name: str, args: argparse.Namespace) -> dict[str, Any]:
     with (tempfile.TemporaryDirectory(prefix="pioche-input-") as tmp,
           serve_process(Path(tmp), "--app", "pioche_tui.app:open_service") as served):
         server = psutil.Process(served.process.pid)
-        attackers = [await connect(served.port, f"mallory{n}", "127.0.0.1", Sink)
-                     for n in range(args.attackers)]
         victim = await connect(served.port, "victim", "127.0.0.2")
         victim.send("c")  # the chat line
         await asyncio.sleep(1.0)
         windows: dict[str, Any] = {}
         for phase in ("alone", "attacked"):
-            stop = asyncio.Event()
-            attacks = []
-            if phase == "attacked":
-                rng = random.Random(1)
-                attacks = [asyncio.create_task(ATTACKS[name](a.chan, stop, rng))
-                           for a in attackers if a.chan is not None]
-                await type_words(victim, args.warmup)
-            cpu0, started = cpu_seconds(server), time.monotonic()
-            latencies = await type_words(victim, args.seconds)
-            elapsed = time.monotonic() - started
-            cpu = cpu_seconds(server) - cpu0
-            stop.set()
-            await asyncio.gather(*attacks)
+            async with contextlib.AsyncExitStack() as attacking:
+                if phase == "attacked":
+                    await attacking.enter_async_context(attacker(
+                        served.port, name, args.attackers, args.warmup + args.seconds + 60))
+                    await type_words(victim, args.warmup)
+                cpu0, started = cpu_seconds(server), time.monotonic()
+                latencies = await type_words(victim, args.seconds)
+                elapsed = time.monotonic() - started
+                cpu = cpu_seconds(server) - cpu0
             windows[phase] = {
                 "server_cpu_ms_per_s": round(1000 * cpu / elapsed),
                 "victim_word_to_screen": summary(latencies),
                 "seconds": round(elapsed, 1),
             }
-        gone = sum(1 for a in attackers if a.closed.is_set())
-        for client in [*attackers, victim]:
-            if client.conn is not None:
-                client.conn.close()
+        if victim.conn is not None:
+            victim.conn.close()
     attacked, alone = windows["attacked"], windows["alone"]
     return {
         "attack": name, "attackers": args.attackers, **windows,
         "attack_cpu_ms_per_s": attacked["server_cpu_ms_per_s"] - alone["server_cpu_ms_per_s"],
-        "attackers_disconnected": gone,
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 

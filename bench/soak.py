@@ -54,7 +54,7 @@ sys.path.insert(0, str(ROOT))
 from pioche_tui.store.log import END, SEAT, read_log  # noqa: E402
 from server.keys import fingerprint  # noqa: E402
 from server.ssh import MSG_CRASH  # noqa: E402
-from tests.server.process import reset, serve_process  # noqa: E402
+from tests.server.process import loopback, reset, serve_process  # noqa: E402
 
 # The table screen's title (« Défausse · table K7PX »), as the client's bytes carry it.
 TABLE_TITLE = re.compile(r"Défausse · table ([A-Z2-9]{4})\b")
@@ -122,6 +122,7 @@ class Stats:
 class Player:
     def __init__(self, index: int, port: int, tables_dir: Path, stats: Stats,
                  rng: random.Random) -> None:
+        self.index = index
         self.name = f"soak{index:03d}"
         self.key = asyncssh.generate_private_key("ssh-ed25519")
         self.identity = fingerprint(self.key)
@@ -139,6 +140,7 @@ class Player:
             conn = await asyncssh.connect(
                 "127.0.0.1", self.port, username=self.name, known_hosts=None,
                 client_keys=[self.key], agent_path=None, config=None,
+                local_addr=(loopback(self.index), 0),
             )
             chan, opened = await conn.create_session(
                 Watching, term_type="xterm-256color", term_size=(100, 30), encoding=None,

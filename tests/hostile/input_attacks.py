@@ -157,13 +157,13 @@ async def sink(port: int, name: str, address: str) -> tuple[asyncssh.SSHClientCo
 
 @contextlib.asynccontextmanager
 async def attacker(
-    port: int, attack: str, sessions: int, seconds: float = 60.0
+    port: int, attack: str, sessions: int, seconds: float = 60.0, address: str = "127.0.0.1"
 ) -> AsyncIterator[asyncio.subprocess.Process]:
     """This module as a process attacking ``pioche serve`` on ``port``: entered once its
-    sessions are in the lobby and attacking; stopped on leaving."""
+    sessions are in the lobby and attacking; stopped on leaving (or after ``seconds``)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.hostile.input_attacks", str(port), attack,
-        "--sessions", str(sessions), "--seconds", str(seconds),
+        "--sessions", str(sessions), "--seconds", str(seconds), "--address", address,
         cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
     )
     assert process.stdin is not None and process.stdout is not None
