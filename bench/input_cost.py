@@ -1,9 +1,8 @@
 """What hostile input costs the server, and another player meanwhile. Never part of the test run;
 results go to docs/reliability.md (issue 12, items 1 and 9).
 
-    uv run --group bench python bench/input_cost.py [--attacks focus,random,mouse,resize,help,ignore]
-                                                    [--attackers 1] [--seconds 20] [--warmup 10]
-                                                    [--json FILE]
+    uv run --group bench python bench/input_cost.py [--attackers 1] [--seconds 20] [--warmup 10]
+                                    [--attacks focus,random,mouse,resize,help,ignore] [--json FILE]
 
 For each attack (``tests/hostile/input_attacks.py``) a fresh ``pioche serve`` (the real app,
 default limits) runs as its own process on 127.0.0.1, port 0. A victim connects from 127.0.0.2,
@@ -11,9 +10,12 @@ opens the lobby's chat line and types a word of six letters every half second
 (in one write, as a fast typist's burst), then erases it: the time until the word shows on its
 screen is its latency. The server's CPU time (psutil) is read over two windows of ``--seconds``:
 the victim alone, then the victim while ``--attackers`` guest sessions from 127.0.0.1 attack
-(from another process: the attacker module's), after ``--warmup`` seconds of
-attack (a session's budget lets it spend a burst at first: the window measures what it may
-spend for as long as it goes on; 0 measures from the first byte).
+(from another process: the attacker module's), after ``--warmup`` seconds of attack, which are
+measured too (``attack_start``): a connection's budget lets it spend a burst at first, so the
+first seconds show what an attack costs at once, the window after them what it costs for as
+long as it goes on. (The server before the budget paused a session's reading after the fact,
+for as long as the events it had already taken would have taken at 50 a second: its cost came
+all at the start.)
 """
 
 from __future__ import annotations
@@ -100,27 +102,29 @@ async def run_attack(name: str, args: argparse.Namespace) -> dict[str, Any]:
         victim.send("c")  # the chat line
         await asyncio.sleep(1.0)
         windows: dict[str, Any] = {}
-        for phase in ("alone", "attacked"):
-            async with contextlib.AsyncExitStack() as attacking:
-                if phase == "attacked":
-                    await attacking.enter_async_context(attacker(
-                        served.port, name, args.attackers, args.warmup + args.seconds + 60))
-                    await type_words(victim, args.warmup)
-                cpu0, started = cpu_seconds(server), time.monotonic()
-                latencies = await type_words(victim, args.seconds)
-                elapsed = time.monotonic() - started
-                cpu = cpu_seconds(server) - cpu0
+
+        async def window(phase: str, seconds: float) -> None:
+            cpu0, started = cpu_seconds(server), time.monotonic()
+            latencies = await type_words(victim, seconds)
+            elapsed = time.monotonic() - started
             windows[phase] = {
-                "server_cpu_ms_per_s": round(1000 * cpu / elapsed),
+                "server_cpu_ms_per_s": round(1000 * (cpu_seconds(server) - cpu0) / elapsed),
                 "victim_word_to_screen": summary(latencies),
                 "seconds": round(elapsed, 1),
             }
+
+        await window("alone", args.seconds)
+        async with attacker(served.port, name, args.attackers, args.warmup + args.seconds + 60):
+            await window("attack_start", args.warmup)
+            await window("attacked", args.seconds)
         if victim.conn is not None:
             victim.conn.close()
-    attacked, alone = windows["attacked"], windows["alone"]
+    alone = windows["alone"]["server_cpu_ms_per_s"]
     return {
         "attack": name, "attackers": args.attackers, **windows,
-        "attack_cpu_ms_per_s": attacked["server_cpu_ms_per_s"] - alone["server_cpu_ms_per_s"],
+        "attack_cpu_ms_per_s": {
+            phase: windows[phase]["server_cpu_ms_per_s"] - alone
+            for phase in ("attack_start", "attacked")},
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 
@@ -132,7 +136,7 @@ async def main() -> None:
                         help="attacking sessions, all from one address (at most 8 by default)")
     parser.add_argument("--seconds", type=float, default=20.0, help="each window's length")
     parser.add_argument("--warmup", type=float, default=10.0,
-                        help="seconds of attack before its window opens")
+                        help="seconds of attack before its window opens (measured too)")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     args = parser.parse_args()
     results = []

@@ -229,8 +229,8 @@ class Terminal:
                 self._held_back = True
                 log.info("%s: over its CPU budget, its input waits", self._name)
             self._pump_in(debt)
-        elif self._resize_due and self._give_resize():
-            pass
+        elif self._resize_ready():
+            self._give_resize()
         else:
             if not self._events and self._read < len(self._text):
                 self._parse_slice()
@@ -240,17 +240,21 @@ class Terminal:
                 self._pump_in(0.0)
         self._flow()
 
-    def _give_resize(self) -> bool:
-        assert self._driver is not None
+    def _resize_ready(self) -> bool:
+        """A resize is due and its interval has passed (if not, pump again when it has)."""
+        if not self._resize_due:
+            return False
         wait = self._last_resize + self._resize_interval - self._loop.time()
         if wait > 0:
             self._pump_in(wait)
-            return False
+        return wait <= 0
+
+    def _give_resize(self) -> None:
+        assert self._driver is not None
         self._resize_due = False
         self._last_resize = self._loop.time()
         self._driver.post_size(self.size)
         self._wait_for_app(1)
-        return True
 
     def _give_events(self) -> None:
         assert self._driver is not None

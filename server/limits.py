@@ -23,16 +23,17 @@ class Limits:
     keepalive_interval: float = 30.0
     keepalive_count_max: int = 3
     cpu_rate: float = 0.1
-    """CPU seconds per second a session may cost the server, sustained, measured
-    (``server/budget.py``): the parsing of its input and all its app's work (handling keys,
-    mouse reports and resizes, painting frames, writing them). While it is over, the server
-    gives its app no input and stops reading it; SSH flow control then holds the client back.
-    An honest player costs a few milliseconds a second (a key 3 ms, a frame a few)."""
+    """CPU seconds per second a connection may cost the server, sustained, measured
+    (``server/budget.py``): the SSH layer's work on what it sends, the parsing of its input and
+    all its app's work (handling keys, mouse reports and resizes, painting frames, writing them).
+    While it is over, the server gives its app no input and stops reading it; SSH and TCP flow
+    control then hold the client back. An honest player costs a few milliseconds a second (a
+    key 1 to 10 ms, a frame a few)."""
     cpu_burst: float = 1.0
-    """CPU seconds a session may spend at once before the rate applies."""
+    """CPU seconds a connection may spend at once before the rate applies."""
     address_cpu_rate: float = 0.15
-    """The same, for all the connections from one IP address together (several connections
-    would otherwise multiply the rate)."""
+    """The same, for all the connections from one IP address together (eight connections would
+    otherwise multiply the rate by eight)."""
     address_cpu_burst: float = 1.5
     max_paste: int = 16 * 1024
     """Characters of one bracketed paste the app receives; the rest is dropped."""

@@ -9,7 +9,7 @@ import logging
 import asyncssh
 import pytest
 
-from server.budget import Meter
+from server.budget import AddressBuckets, Meter
 from server.driver import PARSE_SLICE, SSHDriver
 from server.limits import Limits
 from server.ssh import MAX_ENV_REQUESTS, MSG_ADDRESS_FULL, MSG_FULL, PiocheServer
@@ -254,3 +254,27 @@ async def test_a_slow_client_gets_the_newest_frame(connect: Connect) -> None:
     assert alice.chan is not None
     alice.chan.resume_reading()
     await alice.wait_for("touche : k")  # ...and the full repaint after the pause shows it
+
+
+@pytest.mark.parametrize("limits", [Limits(address_cpu_rate=0.01, address_cpu_burst=0.02)])
+async def test_an_address_in_debt_stays_so_when_it_comes_back(
+    connect: Connect, server: PiocheServer, service: DemoService
+) -> None:
+    alice = await connect("alice")
+    await alice.wait_for("pseudo : alice")  # her app's start-up alone spends more than 0.02 s
+    spent = meter_of(server, "alice").buckets[1]
+    assert spent.wait() > 0
+    assert alice.conn is not None
+    alice.conn.close()
+    await all_sessions_gone(server, service)
+    bob = await connect("bob")  # same address: the same bucket, its debt and all
+    await bob.wait_for("pseudo : bob")
+    assert meter_of(server, "bob").buckets[1] is spent and spent.wait() > 0
+
+
+def test_an_address_bucket_is_forgotten_once_unused_and_full() -> None:
+    buckets = AddressBuckets(rate=1e6, burst=1.0)
+    bucket = buckets.take("192.0.2.1")
+    bucket.spend(0.5)
+    buckets.give_back("192.0.2.1")
+    assert buckets.take("192.0.2.2") is not bucket and len(buckets) == 1  # refilled: forgotten
