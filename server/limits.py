@@ -22,7 +22,7 @@ class Limits:
     keys forever, each signed attempt costing the server a signature check."""
     keepalive_interval: float = 30.0
     keepalive_count_max: int = 3
-    cpu_rate: float = 0.1
+    cpu_rate: float = 0.08
     """CPU seconds per second a connection may cost the server, sustained, measured
     (``server/budget.py``): the SSH layer's work on what it sends, the parsing of its input and
     all its app's work (handling keys, mouse reports and resizes, painting frames, writing them).
