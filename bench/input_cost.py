@@ -114,7 +114,8 @@ async def run_attack(name: str, args: argparse.Namespace) -> dict[str, Any]:
             }
 
         await window("alone", args.seconds)
-        async with attacker(served.port, name, args.attackers, args.warmup + args.seconds + 60):
+        async with attacker(served.port, name, args.attackers,
+                            args.warmup + args.seconds + 60) as report:
             await window("attack_start", args.warmup)
             await window("attacked", args.seconds)
         if victim.conn is not None:
@@ -125,6 +126,8 @@ async def run_attack(name: str, args: argparse.Namespace) -> dict[str, Any]:
         "attack_cpu_ms_per_s": {
             phase: windows[phase]["server_cpu_ms_per_s"] - alone
             for phase in ("attack_start", "attacked")},
+        "attackers_received_mib": round(report.get("received", 0) / 2**20, 1),
+        "attackers_closed_by_the_server": report.get("closed"),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 

@@ -128,12 +128,14 @@ class Sink(asyncssh.SSHClientSession[bytes]):
         self.greeted = asyncio.Event()
         self.closed = asyncio.Event()
         self.chan: Channel | None = None
+        self.received = 0  # bytes
         self._tail = b""
 
     def connection_made(self, chan: Channel) -> None:
         self.chan = chan
 
     def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+        self.received += len(data)
         if not self.greeted.is_set():
             self._tail = self._tail[-64:] + data
             if b"Bonjour" in self._tail:
@@ -158,23 +160,29 @@ async def sink(port: int, name: str, address: str) -> tuple[asyncssh.SSHClientCo
 @contextlib.asynccontextmanager
 async def attacker(
     port: int, attack: str, sessions: int, seconds: float = 60.0, address: str = "127.0.0.1"
-) -> AsyncIterator[asyncio.subprocess.Process]:
+) -> AsyncIterator[dict[str, int]]:
     """This module as a process attacking ``pioche serve`` on ``port``: entered once its
-    sessions are in the lobby and attacking; stopped on leaving (or after ``seconds``)."""
+    sessions are in the lobby and attacking; stopped on leaving (or after ``seconds``). What
+    it yields is filled as it stops: ``received``, the bytes the server sent its sessions
+    meanwhile, and ``closed``, how many the server closed."""
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.hostile.input_attacks", str(port), attack,
         "--sessions", str(sessions), "--seconds", str(seconds), "--address", address,
         cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
     )
     assert process.stdin is not None and process.stdout is not None
+    report: dict[str, int] = {}
     try:
         ready = await asyncio.wait_for(process.stdout.readline(), 120)
         assert ready == b"ready\n", f"the attacker did not start: {ready!r}"
-        yield process
+        yield report
     finally:
         process.stdin.close()
         try:
-            await asyncio.wait_for(process.wait(), 30)
+            done = await asyncio.wait_for(process.stdout.read(), 30)
+            report.update((key, int(value)) for key, value in
+                          (word.split("=") for word in done.decode().split() if "=" in word))
+            await process.wait()
         except TimeoutError:
             process.kill()
             await process.wait()
@@ -207,7 +215,8 @@ async def main() -> None:
     closed.cancel()
     await asyncio.gather(*attacks)
     gone = sum(1 for _conn, session in opened if session.closed.is_set())
-    print(f"done; {gone} session(s) closed by the server", flush=True)
+    received = sum(session.received for _conn, session in opened)
+    print(f"done: closed={gone} received={received}", flush=True)
     for conn, _session in opened:
         conn.close()
 
