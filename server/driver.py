@@ -70,6 +70,9 @@ MAX_BATCH = 8
 """Events the app is given at once, at most: as many as cost about ``BATCH_CPU`` by the last
 batches' measure (a burst of typing goes at once, keys that open a screen one by one)."""
 BATCH_CPU = 0.05
+MOVE_SLICES = 8
+"""Slices parsed at once while they give nothing but mouse moves (of which only the last is
+given): a flood of moves costs its parsing, not a frame per slice."""
 QUIET = 0.025
 """The app has handled a batch (and painted what it changed) once it has run nothing for this
 long: more than Textual's wait between a change and its repaint (1/60 s)."""
@@ -234,11 +237,18 @@ class Terminal:
         else:
             if not self._events and self._read < len(self._text):
                 self._parse_slice()
+                for _slice in range(MOVE_SLICES - 1):
+                    if not self._only_a_move() or self._read == len(self._text):
+                        break
+                    self._parse_slice()  # more moves may follow: they replace this one
             if self._events:
                 self._give_events()
             elif self._read < len(self._text):
                 self._pump_in(0.0)
         self._flow()
+
+    def _only_a_move(self) -> bool:
+        return len(self._events) == 1 and isinstance(self._events[0], events.MouseMove)
 
     def _resize_ready(self) -> bool:
         """A resize is due and its interval has passed (if not, pump again when it has)."""
