@@ -415,7 +415,7 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
                 old.unlink()
             python = (sys.executable, str(ROOT / "bench" / "profiled.py"),
                       str(args.profile / f"server-{sessions}.txt"))
-        extra = ["--app", args.app, "--max-sessions", cap,
+        extra = ["--app", args.app, "--max-sessions", cap, "--max-pending", cap,
                  "--max-per-address", cap, "--trace", str(trace),
                  "--turn-timer", str(args.turn_timer)]
         with serve_process(Path(tmp), *extra, python=python) as served:

@@ -211,13 +211,16 @@ async def churn(players: list[Player], stop: asyncio.Event, stats: Stats, every:
 
 
 def seated_in_game(player: Player, table: str) -> bool:
-    """The player holds a seat at ``table`` (its log's header says so) and the game goes on."""
+    """The player holds a seat at ``table`` (its log's header says so), has moved there, and the
+    game goes on. (A game its player drops before their first move is closed at once: there is
+    no seat to come back to, docs/server.md.)"""
     path = player.tables_dir / f"{table}.log"
     if not path.exists():
         return False
     contents = read_log(path)
-    return not contents.ended and any(
-        seat.get("identity") == player.identity for seat in contents.header["seats"])
+    seats = [i for i, seat in enumerate(contents.header["seats"])
+             if seat.get("identity") == player.identity]
+    return not contents.ended and any(seat in seats for seat, _wire in contents.actions())
 
 
 async def check_reclaim(player: Player, table: str, stats: Stats, stop: asyncio.Event

@@ -154,8 +154,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "nick.prompt": ("Votre pseudo :", "Your nickname:"),
     "nick.placeholder": ("pseudo", "nickname"),
     "nick.invalid": (
-        "De 2 à 16 lettres, chiffres, _ . ou -, sans espace.",
-        "2 to 16 letters, digits, _ . or -, no spaces.",
+        "De 2 à 16 lettres (latines, accents permis), chiffres, _ . ou -, sans espace.",
+        "2 to 16 letters (Latin, accents allowed), digits, _ . or -, no spaces.",
     ),
     "nick.hint": ("Entrée pour valider, Ctrl+Q pour partir.", "Enter to confirm, Ctrl+Q to leave."),
     # --- lobby ---------------------------------------------------------------------------
@@ -188,6 +188,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "status.playing": ("en cours", "playing"),
     "status.finished": ("terminée", "finished"),
     "status.closed": ("fermée", "closed"),
+    "status.paused": ("en pause", "paused"),
     "chat.placeholder": (
         "Votre message (Entrée : envoyer, Échap : revenir)",
         "Your message (Enter: send, Escape: back)",
@@ -298,6 +299,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "table.away": ("absent", "away"),
     "table.you": ("vous", "you"),
     "table.timer": ("{n} s", "{n} s"),
+    "table.paused": ("EN PAUSE", "PAUSED"),
     "podium.title": ("Fin de la partie", "Game over"),
     "podium.winner": ("{names} gagne !", "{names} wins!"),
     "podium.winners": ("{names} gagnent !", "{names} win!"),
@@ -597,16 +599,71 @@ MESSAGES: dict[str, tuple[str, str]] = {
                       "Too late: the table changed meanwhile."),
     "refused.not_your_turn": ("Ce n'est pas à vous de jouer.", "It is not your turn."),
     "refused.illegal": ("Coup refusé : {detail}", "Move refused: {detail}"),
-    "refused.storage": ("Le serveur n'a pas pu enregistrer ce coup ; réessayez.",
-                        "The server could not record that move; try again."),
+    "refused.storage": (
+        "Le serveur ne peut rien enregistrer pour le moment (disque plein ?) ; réessayez.",
+        "The server cannot store anything for now (disk full?); try again.",
+    ),
+    "refused.paused": (
+        "Table en pause : ce coup n'est pas pris ; rejouez quand elle reprendra.",
+        "Table paused: that move was not taken; play it again when the table resumes.",
+    ),
+    "refused.stopped": (
+        "La table est arrêtée : le serveur ne peut plus lire sa partie. Elle reviendra au "
+        "prochain démarrage du serveur.",
+        "The table is stopped: the server can no longer read its game. It will be back when "
+        "the server next starts.",
+    ),
+    "refused.tables_player": (
+        "Trop de tables créées en une minute ({n} au plus) : vous pourrez en créer une autre "
+        "dans {wait} s.",
+        "Too many tables created within a minute (at most {n}): you may create another in "
+        "{wait} s."),
+    "refused.tables_address": (
+        "Trop de tables créées en une minute depuis votre adresse ({n} au plus) : vous pourrez "
+        "en créer une autre dans {wait} s.",
+        "Too many tables created within a minute from your address (at most {n}): you may "
+        "create another in {wait} s."),
     "refused.empty": ("Message vide.", "Empty message."),
     "refused.chat_rate": ("Doucement : 3 messages toutes les 3 secondes au plus.",
                           "Easy: at most 3 messages every 3 seconds."),
     "notice.shutdown": ("Le serveur s'arrête. À bientôt !", "The server is stopping. See you!"),
     "notice.replaced": ("Vous vous êtes connecté ailleurs.", "You connected from elsewhere."),
     "notice.reclaimed": ("Vous retrouvez votre place.", "You are back in your seat."),
+    "refused.name_held": ("Ce pseudo garde la place d'un joueur parti, à la table {table}.",
+                          "That nickname keeps the seat of a player who left, at table {table}."),
+    "refused.resume_limit": ("Trop d'essais de reprise depuis votre adresse : réessayez dans "
+                             "une minute.",
+                             "Too many resume attempts from your address: try again in a "
+                             "minute."),
+    "refused.resume_unknown": ("Ce code ne garde aucune place : la partie est finie, ou le délai "
+                               "pour revenir est passé.",
+                               "That code keeps no seat: the game is over, or the time to come "
+                               "back has passed."),
+    # --- a guest's way back to their seat --------------------------------------------------
+    "resume.title": ("{command} : pour revenir si la connexion tombe",
+                     "{command}: to come back if the connection drops"),
+    "resume.notice": ("Invité : si la connexion tombe, seule cette commande vous rend votre "
+                      "place. Notez-la : {command}",
+                      "Guest: if the connection drops, only this command gives your seat back. "
+                      "Note it: {command}"),
     "notice.timeout": ("Temps écoulé : le robot joue ce tour pour vous.",
                        "Time is up: the bot plays this turn for you."),
+    "notice.paused": (
+        "La table est en pause : le serveur ne peut plus enregistrer la partie (disque plein "
+        "ou en panne). Elle reprendra d'elle-même.",
+        "The table is paused: the server can no longer record the game (disk full or "
+        "failing). It will resume by itself.",
+    ),
+    "notice.resumed": ("La table reprend : le serveur enregistre de nouveau la partie.",
+                       "The table resumes: the server records the game again."),
+    "notice.stopped": (
+        "La table est arrêtée : le serveur ne peut plus lire sa partie. Elle reviendra au "
+        "prochain démarrage du serveur.",
+        "The table is stopped: the server can no longer read its game. It will be back when "
+        "the server next starts.",
+    ),
+    "notice.watching_again": ("Vous retrouvez la table que vous regardiez.",
+                              "You are back at the table you were watching."),
 }
 """key → (French, English). Every key has both; tests check the templates' fields agree."""
 

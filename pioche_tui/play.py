@@ -37,21 +37,20 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from .app.app import PiocheApp
-    from .coordinator.core import Coordinator, Settings
+    from .app.service import open_service
     from .i18n import lang_from_env
 
     name = args.name or getpass.getuser()
     delay = max(0.0, args.bot_delay)
 
     async def main() -> str | None:
-        coordinator = Coordinator(Settings(args.data, bot_delay=(delay / 2, delay)))
-        await coordinator.start()
-        app = PiocheApp(coordinator, identity=f"local:{getpass.getuser()}", name=name,
+        service = await open_service(args.data, bot_delay=(delay / 2, delay))
+        app = PiocheApp(service.coordinator, identity=f"local:{getpass.getuser()}", name=name,
                         lang=args.lang or lang_from_env(os.environ), quick_game=args.game)
         try:
             await app.run_async()
         finally:
-            coordinator.stop()
+            await service.close()
         return app.farewell
 
     farewell = asyncio.run(main())

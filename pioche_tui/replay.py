@@ -3,6 +3,10 @@
 The log holds the seed and every accepted action, so replaying it rebuilds the game exactly
 (design.md). By default the story is told as a spectator sees it — nobody's hidden cards; with
 ``--seat N``, as that seat saw it (their own cards named).
+
+An ended table's log is compacted (``ID.log.gz``, ``ID.closed.log.gz``) and later removed by the
+server's retention (``store/retention.py``): ``pioche replay data/tables/ID.log`` finds the
+compacted copy, and says so plainly when the log is gone.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from .engine import GAMES
 from .engine.base import Event, IllegalAction, events_seen_by
 from .i18n import Catalogue, lang_from_env
 from .narrate import narrator
+from .store import retention
 from .store.log import ACTION, END, SEAT, LogError, read_log
 
 
@@ -39,12 +44,27 @@ def run(args: argparse.Namespace) -> int:
 
     t = Catalogue(args.lang or lang_from_env(os.environ))
     try:
-        for line in replay_lines(args.log, args.seat, t):
+        for line in replay_lines(find_log(args.log), args.seat, t):
             print(line)
     except (OSError, LogError, ValueError) as e:
         print(f"pioche replay: {e}", file=sys.stderr)
         return 1
     return 0
+
+
+def find_log(path: Path) -> Path:
+    """``path``, or the compacted copy of the log it names; FileNotFoundError saying why when
+    neither is there."""
+    if path.exists():
+        return path
+    for name in retention.log_names(retention.table_id(path)):
+        if (found := path.with_name(name)).exists():
+            return found
+    raise FileNotFoundError(
+        f"{path}: no such log. An ended table's log is compacted to ID.log.gz (finished) or "
+        "ID.closed.log.gz (abandoned), then removed after the server's retention (pioche serve "
+        "--keep-finished, --keep-abandoned; docs/server.md); a finished game's result stays in "
+        "the database. A table closed before any player moved leaves no log.")
 
 
 def replay_lines(path: Path, viewer: int | None, t: Catalogue) -> Iterator[str]:

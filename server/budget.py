@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 
 READ_SIZE = 16 * 1024
 """Bytes a connection's socket is read at a time (see ``meter_reading``)."""
+BUDGET = "budget"
+"""Why a connection's reading is held while its meter is in debt (``Reading``)."""
 
 METER: ContextVar[Meter | None] = ContextVar("pioche_meter", default=None)
 """The meter of the connection whose app (or input) the running callback works for."""
@@ -129,8 +131,10 @@ class AddressBuckets:
         return len(self._buckets)
 
 
-class _MeteredReading:
-    """Wraps a protocol's ``data_received``: see ``meter_reading``."""
+class Reading:
+    """A connection's socket reading: timed and charged to its meter (``meter_reading``), and
+    paused while any reason holds it: the meter's debt (``BUDGET``), or another (the client not
+    taking what it is sent, ``server.ssh``)."""
 
     def __init__(self, protocol: asyncio.Protocol, transport: asyncio.Transport, meter: Meter
                  ) -> None:
@@ -138,41 +142,59 @@ class _MeteredReading:
         self._transport = transport
         self._meter = meter
         self._loop = asyncio.get_running_loop()
-        self._paused = False
+        self._holds: set[str] = set()
+        self._last_read = 0.0  # CPU seconds the last read cost
+        self._reserved = 0.0  # held from the budget when reading resumed: a read's probable cost
+
+    def hold(self, reason: str) -> None:
+        if not self._holds:
+            self._transport.pause_reading()
+        self._holds.add(reason)
+
+    def release(self, reason: str) -> None:
+        if reason not in self._holds:
+            return
+        self._holds.remove(reason)
+        if not self._holds and not self._transport.is_closing():
+            self._transport.resume_reading()
 
     def data_received(self, data: bytes) -> None:
+        self._meter.reserve(-self._reserved)
+        self._reserved = 0.0
         started = _clock()
         try:
             self._data_received(data)
         finally:
-            self._meter.charge(_clock() - started)
-        if not self._paused and self._meter.wait() > 0:
-            self._paused = True
-            self._resume()
+            self._last_read = _clock() - started
+            self._meter.charge(self._last_read)
+        if BUDGET not in self._holds and self._meter.wait() > 0:
+            self.hold(BUDGET)
+            self._loop.call_later(self._meter.wait(), self._check_budget)
 
-    def _resume(self) -> None:
-        if self._transport.is_closing():
-            return
+    def _check_budget(self) -> None:
         wait = self._meter.wait()
         if wait > 0:
-            self._transport.pause_reading()
-            self._loop.call_later(wait, self._resume)
-        else:
-            self._paused = False
-            self._transport.resume_reading()
+            self._loop.call_later(wait, self._check_budget)
+            return
+        # The next read's probable cost is held at once: the address's other connections, due
+        # to resume at the same moment, wait for it instead of all reading together.
+        self._reserved = self._last_read
+        self._meter.reserve(self._reserved)
+        self.release(BUDGET)
 
 
-def meter_reading(protocol: asyncio.Protocol, transport: asyncio.Transport, meter: Meter) -> None:
+def meter_reading(protocol: asyncio.Protocol, transport: asyncio.Transport, meter: Meter
+                  ) -> Reading:
     """Charge ``meter`` for what ``protocol`` does with each read of ``transport``, and stop
     reading while the meter is in debt (TCP flow control then holds the client back). Call it
     before the first read: the transport calls the protocol's ``data_received`` attribute."""
-    protocol.data_received = _MeteredReading(  # type: ignore[method-assign]
-        protocol, transport, meter
-    ).data_received
+    reading = Reading(protocol, transport, meter)
+    protocol.data_received = reading.data_received  # type: ignore[method-assign]
     # asyncio's socket transports read up to max_size bytes at a time (256 KiB), all handled in
     # one callback: 256 KiB of small SSH packets took 0.17 s of CPU, and the budget is checked
     # between reads.
     transport.max_size = READ_SIZE  # type: ignore[attr-defined]
+    return reading
 
 
 # The loop hook -----------------------------------------------------------------------------

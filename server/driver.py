@@ -86,7 +86,9 @@ _UNMETERED = contextvars.Context()
 
 
 class Channel(Protocol):
-    """The part of an asyncssh channel the terminal uses."""
+    """What the terminal writes to and reads from: the SSH session (``server.ssh._Session``),
+    which writes to its channel and then calls ``pause_output`` if the client leaves too much
+    untaken, and stops or resumes reading its channel."""
 
     def write(self, data: bytes) -> None: ...
 
@@ -101,20 +103,21 @@ class Terminal:
     """One SSH session's terminal as its app sees it.
 
     The SSH session calls ``feed`` (input bytes), ``resize``, ``pause_output``/``resume_output``
-    (the channel's flow control) and ``hang_up``; ``run`` runs the app on it. Output is coalesced
-    per loop turn. While the client does not read, output is dropped instead of queued, and the app
-    repaints the whole screen once the client reads again: a slow client gets only the newest frame.
+    (its flow control: what the client has not taken yet) and ``hang_up``; ``run`` runs the app
+    on it. Output is coalesced per loop turn. While the client does not read, output is dropped
+    instead of queued, and the app repaints the whole screen once the client reads again: a slow
+    client gets only the newest frame.
 
-    Input is given to the app only while the session's ``meter`` (``server.budget``) is out of
-    debt, and charged by what it costs, measured: its parsing and everything the app does in its
-    own context (handling the events, painting the frames that follow, writing them). Bytes are
-    parsed ``PARSE_SLICE`` characters at a time; events reach the app in small batches, and the
-    next batch waits until the app is quiet again (``QUIET``), having handled the last one and
-    repainted, so that its cost is counted before more is given; meanwhile what it will probably
-    cost (the last batches' cost per event) is held from the budget, so that several sessions
-    of one address do not all give a costly batch at once. Input not yet given stays here
-    and the channel stops reading: SSH flow control then holds the client back. A resize is one
-    more event (the latest size wins), given at most once per ``resize_interval`` seconds.
+    Input is given to the app only while the connection's ``meter`` (``server.budget``) is out
+    of debt, and charged by what it costs, measured: its parsing and everything the app does in
+    its own context (handling the events, painting the frames that follow, writing them). Bytes
+    are parsed ``PARSE_SLICE`` characters at a time; events reach the app in small batches, and
+    the next batch waits until the app is quiet again (``QUIET``), having handled the last one
+    and repainted, so that its cost is counted before more is given; meanwhile what it will
+    probably cost (the last batches' cost per event) is held from the budget, so that several
+    sessions of one address do not all give a costly batch at once. Input not yet given stays
+    here and the channel stops reading: SSH flow control then holds the client back. A resize is
+    one more event (the latest size wins), given at most once per ``resize_interval`` seconds.
     Consecutive mouse moves waiting their turn become the last one.
     """
 
@@ -414,7 +417,7 @@ class Terminal:
             on_first_frame()
 
     def pause_output(self) -> None:
-        """The channel's buffer is full: the client is not reading."""
+        """The client is not taking what it was sent: drop frames until ``resume_output``."""
         self._paused = True
 
     def resume_output(self) -> None:

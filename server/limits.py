@@ -12,10 +12,20 @@ class Limits:
     """How much one client, and all of them, may take. Defaults suit a 2-core machine."""
 
     max_sessions: int = 100
-    """Connections at once, logged in or not; each carries at most one session."""
+    """Players at once: connections whose app runs (or is starting). Past it a newcomer is
+    refused once logged in; a returning player (a key with a seat at a table in play or waiting)
+    still gets in."""
+    max_pending: int = 100
+    """Connections at once that run no app: key exchange, login, opening a session, or their
+    session over. When a new one comes and this many are pending, the oldest pending connection
+    of the address with the most is closed to make room, if that address has more than the
+    newcomer's; otherwise the newcomer is refused. As many as players, so that a full server's
+    worth can log in at once (after a restart)."""
     max_per_address: int = 8
-    """Connections at once from one IP address."""
+    """Connections at once from one IP address, pending or playing."""
     login_timeout: float = 20.0
+    """Seconds a connection has to log in (key exchange and authentication); then as long again
+    to start its session (open it, ask for a pty and a shell), and again once it is over."""
     max_key_attempts: int = 6
     """Public-key requests (offers and signed attempts) one connection may make; an honest client
     needs two (offer, then sign). Past it, the client is disconnected: otherwise it could offer
@@ -42,13 +52,21 @@ class Limits:
     max_startups: int = 3
     """Apps being built at once; others wait their turn."""
     write_buffer: int = 256 * 1024
-    """Output bytes queued for a client before its output is paused (newest frame only)."""
+    """Output bytes a client may leave untaken (in its SSH channel or its socket's transport)
+    before its frames are dropped; the app repaints once it has taken three quarters of them.
+    Held for one client: this plus at most one frame. Past this many in the socket's transport
+    alone, the server also stops reading the client (so it cannot make it write more)."""
     stall_timeout: float = 60.0
-    """Seconds a client may read nothing while output waits before it is disconnected."""
+    """Seconds a client's output may stay held back before it is disconnected."""
     max_size: tuple[int, int] = (400, 200)
     """Largest terminal (columns, rows) an app is given; bigger ones are clamped."""
     shutdown_grace: float = 3.0
     """Seconds apps get to exit after ``ServerShutdown`` before they are made to."""
+    failure_log_burst: int = 10
+    failure_log_window: float = 60.0
+    """Failed connection attempts (key exchange, authentication, refusals) are logged one line
+    each, at most ``failure_log_burst`` per ``failure_log_window`` seconds for each reason; the
+    rest are counted, and the count is logged once the window is over."""
 
     def clamp_size(self, width: int, height: int) -> tuple[int, int]:
         max_width, max_height = self.max_size

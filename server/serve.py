@@ -45,11 +45,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--max-sessions", type=positive, default=Limits.max_sessions, metavar="N",
-        help=f"connections at once, all clients together (default {Limits.max_sessions})",
+        help="players at once; returning players (a seat at a table) still get in "
+        f"(default {Limits.max_sessions})",
     )
     p.add_argument(
         "--max-per-address", type=positive, default=Limits.max_per_address, metavar="N",
         help=f"connections at once from one IP address (default {Limits.max_per_address})",
+    )
+    p.add_argument(
+        "--max-pending", type=positive, default=Limits.max_pending, metavar="N",
+        help="connections at once running no app yet (logging in); past it the busiest "
+        f"address's oldest one makes room (default {Limits.max_pending})",
+    )
+    p.add_argument(
+        "--stall-timeout", type=seconds, default=Limits.stall_timeout, metavar="SECONDS",
+        help="seconds a client may leave its output untaken before it is disconnected "
+        f"(default {Limits.stall_timeout:g})",
     )
     p.add_argument(
         "--colors", choices=("truecolor", "256"), default="truecolor",
@@ -59,8 +70,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--app", default=DEFAULT_APP, metavar="MODULE:FUNCTION",
         help=f"what to serve (default {DEFAULT_APP})",
     )
-    # The coordinator's settings, passed to the app's opener only when given (load tests,
-    # demos): the app's own defaults hold otherwise.
+    # The app's settings, passed to its opener only when given (load tests, demos): the app's
+    # own defaults hold otherwise.
     p.add_argument(
         "--turn-timer", type=seconds_or_none, default=argparse.SUPPRESS, metavar="SECONDS",
         help="default seconds per decision at tables with a player, 0 for none (default 60)",
@@ -74,13 +85,32 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="how long a dropped player keeps their seat (default 300)",
     )
     p.add_argument(
+        "--table-rate", type=count_pair, default=argparse.SUPPRESS, metavar="PLAYER,ADDRESS",
+        help="tables one player, and one IP address, may create per minute (default 6,20)",
+    )
+    p.add_argument(
+        "--keep-finished", dest="keep_finished", type=days, default=argparse.SUPPRESS,
+        metavar="DAYS",
+        help="days a finished game's log is kept, compacted; its result stays (default 30)",
+    )
+    p.add_argument(
+        "--keep-abandoned", dest="keep_abandoned", type=days, default=argparse.SUPPRESS,
+        metavar="DAYS", help="days an abandoned table's log is kept, compacted (default 7)",
+    )
+    p.add_argument(
+        "--public-host", default=argparse.SUPPRESS, metavar="HOST[:PORT]",
+        help="the server's name (and port) as players reach it, for the reconnect command "
+             "guests are shown (default: the address and port their connection reached)",
+    )
+    p.add_argument(
         "--trace", type=Path, default=None, metavar="FILE",
         help="append a line per accepted move to FILE: monotonic time, table, step (bench/)",
     )
     p.set_defaults(run=run)
 
 
-SETTINGS = ("turn_timer", "bot_delay", "grace")
+SETTINGS = ("turn_timer", "bot_delay", "grace", "table_rate", "keep_finished", "keep_abandoned",
+            "public_host")
 """Flags passed to the app's opener as keyword arguments, when given."""
 TRACE_LOGGER = "pioche.trace"
 """The logger of accepted moves (pioche_tui.coordinator.table writes it at DEBUG)."""
@@ -102,6 +132,22 @@ def seconds(text: str) -> float:
 
 def seconds_or_none(text: str) -> float | None:
     return seconds(text) or None
+
+
+def days(text: str) -> float:
+    """A number of days, as seconds (the coordinator's unit)."""
+    value = float(text)
+    if not 0 <= value < 1e5:
+        raise argparse.ArgumentTypeError("must be a number of days, 0 or more")
+    return value * 86400.0
+
+
+def count_pair(text: str) -> tuple[int, int]:
+    first, comma, second = text.partition(",")
+    try:
+        return positive(first), positive(second if comma else first)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError("must be PLAYER,ADDRESS, each at least 1") from error
 
 
 def delay_range(text: str) -> tuple[float, float]:
@@ -176,13 +222,20 @@ async def serve(args: argparse.Namespace) -> int:
     except TypeError as error:
         log.error("--app %s does not take %s: %s", args.app, ", ".join(settings), error)
         return 2
-    service = opener(args.data_dir, **settings)
-    if inspect.isawaitable(service):  # opening the store may need the loop (the real app does)
-        service = await service
+    try:
+        service = opener(args.data_dir, **settings)
+        if inspect.isawaitable(service):  # opening the store may need the loop (the real app)
+            service = await service
+    except ValueError as error:  # a setting's value the app refuses (--public-host)
+        log.error("--app %s cannot start: %s", args.app, error)
+        return 2
     collector = Collector()
     server = PiocheServer(
-        service.make_app, key, name_owner=service.name_owner,
-        limits=Limits(max_sessions=args.max_sessions, max_per_address=args.max_per_address),
+        service.make_app, key, name_owner=service.name_owner, holds_seat=service.holds_seat,
+        limits=Limits(
+            max_sessions=args.max_sessions, max_pending=args.max_pending,
+            max_per_address=args.max_per_address, stall_timeout=args.stall_timeout,
+        ),
         collector=collector,
     )
     try:

@@ -31,7 +31,8 @@ class SessionInfo:
     must_ask_nickname: bool
     """The app must ask this player for a nickname before they sit or chat. Never for watchers."""
     watch_only: bool
-    """``watch@host`` or the ``watch [TABLE]`` command: browse and watch, never sit or chat."""
+    """``watch@host`` (with no command) or the ``watch [TABLE]`` command: browse and watch, never
+    sit or chat."""
     watch_table: str | None
     """The table ``watch TABLE`` asked for, as typed (letters, digits, ``_-``); None otherwise."""
     peer: str
@@ -42,6 +43,12 @@ class SessionInfo:
     """LC_ALL, LC_MESSAGES or LANG as the client sent it (``fr_FR.UTF-8``), or None."""
     size: tuple[int, int]
     """Terminal size (columns, rows) at connection, clamped to the server's limits."""
+    resume_token: str | None = None
+    """``resume TOKEN``: the reconnect token a guest gives to get their seat back (lower case,
+    words joined by « - », not checked yet: the coordinator knows the tokens); None otherwise."""
+    address: tuple[str, int] | None = None
+    """The server's address and port as this client reached them, for the commands the app
+    shows (``ssh -t -p PORT HOST resume TOKEN``); None when unknown."""
 
     @property
     def guest(self) -> bool:
@@ -55,6 +62,12 @@ AppFactory = Callable[[SessionInfo], App[Any]]
 NameOwner = Callable[[str], str | None]
 """Who owns a nickname: the owner's key fingerprint, or None if the name is free. Called once per
 session on the event loop (a quick SQLite lookup is fine)."""
+
+
+SeatHolder = Callable[[str], bool]
+"""Whether the player with this key (its ``SHA256:…`` fingerprint) has a seat at a table in play
+or waiting for players: a returning player, let in even when the server is full. Called at most
+twice per login on the event loop; must be quick."""
 
 
 class ServerShutdown(Message):
@@ -83,6 +96,8 @@ class Service(Protocol):
     def make_app(self, session: SessionInfo) -> App[Any]: ...
 
     def name_owner(self, nickname: str) -> str | None: ...
+
+    def holds_seat(self, identity: str) -> bool: ...
 
     async def close(self) -> None: ...
 

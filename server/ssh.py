@@ -8,6 +8,17 @@ One ``PiocheServer`` per process. Each TCP connection gets a ``_Connection`` (as
 Identity: any public key is accepted and its SHA256 fingerprint is the player's identity, bound
 once authentication completes; clients without a key get in through keyboard-interactive auth
 with no prompt, as guests.
+
+Admission: a connection is *pending* until its app starts (key exchange, login, opening its
+session; or once its session is over), then *playing*. Pending connections are few
+(``Limits.max_pending``) and bounded in time; when they are too many, the oldest one of the
+address that has the most is closed for a newcomer. Players are capped (``max_sessions``), except
+returning players (a key with a seat at a table: ``holds_seat``).
+
+asyncssh's private parts used, and why: a channel's ``_process_<request>_request`` handlers
+(requests it has no callback for), the connection's ``_transport`` and its
+``pause_writing``/``resume_writing`` (asyncssh ignores the socket's flow control, see
+``_Connection._watch_socket``) and ``_deferred_packets`` (output held during a key exchange).
 """
 
 from __future__ import annotations
@@ -26,32 +37,55 @@ from textual.app import App
 
 from pioche_tui.coordinator.text import nickname as sanitize_nickname
 
-from .budget import AddressBuckets, Bucket, Meter, meter_reading
+from .budget import AddressBuckets, Bucket, Meter, Reading, meter_reading
 from .collector import Collector
 from .driver import Terminal
+from .failures import FailureLog
 from .identity import (
     WATCH_USERNAME,
     BadCommand,
+    ResumeRequest,
+    WatchRequest,
     is_default_login_name,
     parse_command,
     pick_lang,
+    reached_address,
     sanitize_term,
 )
 from .keys import fingerprint
 from .limits import DEFAULT_SIZE, Limits
-from .session import AppFactory, NameOwner, ServerShutdown, SessionInfo
+from .session import AppFactory, NameOwner, SeatHolder, ServerShutdown, SessionInfo
 
 log = logging.getLogger("pioche.server")
 
+# Why a connection attempt failed, one per kind of failure: each is rate-limited on its own
+# (server/failures.py). Logged as warnings, but for connections that sent nothing of SSH (port
+# scans, load balancers' health checks), logged as information.
+KEX_FAILED = "key exchange failed"  # before the client asked to log in
+AUTH_FAILED = "authentication failed"  # asked to log in, never logged in
+CONNECTION_REFUSED = "refused a connection"  # the server is full, or closing
+NO_SESSION = "left before any session"  # logged in, then gone (PuTTY's -no-trivial-auth)
+SESSION_REFUSED = "refused a session"  # logged in, asked for something Pioche does not do
+NO_SSH = "no SSH handshake"
+
 # Modern algorithms only: no SHA-1 anywhere (no group14-sha1, no hmac-sha1, no ssh-rsa
 # signatures), no 64-bit MACs, no CBC, no finite-field Diffie-Hellman (costly for the server to
-# compute for anyone who connects). Post-quantum hybrid first where the crypto library has it.
-_KEX_ALGS = (
-    "mlkem768x25519-sha256", "sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com",
-    "curve25519-sha256", "curve25519-sha256@libssh.org",
+# compute for anyone who connects).
+#
+# Key exchange: the client's order picks the algorithm (OpenSSH >= 9.9 lists ML-KEM first and
+# gets it), so ours matters only to a client that sends its first key-exchange packet on a guess
+# (RFC 4253 section 7): Dropbear does. It keeps its guess only when both sides list the same
+# algorithm first; asyncssh takes the guessed packet whenever the algorithm agreed on is the
+# client's first. When they disagree, the client's second packet meets a finished key exchange
+# and the client is thrown out. So each guessing client's first algorithm must be our first or
+# absent: Dropbear 2020.79-2024.86 guess curve25519-sha256 (first here), Dropbear >= 2025.87
+# sntrup761x25519-sha512 (left out, although asyncssh has it when liboqs is installed).
+# tests/server/test_algorithms.py checks this.
+KEX_PREFERENCE = (
+    "curve25519-sha256", "mlkem768x25519-sha256", "curve25519-sha256@libssh.org",
     "ecdh-sha2-nistp256", "ecdh-sha2-nistp384", "ecdh-sha2-nistp521",
 )
-KEX_ALGS = tuple(alg for alg in _KEX_ALGS if alg.encode() in get_kex_algs())
+KEX_ALGS = tuple(alg for alg in KEX_PREFERENCE if alg.encode() in get_kex_algs())
 ENCRYPTION_ALGS = (
     "chacha20-poly1305@openssh.com", "aes256-gcm@openssh.com", "aes128-gcm@openssh.com",
     "aes256-ctr", "aes192-ctr", "aes128-ctr",
@@ -63,6 +97,8 @@ MAC_ALGS = (
 MAX_ENV_REQUESTS = 32  # environment variables taken per session; the rest are refused
 CLIENT_CLOSE_WAIT = 1.0  # seconds clients get, at shutdown, to close after their session ended
 INPUT_WINDOW = 64 * 1024  # SSH receive window: what a client may send before the server reads
+DRAIN_CHECK = 0.1  # seconds between looks at a client's queue while its output is held back
+SOCKET_FULL = "socket full"  # why a connection's reading is held: it does not take its output
 SHA1_SIGNATURES = frozenset({b"ssh-rsa"})
 SIGNATURE_ALGS = (  # what a client's key may sign with (advertised as server-sig-algs)
     "ssh-ed25519", "sk-ssh-ed25519@openssh.com",
@@ -86,7 +122,12 @@ MSG_FORWARDING_ASKED = (
     "(ForwardAgent, ForwardX11, RemoteForward)."
 )
 MSG_ONE_SESSION = "Une seule session par connexion SSH."
-MSG_FULL = "Pioche est complet ({limit} connexions au plus) : revenez dans un moment."
+MSG_FULL = "Pioche est complet ({limit} joueurs au plus) : revenez dans un moment."
+MSG_BUSY = "Trop de connexions en cours d'ouverture : revenez dans un moment."
+MSG_MADE_ROOM = (
+    "Pioche est complet et cette connexion n'a pas encore ouvert de session : "
+    "revenez dans un moment."
+)
 MSG_ADDRESS_FULL = "Trop de connexions depuis votre adresse ({limit} au plus)."
 MSG_CLOSING = "Pioche ferme pour maintenance : revenez dans un moment."
 MSG_STALLED = "Votre terminal ne lit plus rien depuis {seconds:.0f} s : au revoir."
@@ -103,6 +144,7 @@ class PiocheServer:
         host_key: asyncssh.SSHKey,
         *,
         name_owner: NameOwner | None = None,
+        holds_seat: SeatHolder | None = None,
         limits: Limits | None = None,
         collector: Collector | None = None,
     ) -> None:
@@ -110,15 +152,21 @@ class PiocheServer:
         self.collector = collector  # told when a session ends (its app's cycles to sweep)
         self.host_key = host_key
         self.name_owner: NameOwner = name_owner or (lambda _name: None)
+        self.holds_seat: SeatHolder = holds_seat or (lambda _identity: False)
         self.limits = limits or Limits()
         self._acceptor: asyncssh.SSHAcceptor | None = None
-        self._admitted: set[_Connection] = set()
-        self._admitted_from: Counter[str] = Counter()
         self._open: set[_Connection] = set()  # admitted or being refused
         self._open_from: Counter[str] = Counter()
+        self._admitted_from: Counter[str] = Counter()  # pending or playing, by address
+        self._pending: dict[_Connection, None] = {}  # admitted, no app running: oldest first
+        self._pending_from: Counter[str] = Counter()
+        self._playing: set[_Connection] = set()  # admitted, its app running or starting
         self._sessions: dict[int, _Session] = {}
         self._session_ids = itertools.count(1)
         self._startups = asyncio.Semaphore(self.limits.max_startups)
+        self.failures = FailureLog(
+            log, self.limits.failure_log_burst, self.limits.failure_log_window
+        )
         self.address_buckets = AddressBuckets(
             self.limits.address_cpu_rate, self.limits.address_cpu_burst
         )
@@ -190,50 +238,108 @@ class PiocheServer:
             connection.close(MSG_CLOSING)
         if self._acceptor is not None:
             await self._acceptor.wait_closed()
+        self.failures.flush()
         log.info("stopped")
 
+    # Admission. Nobody can be told apart before logging in, so newcomers are let in as pending
+    # connections, a few at a time, each bounded in time; a flood of them from a few addresses
+    # only ever pushes out its own (see _make_room). Once logged in, a key with a seat at a
+    # table always gets its app; a newcomer only if there is room among the players.
+
     def _admit(self, connection: _Connection) -> str | None:
-        """Count a new connection in; None if admitted, else why it is refused."""
+        """Count a new connection in, as pending; None if admitted, else why it is refused."""
         limits = self.limits
         peer = connection.peer
         self._open.add(connection)
         self._open_from[peer] += 1
         if self.closing:
             return MSG_CLOSING
-        if len(self._admitted) >= limits.max_sessions:
-            return MSG_FULL.format(limit=limits.max_sessions)
         if self._admitted_from[peer] >= limits.max_per_address:
             return MSG_ADDRESS_FULL.format(limit=limits.max_per_address)
-        self._admitted.add(connection)
+        if len(self._pending) >= limits.max_pending and not self._make_room(peer):
+            return MSG_BUSY
         self._admitted_from[peer] += 1
+        self._pending[connection] = None
+        self._pending_from[peer] += 1
         return None
+
+    def _make_room(self, peer: str) -> bool:
+        """Close the oldest pending connection of the address with the most pending ones, if
+        it has more than ``peer``; False if none has."""
+        most = max(self._pending_from.values(), default=0)
+        if most <= self._pending_from[peer]:
+            return False
+        victim = next(c for c in self._pending if self._pending_from[c.peer] == most)
+        log.info("%s: pending connection closed to make room for %s", victim.peer, peer)
+        self._forget(victim)
+        victim.close(MSG_MADE_ROOM, asyncssh.DISC_TOO_MANY_CONNECTIONS)
+        return True
+
+    def _room_for(self, connection: _Connection) -> str | None:
+        """None if this logged-in connection may start its app, else why not."""
+        if connection.identity is not None and self.holds_seat(connection.identity):
+            return None  # a returning player: their table is in play, their seat waits
+        if len(self._playing) >= self.limits.max_sessions:
+            return MSG_FULL.format(limit=self.limits.max_sessions)
+        return None
+
+    def _start_playing(self, connection: _Connection) -> str | None:
+        """The connection's app starts: it leaves the pending ones. None, or why it may not."""
+        if connection not in self._pending:
+            return MSG_MADE_ROOM  # closed meanwhile
+        refusal = self._room_for(connection)
+        if refusal is None:
+            self._uncount(self._pending_from, connection.peer)
+            del self._pending[connection]
+            self._playing.add(connection)
+        return refusal
+
+    def _stop_playing(self, connection: _Connection) -> None:
+        """Its session is over: pending again (newest), until it leaves or times out."""
+        if connection in self._playing:
+            self._playing.remove(connection)
+            self._pending[connection] = None
+            self._pending_from[connection.peer] += 1
 
     def _flooded(self, peer: str) -> bool:
         """So many connections that refused ones are dropped at once, not told why."""
         limits = self.limits
         return (
             self._open_from[peer] > 2 * limits.max_per_address
-            or len(self._open) > 2 * limits.max_sessions
+            or len(self._open) > 2 * (limits.max_sessions + limits.max_pending)
         )
 
     def _forget(self, connection: _Connection) -> None:
+        """The connection is gone (or going: closed to make room)."""
+        if connection not in self._open:
+            return
         peer = connection.peer
-        self._open.discard(connection)
-        self._open_from[peer] -= 1
-        if not self._open_from[peer]:
-            del self._open_from[peer]
-        if connection in self._admitted:
-            self._admitted.remove(connection)
-            self._admitted_from[peer] -= 1
-            if not self._admitted_from[peer]:
-                del self._admitted_from[peer]
+        self._open.remove(connection)
+        self._uncount(self._open_from, peer)
+        if connection in self._pending:
+            del self._pending[connection]
+            self._uncount(self._pending_from, peer)
+        elif connection in self._playing:
+            self._playing.remove(connection)
+        else:
+            return  # it was refused
+        self._uncount(self._admitted_from, peer)
+
+    @staticmethod
+    def _uncount(counter: Counter[str], peer: str) -> None:
+        counter[peer] -= 1
+        if not counter[peer]:
+            del counter[peer]
 
     def _session_info(
         self, connection: _Connection, term_type: str | None, size: tuple[int, int],
         command: str | None, env: Mapping[str, str],
     ) -> SessionInfo:
-        watch = parse_command(command) if command is not None else None
-        watch_only = watch is not None or connection.username.casefold() == WATCH_USERNAME
+        request = parse_command(command) if command is not None else None
+        watch = request if isinstance(request, WatchRequest) else None
+        resume = request if isinstance(request, ResumeRequest) else None
+        watch_only = watch is not None or (
+            request is None and connection.username.casefold() == WATCH_USERNAME)
         nickname = None
         if connection.username.casefold() != WATCH_USERNAME:
             nickname = sanitize_nickname(connection.username)
@@ -253,6 +359,9 @@ class PiocheServer:
             term=sanitize_term(term_type),
             lang=pick_lang(dict(env)),
             size=size,
+            resume_token=resume.token if resume is not None else None,
+            address=reached_address(
+                connection._conn.get_extra_info("sockname") if connection._conn else None),
         )
 
 
@@ -272,7 +381,11 @@ class _Connection(asyncssh.SSHServer):
         self.forwarding_asked = False  # -R, -A or -X asked for: the session is refused
         self._idle: asyncio.TimerHandle | None = None  # set while logged in with no session
         self._lost = False
+        self._logging_in = False  # the client asked to log in: the key exchange is over
+        self._logged_in = False
+        self._told = False  # how this connection ends is told already, or is the server's doing
         self.meter: Meter | None = None  # what it costs, from its first byte (server/budget.py)
+        self._reading: Reading | None = None  # its socket's reading, held for its budget or more
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
@@ -282,11 +395,14 @@ class _Connection(asyncssh.SSHServer):
         limits = self._server.limits
         self.meter = Meter(Bucket(limits.cpu_rate, limits.cpu_burst),
                            self._server.address_buckets.take(self.peer))
-        # (asyncssh has no public accessor for the transport it reads from)
-        meter_reading(conn, conn._transport, self.meter)  # type: ignore[arg-type]
+        assert conn._transport is not None  # (set before asyncssh tells us of the connection)
+        self._reading = meter_reading(conn, conn._transport, self.meter)
         self._refusal = self._server._admit(self)
         if self._refusal is not None and self._server._flooded(self.peer):
+            self.failed(CONNECTION_REFUSED, f"dropped untold (a flood): {self._refusal}")
             conn.abort()
+            return
+        self._watch_socket(conn)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_idle()
@@ -294,13 +410,68 @@ class _Connection(asyncssh.SSHServer):
         self._server._forget(self)
         if self.meter is not None:
             self._server.address_buckets.give_back(self.peer)
+        # asyncssh says nothing of these (a key exchange that fails, a client that gives up):
+        # without a line a whole class of clients could fail unseen.
+        why = "the client closed the connection" if exc is None else (
+            f"{type(exc).__name__}: {exc}")
+        if self._conn is None or self._conn.get_extra_info("client_version") is None:
+            self.failed(NO_SSH, why, logging.INFO)
+        elif not self._logging_in:
+            self.failed(KEX_FAILED, why)
+        elif not self._logged_in:
+            self.failed(AUTH_FAILED, why)
+        elif self._session is None:
+            self.failed(NO_SESSION, why)
 
-    # A connection holds a slot: logged in with no session (none yet, or its one session over),
-    # it may keep it only login_timeout seconds.
+    def failed(self, reason: str, detail: str, level: int = logging.WARNING) -> None:
+        """Tell the operator that this connection attempt failed, and why (once)."""
+        if self._told:
+            return
+        self._told = True
+        client = self._conn.get_extra_info("client_version") if self._conn is not None else None
+        self._server.failures.failed(reason, self.peer, client, detail, level)
+
+    # What the client does not read. asyncssh writes every packet straight into the socket's
+    # transport and ignores the transport's flow control (its pause_writing does nothing): a
+    # client that stops reading its socket has all the server writes queued in memory, replies
+    # to its own requests included. So past write_buffer bytes queued there, the server stops
+    # reading this client (it can make the server write nothing more) until it has taken most
+    # of them; its session's output is held back too (_Session.check_output), and cut off.
+
+    def _watch_socket(self, conn: asyncssh.SSHServerConnection) -> None:
+        transport = conn._transport
+        assert transport is not None  # (set before asyncssh tells us of the connection)
+        transport.set_write_buffer_limits(high=self._server.limits.write_buffer)
+        conn.pause_writing = self._socket_full  # type: ignore[method-assign]
+        conn.resume_writing = self._socket_drained  # type: ignore[method-assign]
+
+    def _socket_full(self) -> None:
+        assert self._reading is not None
+        self._reading.hold(SOCKET_FULL)
+        if self._session is not None:
+            self._session.check_output()
+
+    def _socket_drained(self) -> None:
+        assert self._reading is not None
+        self._reading.release(SOCKET_FULL)
+
+    def queued(self) -> int:
+        """Bytes written for this client that it has not taken: in the socket's transport, and
+        held by asyncssh while a key exchange is in progress."""
+        conn = self._conn
+        if conn is None or conn._transport is None:  # closed
+            return 0
+        deferred = sum(len(part) for _type, parts in conn._deferred_packets for part in parts)
+        size: int = conn._transport.get_write_buffer_size()
+        return size + deferred
+
+    # A pending connection (logged in, and no app running: no session yet, its session not
+    # started, or its one session over) may stay so only login_timeout seconds.
 
     def _start_idle(self) -> None:
         if self._lost:  # (its session's channel may close after the connection)
             return
+        self._stop_idle()
         seconds = self._server.limits.login_timeout
         self._idle = asyncio.get_running_loop().call_later(seconds, self._idle_out, seconds)
 
@@ -313,10 +484,15 @@ class _Connection(asyncssh.SSHServer):
         log.info("%s: no session for %.0f s, disconnected", self.peer, seconds)
         self.close(MSG_NO_SESSION.format(seconds=seconds))
 
+    def session_playing(self) -> None:
+        self._stop_idle()
+
     def session_closed(self) -> None:
+        self._server._stop_playing(self)
         self._start_idle()  # one session per connection: nothing more can happen on it
 
     def close(self, reason: str, code: int = asyncssh.DISC_BY_APPLICATION) -> None:
+        self._told = True  # the server's own doing, logged where it is decided
         if self._conn is not None:
             self._conn.disconnect(code, reason)
 
@@ -328,9 +504,10 @@ class _Connection(asyncssh.SSHServer):
             # Told now, not when the connection came: the client is waiting for an answer, so
             # it reads this before the server closes (earlier, its packets in flight would meet
             # a closed socket and the reset could swallow the message).
-            log.info("refused a connection from %s: %s", self.peer, self._refusal)
+            self.failed(CONNECTION_REFUSED, self._refusal)
             self.close(self._refusal, asyncssh.DISC_TOO_MANY_CONNECTIONS)
             return True
+        self._logging_in = True
         self.username = username
         self._last_key = None
         return True  # authentication required: a "none" request fails, then key or kbdint
@@ -348,7 +525,7 @@ class _Connection(asyncssh.SSHServer):
         if self._key_attempts > limit:
             # asyncssh has no cap of its own (OpenSSH's MaxAuthTries): without one a client
             # could offer keys, or make us check signatures, for the whole login timeout.
-            log.info("%s: more than %d key attempts, disconnected", self.peer, limit)
+            self.failed(AUTH_FAILED, f"more than {limit} key attempts, disconnected")
             self.close(MSG_KEY_ATTEMPTS.format(limit=limit),
                        asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE)
             return False
@@ -368,6 +545,12 @@ class _Connection(asyncssh.SSHServer):
         # public-key request (its key is _last_key, validated within that same request) or
         # keyboard-interactive (which cleared _last_key).
         self.identity = fingerprint(self._last_key) if self._last_key is not None else None
+        self._logged_in = True
+        refusal = self._server._room_for(self)
+        if refusal is not None:  # told now rather than after opening a session
+            self.failed(CONNECTION_REFUSED, refusal)
+            self.close(refusal, asyncssh.DISC_TOO_MANY_CONNECTIONS)
+            return
         self._start_idle()
 
     # Channels: one session; no forwarding of any kind.
@@ -377,8 +560,7 @@ class _Connection(asyncssh.SSHServer):
             raise asyncssh.ChannelOpenError(
                 asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, MSG_ONE_SESSION
             )
-        self._stop_idle()
-        self._session = _Session(self._server, self)
+        self._session = _Session(self._server, self)  # (still pending: the idle timer runs)
         return self._session
 
     def connection_requested(
@@ -422,14 +604,16 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self._ended = False  # the client left or closed its input: no app to start or run
         self.info: SessionInfo | None = None
         self.task: asyncio.Task[None] | None = None
-        self._stall_timer: asyncio.TimerHandle | None = None
+        # Output held back (the client does not take it): since when, and the next look.
+        self._held_since: float | None = None
+        self._drain_timer: asyncio.TimerHandle | None = None
+        self._most_queued = 0
         self._env_requests = 0
 
     # What the client asks for, before the session starts.
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self._chan = chan
-        chan.set_write_buffer_limits(high=self._limits.write_buffer)
         # OpenSSH asks for agent (-A) and X11 (-X) forwarding without waiting for the answer:
         # asyncssh's denial goes unseen and the game would start as if all were well. asyncssh
         # has no callback for these two requests, so this channel's handlers for them are
@@ -471,13 +655,15 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         return True  # same: refused in session_started, with a message on stderr
 
     def session_started(self) -> None:
-        refusal = self._refusal()
+        # (the room among players is asked for last: it counts this connection in)
+        refusal = self._refusal() or self._server._start_playing(self._connection)
         if refusal is not None:
-            log.info("refused a session from %s: %s", self._connection.peer, refusal)
+            self._connection.failed(SESSION_REFUSED, refusal)
             assert self._chan is not None
             self._chan.write_stderr((refusal + "\r\n").encode())
             self._chan.exit(1)
             return
+        self._connection.session_playing()
         self.task = asyncio.create_task(self._run())
 
     def _refusal(self) -> str | None:
@@ -549,7 +735,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             # while the connection or its address is over budget.
             assert self._connection.meter is not None
             self._terminal = Terminal(
-                self._chan, self._size, max_paste=self._limits.max_paste,
+                self, self._size, max_paste=self._limits.max_paste,
                 resize_interval=self._limits.resize_interval, meter=self._connection.meter,
                 name=f"session {info.session_id} from {info.peer}",
                 on_first_frame=release_startup,
@@ -584,28 +770,66 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self._terminal.resize(*self._size)
 
     def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
-        # The terminal takes it at the pace of the session's budget, and stops the channel's
-        # reading meanwhile.
+        # The terminal takes it at the pace of the connection's budget, and stops the channel's
+        # reading meanwhile (pause_reading, below).
         if datatype is None and self._terminal is not None:
             self._terminal.feed(data)
 
-    def pause_writing(self) -> None:
+    def pause_reading(self) -> None:
+        if self._chan is not None:
+            self._chan.pause_reading()
+
+    def resume_reading(self) -> None:
+        if self._chan is not None:
+            self._chan.resume_reading()
+
+    # Output. The Terminal writes through this session (its driver.Channel), which looks after
+    # each write at what the client has not taken yet: in the channel (its SSH window is
+    # full), and in the connection (its socket is full, or a key exchange holds packets back).
+    # asyncssh's own pause_writing counts only the channel, and a client may open a window of
+    # 4 GiB. Past write_buffer, the app's frames are dropped (the Terminal repaints the whole
+    # screen once the client has taken most of it); held back for stall_timeout, the client is
+    # disconnected, whatever else it sends meanwhile.
+
+    def write(self, data: bytes) -> None:
+        if self._chan is not None:
+            self._chan.write(data)
+            self.check_output()
+
+    def is_closing(self) -> bool:
+        return self._chan is None or self._chan.is_closing()
+
+    def _queued(self) -> int:
+        queued = self._connection.queued()
+        if self._chan is not None:
+            queued += self._chan.get_write_buffer_size()
+        self._most_queued = max(self._most_queued, queued)
+        return queued
+
+    def check_output(self) -> None:
+        if self._queued() <= self._limits.write_buffer:
+            return
         if self._terminal is not None:
             self._terminal.pause_output()
-        if self._stall_timer is None:
-            self._stall_timer = self._loop.call_later(self._limits.stall_timeout, self._stalled)
+        if self._held_since is None:
+            self._held_since = self._loop.time()
+            self._drain_timer = self._loop.call_later(DRAIN_CHECK, self._check_drained)
 
-    def resume_writing(self) -> None:
-        if self._stall_timer is not None:
-            self._stall_timer.cancel()
-            self._stall_timer = None
-        if self._terminal is not None:
-            self._terminal.resume_output()
-
-    def _stalled(self) -> None:
-        self._stall_timer = None
-        log.info("session from %s does not read: disconnected", self._connection.peer)
-        self._connection.close(MSG_STALLED.format(seconds=self._limits.stall_timeout))
+    def _check_drained(self) -> None:
+        self._drain_timer = None
+        assert self._held_since is not None
+        if self._queued() <= self._limits.write_buffer // 4:
+            self._held_since = None
+            if self._terminal is not None:
+                self._terminal.resume_output()
+        elif self._loop.time() - self._held_since >= self._limits.stall_timeout:
+            log.info(
+                "session from %s does not read: disconnected (%d KiB queued at most)",
+                self._connection.peer, self._most_queued // 1024,
+            )
+            self._connection.close(MSG_STALLED.format(seconds=self._limits.stall_timeout))
+        else:
+            self._drain_timer = self._loop.call_later(DRAIN_CHECK, self._check_drained)
 
     def eof_received(self) -> bool:
         # The client will send nothing more (its input closed): end the app, then the channel.
@@ -613,9 +837,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         return True  # keep our side open for the exit status
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._stall_timer is not None:
-            self._stall_timer.cancel()
-            self._stall_timer = None
+        if self._drain_timer is not None:
+            self._drain_timer.cancel()
+            self._drain_timer = None
         self._end()
         self._connection.session_closed()
 

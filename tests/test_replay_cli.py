@@ -10,6 +10,7 @@ import pytest
 
 from pioche_tui.cli import main
 from pioche_tui.engine import GAMES
+from pioche_tui.store import retention
 from pioche_tui.store.log import LogWriter
 
 SEATS = [{"kind": "player", "name": "Alice", "identity": "SHA256:a", "bot": "basic"},
@@ -87,3 +88,21 @@ def test_what_is_not_a_log_is_said_so(tmp_path: Path,
     assert main(["replay", str(path)]) == 1
     assert "pioche replay:" in capsys.readouterr().err
     assert main(["replay", str(tmp_path / "missing.log")]) == 1
+
+
+def test_a_compacted_log_is_told_the_same_and_a_removed_one_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "ABCD.log"
+    write_game(path)
+    assert main(["replay", str(path), "--lang", "fr"]) == 0
+    told = capsys.readouterr().out
+    [compacted] = retention.compact_all([path], retention.PassReport())
+    path.unlink()
+    assert compacted.path.name == "ABCD.log.gz" and compacted.size_out < compacted.size_in
+    # The name the log was written under finds its compacted copy; so does the copy's own.
+    for name in (path, compacted.path):
+        assert main(["replay", str(name), "--lang", "fr"]) == 0
+        assert capsys.readouterr().out == told
+    compacted.path.unlink()
+    assert main(["replay", str(path)]) == 1
+    assert "removed after the server's retention" in capsys.readouterr().err

@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from ..coordinator.core import Coordinator, Session
+from ..coordinator.guests import GuestPass
 from ..coordinator.mailbox import Mail
 from ..coordinator.model import ChatLine, Player, Refused, TableUpdate
 from ..coordinator.text import nickname
@@ -42,11 +43,20 @@ class PiocheApp(App[None]):
     """The app of one connection.
 
     ``identity`` is the player's key fingerprint (``SHA256:…``); for a guest (``guest=True``)
-    it is the address they connect from, and their identity becomes ``guest:NAME@ADDRESS``
-    once the nickname is known. ``name`` None asks for a nickname (unless the key already has
-    one). ``watch_only`` sessions can watch tables, not sit nor chat; ``watch_table`` opens that
-    table at once. ``lang`` is the client's locale (``LANG``): English when it starts with "en",
-    French otherwise. ``quick_game`` starts a quick game against bots right after connecting.
+    it is the address they connect from, and their identity is drawn by the coordinator, with
+    the reconnect token that proves it (``Coordinator.guest_pass``). ``name`` None asks for a
+    nickname (unless the key already has one). ``watch_only`` sessions can watch tables, not sit
+    nor chat; ``watch_table`` opens that table at once. ``lang`` is the client's locale
+    (``LANG``): English when it starts with "en", French otherwise. ``quick_game`` starts a quick
+    game against bots right after connecting.
+
+    ``resume_token`` (``ssh -t HOST resume TOKEN``) asks for the seat of the guest that token
+    proves: the player comes back as that guest, under the name on the seat. A token that
+    holds no seat, or too many attempts from ``peer`` (the client's address), is told in a
+    notice, and the session goes on as a new guest. ``server_address`` is the server's host and
+    port as the player can reach them, for the command a seated guest is shown. ``peer`` is
+    also the address the coordinator counts the tables created from (``Settings.table_rate``;
+    "" for a local game).
     """
 
     TITLE = "Pioche"
@@ -67,10 +77,17 @@ class PiocheApp(App[None]):
         watch_table: str | None = None,
         lang: str | None = None,
         quick_game: str | None = None,
+        resume_token: str | None = None,
+        peer: str = "",
+        server_address: tuple[str, int] | None = None,
     ) -> None:
         super().__init__()
         self.coordinator = coordinator
         self.identity = identity
+        self.resume_token = resume_token
+        self.peer = peer
+        self.server_address = server_address
+        self.guest_pass: GuestPass | None = None
         self.wanted_name = nickname(name) if name else None
         self.guest = guest
         self.watch_only = watch_only
@@ -87,6 +104,9 @@ class PiocheApp(App[None]):
     # --- start and end --------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if self.resume_token is not None and self._resume(self.resume_token):
+            self._check_size(self.size.width, self.size.height)
+            return
         name = self.wanted_name or self._known_name()
         if self.watch_only and not name:  # watchers neither sit nor chat: no need to ask
             name = self.t("watcher.name")
@@ -102,12 +122,28 @@ class PiocheApp(App[None]):
             return None
         return db.nickname_of(self.identity)
 
+    def _resume(self, token: str) -> bool:
+        """Connect as the guest ``token`` proves, back in their seat; False (the player told
+        why) when it proves nobody."""
+        try:
+            self.guest_pass, name = self.coordinator.resume(token, self.peer)
+        except Refused as e:
+            self.warn(self.t.refusal(e))
+            return False
+        error = self.connect(name)
+        if error is not None:  # (the name is kept for the seat: this is not expected)
+            self.open(NicknameScreen(default=name, error=error))
+        return True
+
     def connect(self, name: str) -> str | None:
         """Open the session under ``name``; a refusal's message in the player's language, or
         None when connected."""
-        identity = f"guest:{name}@{self.identity}" if self.guest else self.identity
+        if self.guest and self.guest_pass is None:
+            self.guest_pass = self.coordinator.guest_pass()
+        identity = self.guest_pass.identity if self.guest_pass is not None else self.identity
+        player = Player(identity, name, self.guest_pass is not None, self.watch_only, self.peer)
         try:
-            session = self.coordinator.connect(Player(identity, name, self.guest, self.watch_only))
+            session = self.coordinator.connect(player, self.guest_pass)
         except Refused as e:
             return self.t.refusal(e)
         self.session = session
@@ -117,6 +153,10 @@ class PiocheApp(App[None]):
         else:
             self.open(self.lobby)
         self.run_worker(self._read_mail(session), name="mailbox", group="mailbox")
+        asked = self.watch_table or (self.quick_game if not self.watch_only else None)
+        if asked and session.table is not None and session.seat is None:
+            # Brought back to the table they watched last time, they asked for another now.
+            self.call(session.leave)
         if self.watch_table:
             self.call(session.watch, self.watch_table)
         elif self.quick_game and not self.watch_only and session.table is None:
@@ -129,7 +169,10 @@ class PiocheApp(App[None]):
             self.session.close()
 
     def on_server_shutdown(self, message: Message) -> None:
-        """The SSH server is stopping (``server.session.ServerShutdown``): say so, and go."""
+        """The SSH server is stopping (``server.session.ServerShutdown``): say so, and go. The
+        coordinator first stops every table, so that this session's end leaves its seat and
+        turn as they are for the next start (Coordinator.freeze)."""
+        self.coordinator.freeze()
         self.farewell = self.t("notice.shutdown")
         self.exit()
 
@@ -197,6 +240,16 @@ class PiocheApp(App[None]):
             self.table_screen.show_chat(line.name, line.text)
 
     # --- helpers for screens --------------------------------------------------------------
+
+    def resume_command(self) -> str | None:
+        """What a guest types to get their seat back (``ssh -t -p PORT HOST resume TOKEN``):
+        their table screen shows it while they play (``TableScreen.show_resume_command``). None
+        for others, who need none."""
+        if self.guest_pass is None or self.watch_only or self.server_address is None:
+            return None
+        host, port = self.server_address
+        return " ".join(["ssh", "-t", *(["-p", str(port)] if port != 22 else []), host,
+                         "resume", self.guest_pass.token])
 
     def call(self, request: Any, *args: Any, **kwargs: Any) -> bool:
         """Make a session request; a refusal is shown to the player. True when granted."""

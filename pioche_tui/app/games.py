@@ -97,5 +97,5 @@ def summarise_options(t: Catalogue, game: str, options: Mapping[str, Any], timer
             words.append(t(f"optshort.{spec.name}", value=value))
         elif value:
             words.append(t(f"optshort.{spec.name}"))
-    words.append(t("optshort.timer", n=round(timer)) if timer else t("optshort.no_timer"))
+    words.append(t("optshort.timer", n=f"{timer:g}") if timer else t("optshort.no_timer"))
     return ", ".join(words)

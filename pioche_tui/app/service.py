@@ -6,6 +6,8 @@ fields below, so it needs nothing from the server package (imports point server 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -30,11 +32,40 @@ class SessionFacts(Protocol):
     def peer(self) -> str: ...
     @property
     def lang(self) -> str | None: ...
+    @property
+    def resume_token(self) -> str | None: ...
+    @property
+    def address(self) -> tuple[str, int] | None: ...  # the server's, as the client reached it
+
+
+def split_host(text: str) -> tuple[str, int | None]:
+    """``HOST``, ``HOST:PORT``, ``[IPV6]`` or ``[IPV6]:PORT`` (a bare IPv6 address is a host
+    alone) as a host and a port or None. Raises ValueError on a port that is not one."""
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else None
+        if rest and port is None:
+            host = ""  # text after the brackets that is no port
+    elif text.count(":") == 1:
+        host, _, port = text.partition(":")
+    else:
+        host, port = text, None
+    if not host or (port is not None and not (port.isdigit() and 0 < int(port) < 65536)):
+        raise ValueError(f"not a host, HOST:PORT or [IPV6]:PORT: {text!r}")
+    return host, int(port) if port is not None else None
 
 
 class PiocheService:
-    def __init__(self, coordinator: Coordinator) -> None:
+    """``public_host`` (``pioche serve --public-host HOST[:PORT]``) is the server's name as
+    players reach it, for the ``ssh … resume TOKEN`` command a guest is shown. By default the
+    command names the address and port the guest's own connection reached: right when players
+    connect straight to the server, wrong behind a NAT or a proxy, which is what the setting is
+    for. (The name the player typed is never sent by SSH.)"""
+
+    def __init__(self, coordinator: Coordinator, public_host: str | None = None) -> None:
         self.coordinator = coordinator
+        self.retention: asyncio.Task[None] | None = None  # set by open_service
+        self.public_host = split_host(public_host) if public_host else None
 
     def make_app(self, session: SessionFacts) -> PiocheApp:
         guest = session.identity is None
@@ -46,21 +77,49 @@ class PiocheService:
             watch_only=session.watch_only,
             watch_table=session.watch_table,
             lang=session.lang,
+            resume_token=session.resume_token,
+            peer=session.peer,
+            server_address=self.address_for(session.address),
         )
+
+    def address_for(self, reached: tuple[str, int] | None) -> tuple[str, int] | None:
+        """The host and port to show in commands: ``public_host`` where given (with its port,
+        else the one the client reached), else what the client reached."""
+        if self.public_host is None:
+            return reached
+        host, port = self.public_host
+        return (host, port if port is not None else reached[1] if reached else 22)
 
     def name_owner(self, nickname: str) -> str | None:
         db = self.coordinator.db
         return db.name_owner(nickname) if db is not None else None
 
+    def holds_seat(self, identity: str) -> bool:
+        """A seat at a table in play or waiting for players: what a returning player finds."""
+        return any(
+            table.status in ("playing", "waiting") and table.seat_of(identity) is not None
+            for table in self.coordinator.tables.values()
+        )
+
     async def close(self) -> None:
+        if self.retention is not None:
+            self.retention.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.retention
         self.coordinator.stop()
 
 
-async def open_service(data_dir: Path, **settings: Any) -> PiocheService:
-    """The service over ``data_dir`` (tables' logs and the database), unfinished tables back.
+async def open_service(
+    data_dir: Path, public_host: str | None = None, **settings: Any
+) -> PiocheService:
+    """The service over ``data_dir`` (tables' logs and the database), unfinished tables back,
+    and the retention of ended tables' logs running (a pass now, then periodically).
 
     ``settings`` are the coordinator's (``turn_timer``, ``bot_delay``, ``grace``: ``pioche
-    serve``'s flags); a name that is not one raises TypeError."""
+    serve``'s flags); a name that is not one raises TypeError. ``public_host``: see
+    ``PiocheService``."""
     coordinator = Coordinator(Settings(data_dir, **settings))
     await coordinator.start()
-    return PiocheService(coordinator)
+    service = PiocheService(coordinator, public_host)
+    service.retention = asyncio.create_task(coordinator.keep_retention(), name="retention")
+    return service

@@ -7,30 +7,39 @@ runs to completion and a table only ever has one writer (design.md).
 
 Sessions call it through their :class:`Session` handle, which knows who they are and where they
 sit: a session can never act for another seat.
+
+A restart loses nothing a player would miss: unfinished games come back from their logs, and
+what the logs do not hold — tables still waiting for players, the time left on each turn, the
+table each spectator watches, the last chat lines — is kept in the database as it changes
+(docs/reliability.md, round two, item 13).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import math
 import random
 import secrets
+import sqlite3
 import time
 from collections import deque
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..engine import GAMES
 from ..engine.base import BadOptions, Game
+from ..store import retention
 from ..store.db import Database, SeatResult
 from ..store.log import END, SEAT, LogError, LogWriter, read_log
+from .guests import GuestPass, Guests
 from .mailbox import Mailbox, Notice
 from .model import ChatLine, LobbySnapshot, OnlineEntry, Player, Refused
-from .table import STAND_IN, Seat, Table
-from .text import RateLimiter, nickname, sanitise
+from .table import NOT_SAVED, STAND_IN, STOPPED, Seat, Table
+from .text import NICKNAME_MAX, RateLimiter, name_key, nickname, sanitise
 
 log = logging.getLogger("pioche.coordinator")
 
@@ -40,7 +49,9 @@ BOT_NAMES = (
     "Ignace", "Joséphine", "Lucien", "Margot", "Noé", "Octavie", "Prosper", "Rosalie",
 )
 CHAT_HISTORY = 30
-MIN_TIMER, MAX_TIMER = 10.0, 600.0
+HEARTBEAT = 2.0  # seconds between two notes of "the server is running" (turn timers, 13)
+MIN_TIMER, MAX_TIMER = 10.0, 600.0  # what a player may ask for (the server's default, always)
+DAY = 86400.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +67,16 @@ class Settings:
     # such session a repaint, and a crowd connecting at once changes the lobby at every
     # connection. (Screen tests set 0: at once.)
     lobby_interval: float = 0.5
+    # Tables (quick games included) one player, and one IP address, may create in any minute.
+    # An honest player makes one every few minutes (a game lasts longer); a client opening
+    # games and dropping them meets the limit at once (docs/server.md, « Tables »).
+    table_rate: tuple[int, int] = (6, 20)
+    # How long ended tables' logs are kept (store/retention.py): a finished game's (its result
+    # stays in SQLite for good), and an abandoned one's (closed unfinished, after a player moved;
+    # one where no player moved is removed as it closes). Seconds, counted from the log's end.
+    keep_finished: float = 30 * DAY
+    keep_abandoned: float = 7 * DAY
+    retention_interval: float = 3600.0  # seconds between two retention passes (one at start)
 
 
 class Session:
@@ -66,6 +87,8 @@ class Session:
         self.coordinator = coordinator
         self.player = player
         self.key = key  # the player's identity, unique among sessions for watchers
+        self.name_key = name_key(player.name)
+        self.guest_pass: GuestPass | None = None  # a guest's identity and reconnect token
         self.mailbox = Mailbox()
         self.table: Table | None = None
         self.seat: int | None = None  # None while watching or in the lobby
@@ -111,6 +134,11 @@ class Session:
         """The code of the private table this session sits at, for the player to share."""
         return self.table.code if self.table is not None and self.seat is not None else None
 
+    def is_creator(self) -> bool:
+        """Seated at a table this player created (and so may start)."""
+        return (self.table is not None and self.seat is not None
+                and self.table.creator == self.player.identity)
+
 
 class Coordinator:
     def __init__(self, settings: Settings, games: Mapping[str, Game[Any, Any]] | None = None
@@ -120,15 +148,24 @@ class Coordinator:
         self.tables: dict[str, Table] = {}
         self.sessions: dict[str, Session] = {}  # by identity: one live session each
         self.db: Database | None = None
+        self.guests: Guests | None = None  # opened by start()
         self._rng = random.Random(settings.seed)  # bot delays and names: no replay needs them
         self._ids: random.Random = (
             secrets.SystemRandom() if settings.seed is None else random.Random(settings.seed)
         )  # table ids, private codes and deal seeds
         self._chat: dict[str, deque[ChatLine]] = {}
         self._chat_limit = RateLimiter(3, 3.0)
+        per_player, per_address = settings.table_rate
+        self._tables_by_player = RateLimiter(per_player, 60.0)  # by identity
+        self._tables_by_address = RateLimiter(per_address, 60.0)
         self._lobby_pending = False
         self._lobby_sent = -math.inf  # loop time of the last lobby snapshot sent
         self._watchers = 0
+        self._heartbeat: asyncio.TimerHandle | None = None
+        self._clocks: dict[str, dict[int, float]] = {}  # at start: deadlines stored last run
+        self._stopped_at: float | None = None  # at start: when the last run was last alive
+        self._store_errors: set[str] = set()  # what the database refuses to store, for now
+        self.stopping = False  # the server stops: no table moves any more (see freeze)
 
     # --- life -----------------------------------------------------------------------------
 
@@ -142,16 +179,33 @@ class Coordinator:
     async def start(self) -> None:
         """Open the database and bring back every unfinished table from its log."""
         self.tables_dir.mkdir(parents=True, exist_ok=True)
-        self.db = Database(self.settings.data_dir / "pioche.sqlite3")
+        self.db = Database(self.settings.data_dir / "pioche.sqlite3", name_key)
+        tokens = secrets.SystemRandom() if self.settings.seed is None else random.Random(
+            self.settings.seed)  # (its own generator: tests' table ids do not depend on guests)
+        self.guests = Guests.open(self.settings.data_dir / "guests.key", tokens)
+        self._clocks, self._stopped_at = self.db.clocks(), self.db.alive()
         for path in sorted(self.tables_dir.glob("*.log")):
             try:
                 self.restore(path)
-            except (LogError, ValueError, KeyError) as e:
+            except (LogError, ValueError, KeyError, OSError) as e:
                 log.error("cannot restore %s: %s", path.name, e)
+        self._restore_waiting()
+        self._restore_chat()
+        self._beat()
+
+    def freeze(self) -> None:
+        """The server is about to stop: from now on no table moves — no bot, no stand-in, no
+        turn timer runs out — so that the sessions' ends that follow are not taken for players
+        dropping (whose turns the stand-in would play), and each turn keeps the time it has
+        left for the next start."""
+        self.stopping = True
+        for table in self.tables.values():
+            table.schedule()
 
     def stop(self) -> None:
         """Tell every session, stop every timer, close logs and the database. Unfinished
         tables stay on disk and come back at the next start."""
+        self.freeze()
         for session in list(self.sessions.values()):
             session.mailbox.put_notice(Notice("shutdown", "Le serveur s'arrête. À bientôt !"))
             session.open = False
@@ -162,22 +216,68 @@ class Coordinator:
             if table.writer is not None:
                 table.writer.close()
         self.tables.clear()
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            self._heartbeat = None
         if self.db is not None:
+            # The turn timers stop now: the next start gives each turn the time it has left.
+            self._persist("the heartbeat", self.db.set_alive, time.time())
             self.db.close()
             self.db = None
+
+    def _table_from_header(self, h: dict[str, Any]) -> Table:
+        """A table as a log's header (or a waiting table's stored row) describes it."""
+        game = self.games[h["game"]]
+        seats = [Seat.from_log(s) for s in h["seats"]]
+        return Table(self, str(h["table"]), game, dict(game.options(h["options"])), seats,
+                     str(h.get("creator", "")), h.get("timer"), h.get("code"))
+
+    async def keep_retention(self) -> None:
+        """A retention pass now, then one every ``retention_interval`` seconds, until cancelled
+        (the service runs it as a task from start to close: ``app/service.py``)."""
+        while True:
+            try:
+                await self.retention_pass()
+            except Exception:  # a bad file must not end the passes for good
+                log.exception("retention pass failed")
+            await asyncio.sleep(self.settings.retention_interval)
+
+    async def retention_pass(self) -> retention.PassReport:
+        """Compact ended tables' logs, remove those past their retention (store/retention.py).
+
+        The file work runs in a thread, in small batches, so the loop never waits on it; the
+        database follows on the loop between batches, so ``games.log_file`` only ever names a
+        file that exists (a compacted copy before the original goes) or none ("")."""
+        keep = retention.Retention(self.settings.keep_finished, self.settings.keep_abandoned)
+        report = retention.PassReport()
+        ended = await asyncio.to_thread(retention.not_live, self.tables_dir, set(self.tables))
+        for batch in retention.batches(ended, retention.BATCH):
+            done = await asyncio.to_thread(retention.compact_all, batch, report)
+            if self.db is not None:
+                self.db.set_log_files({c.table_id: c.path.name for c in done if c.finished})
+            await asyncio.to_thread(retention.remove_all, [c.original for c in done], None)
+        old = await asyncio.to_thread(retention.expired, self.tables_dir, time.time(), keep)
+        for batch in retention.batches(old, retention.BATCH):
+            if self.db is not None:
+                self.db.set_log_files({retention.table_id(p): "" for p in batch
+                                       if retention.is_finished(p)})
+            await asyncio.to_thread(retention.remove_all, batch, report)
+        if report.compacted or report.removed:
+            log.info("retention: %d logs compacted (%d → %d bytes), %d removed (%d bytes)",
+                     report.compacted, report.bytes_in, report.bytes_out, report.removed,
+                     report.bytes_removed)
+        return report
 
     def restore(self, path: Path) -> None:
         contents = read_log(path)
         if contents.ended:
             return
         h = contents.header
-        game = self.games[h["game"]]
-        seats = [Seat.from_log(s) for s in h["seats"]]
-        table = Table(self, str(h["table"]), game, dict(game.options(h["options"])), seats,
-                      str(h.get("creator", "")), h.get("timer"), h.get("code"))
+        table = self._table_from_header(h)
+        game = table.game
         table.seed = int(h["seed"])
         table.started_at = float(h.get("started", time.time()))
-        table.state = game.new_game(len(seats), table.options, table.seed)
+        table.state = game.new_game(len(table.seats), table.options, table.seed)
         table.bot_rng.seed(table.seed)
         for record in contents.records:
             if record[0] == SEAT:
@@ -187,8 +287,17 @@ class Coordinator:
                 table.step += 1
         table.writer = LogWriter.reopen(path, contents)
         table.status = "playing"
+        # Conservative: a stand-in's move for a player's seat counts too (the log does not say
+        # who pressed the key), so a table is never closed for want of a move it had.
+        players = {i for i, s in enumerate(h["seats"]) if s.get("kind") == "player"}
+        table.human_acted = any(seat in players for seat, _wire in contents.actions())
         self.tables[table.id] = table
-        now = asyncio.get_running_loop().time()
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        # Everyone was cut off at once: the table waits the grace period for its players and
+        # spectators to come back, holding still until one does (Table.schedule), then closes
+        # if nobody has.
+        table.hold = loop.call_later(self.settings.grace, self._hold_over, table)
         for i, seat in enumerate(table.seats):
             if seat.kind == "player":
                 # Everyone dropped at once: give them the turn timer to come back before the
@@ -199,46 +308,123 @@ class Coordinator:
             log.warning("table %s: dropped a torn tail of %d bytes", table.id,
                         contents.dropped_bytes)
         log.info("table %s restored at step %d", table.id, table.step)
+        self._restore_clock(table)
         table.after_change([])
         self.lobby_changed()
 
     # --- sessions -------------------------------------------------------------------------
 
-    def connect(self, player: Player) -> Session:
+    def connect(self, player: Player, guest_pass: GuestPass | None = None) -> Session:
         """A new session; the player gets back a seat they hold, if any.
 
-        Refused when the name is used by someone else online, or owned by another key.
+        Refused when the name is someone else's: online (a player or a watcher), owned by
+        another key, or on a seat held for another player who dropped; each compared by
+        ``name_key``. A watcher is never refused: they get the name they asked for, numbered
+        if it is taken (« spectateur », « spectateur2 »). A guest comes with the pass their
+        identity is from (``guest_pass`` or ``resume``).
         """
         if player.watch_only:  # watchers neither own names nor replace one another
             self._watchers += 1
             key = f"watch#{self._watchers}:{player.identity}"
+            player = replace(player, name=self._watcher_name(player.name, player.identity))
         else:
             if nickname(player.name) != player.name:
                 raise Refused("bad_name", "Un pseudo : de 2 à 16 lettres, chiffres, _ . ou -.")
             key = player.identity
-            name = player.name.casefold()
-            for other in self.sessions.values():
-                if other.player.name.casefold() == name and other.player.identity != key:
-                    raise Refused("name_taken", f"Le pseudo {player.name} est déjà en ligne.")
+            self._check_name(player)
             if self.db is not None:
-                owner = self.db.name_owner(player.name)
-                if owner is not None and owner != key:
-                    raise Refused("name_owned",
-                                  f"Le pseudo {player.name} appartient à un autre joueur.")
-                self.db.seen(key, player.name, time.time())
+                self._persist("visits", self.db.seen, key, player.name, time.time())
+            self._rename_own_watchers(player)
         previous = self.sessions.get(key)
         if previous is not None:  # the same person again: the newest connection wins
             previous.mailbox.put_notice(Notice("replaced", "Vous vous êtes connecté ailleurs."))
-            self.disconnect(previous)
+            self.disconnect(previous, replaced=True)
         session = Session(self, player, key)
+        session.guest_pass = guest_pass
         self.sessions[key] = session
         session.mailbox.put_lobby(self.snapshot())
         for line in self._chat.get("lobby", ()):
             session.mailbox.put_chat(line)
         if not player.watch_only:
             self._reclaim(session)
+        if session.table is None:
+            self._return_to_watched(session)
         self.lobby_changed()
         return session
+
+    # --- names and guests -----------------------------------------------------------------
+
+    def _name_user(self, name: str, identity: str) -> Refused | None:
+        """Why ``name`` is not free for ``identity``, or None if it is. Sessions of the same
+        identity do not count: a player's newer session replaces the older, and their own
+        watchers make way (``_rename_own_watchers``)."""
+        key = name_key(name)
+        for other in self.sessions.values():
+            if other.name_key == key and other.player.identity != identity:
+                return Refused("name_taken", f"Le pseudo {name} est déjà en ligne.")
+        if self.db is not None and self.db.name_owner(name) not in (None, identity):
+            return Refused("name_owned", f"Le pseudo {name} appartient à un autre joueur.")
+        for table in self.tables.values():
+            for seat in table.seats:  # (a seated player online was found above)
+                if (seat.away and seat.identity != identity
+                        and name_key(seat.name) == key):
+                    return Refused("name_held",
+                                   f"Le pseudo {name} garde une place à la table {table.id}.",
+                                   table=table.id)
+        return None
+
+    def _check_name(self, player: Player) -> None:
+        refused = self._name_user(player.name, player.identity)
+        if refused is not None:
+            raise refused
+
+    def _watcher_name(self, wanted: str, identity: str, avoid: str = "") -> str:
+        """The first of « NAME », « NAME2 », « NAME3 »… that no session shows and nobody else
+        owns or holds (NAME: ``wanted`` if it is a nickname, else « spectateur »), and whose
+        key is not ``avoid``."""
+        base = nickname(wanted) or "spectateur"
+        for number in itertools.count(1):
+            suffix = str(number) if number > 1 else ""
+            name = base[: NICKNAME_MAX - len(suffix)] + suffix
+            key = name_key(name)
+            if (key != avoid and all(s.name_key != key for s in self.sessions.values())
+                    and self._name_user(name, identity) is None):
+                return name
+        raise AssertionError("unreachable")
+
+    def _rename_own_watchers(self, player: Player) -> None:
+        """The player's own watch session showing the name the player takes now gets another
+        (numbered): one name, one session online."""
+        key = name_key(player.name)
+        for other in self.sessions.values():
+            if other.player.watch_only and other.name_key == key:
+                other.name_key = ""  # not in its own way
+                name = self._watcher_name(player.name, other.player.identity, avoid=key)
+                other.player = replace(other.player, name=name)
+                other.name_key = name_key(name)
+
+    def guest_pass(self) -> GuestPass:
+        """A new guest's identity and reconnect token (nothing is stored: see ``guests``)."""
+        assert self.guests is not None, "not started"
+        return self.guests.issue()
+
+    def resume(self, token: str, address: str) -> tuple[GuestPass, str]:
+        """The guest a reconnect token proves, and the name on the seat it holds for them (to
+        connect with). Refused, with nothing changed, when ``address`` has tried too often, or
+        when the token holds no seat: not a token, the game is over, or the grace period has
+        passed (the stand-in has the seat for good)."""
+        assert self.guests is not None, "not started"
+        if not self.guests.allow_attempt(address, time.monotonic()):
+            raise Refused("resume_limit", "Trop d'essais de reprise depuis votre adresse : "
+                                          "réessayez dans une minute.")
+        guest_pass = self.guests.pass_for(token)
+        if guest_pass is not None:
+            for table in self.tables.values():
+                seat_no = table.seat_of(guest_pass.identity)
+                if seat_no is not None and table.status in ("playing", "waiting"):
+                    return guest_pass, table.seats[seat_no].name
+        raise Refused("resume_unknown", "Ce code ne garde aucune place : la partie est finie, "
+                                        "ou le délai pour revenir est passé.")
 
     def _reclaim(self, session: Session) -> None:
         for table in self.tables.values():
@@ -258,14 +444,19 @@ class Coordinator:
             session.mailbox.put_notice(Notice("reclaimed", "Vous retrouvez votre place."))
             return
 
-    def disconnect(self, session: Session) -> None:
+    def disconnect(self, session: Session, *, replaced: bool = False) -> None:
         """The connection is gone: a seat in a game in progress is kept for the grace period
-        (the stand-in plays meanwhile); anything else is left."""
+        (the stand-in plays meanwhile, if anyone is left at the table to see it); anything else
+        is left. A game nobody is left at closes at once unless a player has moved in it
+        (see ``_maybe_close``) or the player is ``replaced`` by a newer connection, which
+        takes the seat at once."""
         if not session.open:
             return
         session.open = False
         table, seat_no = session.table, session.seat
-        if table is not None and seat_no is not None and table.status == "playing":
+        if table is not None and self.stopping:
+            self._detach(session)
+        elif table is not None and seat_no is not None and table.status == "playing":
             table.unsubscribe(session)
             seat = table.seats[seat_no]
             seat.session = None
@@ -274,6 +465,8 @@ class Coordinator:
             table.schedule()
             table.publish()
             session.table = session.seat = None
+            if not replaced:
+                self._maybe_close(table)
         elif table is not None:
             self._leave(session)
         if self.sessions.get(session.key) is session:
@@ -282,6 +475,16 @@ class Coordinator:
         session.mailbox.close()
         self.lobby_changed()
 
+    def _detach(self, session: Session) -> None:
+        """The server stops: the session ends, its table stays as it is (a waiting table keeps
+        the seat, a table watched by its creator stays open) for the next start."""
+        table, seat_no = session.table, session.seat
+        assert table is not None
+        table.unsubscribe(session)
+        if seat_no is not None:
+            table.seats[seat_no].session = None
+        session.table = session.seat = None
+
     def _start_grace(self, table: Table, seat_no: int, now: float) -> None:
         seat = table.seats[seat_no]
         seat.away_since = now
@@ -289,11 +492,19 @@ class Coordinator:
         loop = asyncio.get_running_loop()
         seat.grace = loop.call_later(self.settings.grace, self._grace_over, table, seat_no)
 
+    def _hold_over(self, table: Table) -> None:
+        table.hold = None
+        self._maybe_close(table)
+
     def _grace_over(self, table: Table, seat_no: int) -> None:
         seat = table.seats[seat_no]
         seat.grace = None
         if seat.kind == "player" and seat.session is None and table.status == "playing":
             self._hand_to_bot(table, seat_no)
+        elif seat.kind == "player" and seat.session is None and table.status == "waiting":
+            self._free_seat(table, seat_no)  # (a waiting table brought back by a restart)
+            table.changed()
+            table.publish()
         self._maybe_close(table)
 
     def _hand_to_bot(self, table: Table, seat_no: int) -> None:
@@ -303,8 +514,7 @@ class Coordinator:
         if seat.grace is not None:
             seat.grace.cancel()
             seat.grace = None
-        if table.writer is not None and table.status == "playing":
-            table.writer.append_seat(seat_no, seat.to_log())
+        table.log_seat(seat_no)
         table.changed()
         table.schedule()
         table.publish()
@@ -357,14 +567,26 @@ class Coordinator:
         return table
 
     def _new_id(self, length: int) -> str:
+        """An id no live table, no log on disk (as written or compacted) and no recorded game
+        has: logs are removed after their retention, results never are, and a result recorded
+        under a reused id would be lost. After a few collisions the id grows a character, so a
+        server that has recorded most ids of one length still finds one at once."""
+        attempt = 0
         while True:
-            tid = "".join(self._ids.choice(ID_ALPHABET) for _ in range(length))
-            if tid not in self.tables and not self.log_path(tid).exists():
+            tid = "".join(self._ids.choice(ID_ALPHABET) for _ in range(length + attempt // 8))
+            attempt += 1
+            if tid in self.tables or any(
+                (self.tables_dir / name).exists() for name in retention.log_names(tid)
+            ):
+                continue
+            if self.db is None or not self.db.has_game(tid):
                 return tid
 
-    def bot_name(self, taken: set[str]) -> str:
-        free = [n for n in BOT_NAMES if n not in taken]
-        return self._rng.choice(free) if free else f"Robot {len(taken) + 1}"
+    def bot_name(self, taken: Iterable[str]) -> str:
+        """A name for a bot that is none of the names ``taken`` (compared by ``name_key``)."""
+        keys = {name_key(name) for name in taken}
+        free = [n for n in BOT_NAMES if name_key(n) not in keys]
+        return self._rng.choice(free) if free else f"Robot {len(keys) + 1}"
 
     def bot_delay(self) -> float:
         low, high = self.settings.bot_delay
@@ -390,11 +612,11 @@ class Coordinator:
             checked = dict(game.options(options))
         except BadOptions as e:
             raise Refused("bad_options", str(e)) from e
-        if timer == "default":  # the operator's setting, not checked against players' bounds
+        if timer == "default":
             timer = self.settings.turn_timer
         elif timer is not None:
             timer = float(timer)
-            if not MIN_TIMER <= timer <= MAX_TIMER:
+            if not self.timer_allowed(timer):
                 raise Refused("timer", f"Le minuteur va de {MIN_TIMER:.0f} à {MAX_TIMER:.0f} s.")
         table_seats = [Seat("free") for _ in range(seats)]
         taken: set[str] = {session.player.name}
@@ -408,20 +630,51 @@ class Coordinator:
             table_seats[seat_no] = Seat("bot", name, bot=bot)
         if not sit and any(s.kind == "free" for s in table_seats):
             raise Refused("bad_seat", "Une table sans vous doit n'avoir que des robots.")
+        self._count_table(session.player)
         table = Table(self, self._new_id(4), game, checked, table_seats,
                       session.player.identity, timer if sit else None,
                       self._new_id(6) if private else None)
-        self.tables[table.id] = table
         if sit:
             table_seats[0] = Seat("player", session.player.name, session.player.identity,
                                   session=session)
-            self._place(session, table, 0)
-        else:
-            self._place(session, table, None)
-        table.changed()
+        # On disk before anyone sees it, or refused: its log if it starts now (table.start),
+        # else its row among the waiting tables.
         if all(s.kind != "free" for s in table.seats):
             table.start(self._ids.getrandbits(63))
+        elif not self.keep_waiting(table):
+            raise Refused("storage", NOT_SAVED)
+        self.tables[table.id] = table
+        self._place(session, table, 0 if sit else None)
+        table.changed()
         return table.id
+
+    def timer_allowed(self, timer: float) -> bool:
+        """A turn timer a player may ask for: 10 to 600 s, or the server's own default
+        (``--turn-timer`` may be outside those bounds: load tests, demos), which the create
+        dialog offers first."""
+        return MIN_TIMER <= timer <= MAX_TIMER or timer == self.settings.turn_timer
+
+    def _count_table(self, player: Player) -> None:
+        """Count a new table against its creator's and their address's rate
+        (``Settings.table_rate``); Refused, with when they may create again, past either."""
+        now = time.monotonic()
+        by_address = player.address != ""  # a local game has no address to share
+        wait_player = self._tables_by_player.wait(player.identity, now)
+        wait_address = self._tables_by_address.wait(player.address, now) if by_address else 0.0
+        if wait_player or wait_address:
+            wait = math.ceil(max(wait_player, wait_address))
+            if wait_player >= wait_address:
+                n = self._tables_by_player.count
+                raise Refused("tables_player", f"Trop de tables créées en une minute ({n} au "
+                              f"plus) : vous pourrez en créer une autre dans {wait} s.",
+                              n=n, wait=wait)
+            n = self._tables_by_address.count
+            raise Refused("tables_address", f"Trop de tables créées en une minute depuis votre "
+                          f"adresse ({n} au plus) : vous pourrez en créer une autre dans "
+                          f"{wait} s.", n=n, wait=wait)
+        self._tables_by_player.note(player.identity, now)
+        if by_address:
+            self._tables_by_address.note(player.address, now)
 
     def quick_play(self, session: Session, game_name: str, seats: int,
                    options: Mapping[str, Any]) -> str:
@@ -449,11 +702,20 @@ class Coordinator:
             raise Refused("seat_taken", "Ce siège n'est pas libre.")
         table.seats[seat_no] = Seat("player", session.player.name, session.player.identity,
                                     session=session)
+        for seat in table.seats:  # a bot with the newcomer's name takes another
+            if seat.kind == "bot" and name_key(seat.name) == session.name_key:
+                seat.name = self.bot_name(s.name for s in table.seats)
+        try:  # on disk before it is seen, or refused with the seat free again
+            if not any(s.kind == "free" for s in table.seats):
+                table.start(self._ids.getrandbits(63))
+            elif not self.keep_waiting(table):
+                raise Refused("storage", NOT_SAVED)
+        except Refused:
+            table.seats[seat_no] = Seat("free")
+            raise
         self._place(session, table, seat_no)
         table.changed()
-        if not any(s.kind == "free" for s in table.seats):
-            table.start(self._ids.getrandbits(63))
-        else:
+        if table.status == "waiting":
             table.publish()
 
     def watch(self, session: Session, table_id: str, code: str | None) -> None:
@@ -477,6 +739,8 @@ class Coordinator:
     def leave_table(self, session: Session) -> None:
         if session.table is None:
             raise Refused("not_seated", "Vous n'êtes à aucune table.")
+        if session.seat is None:  # a spectator who leaves is not brought back
+            self._remember_watching(session, None)
         self._leave(session)
 
     def _leave(self, session: Session) -> None:
@@ -488,10 +752,7 @@ class Coordinator:
         if seat_no is not None:
             seat = table.seats[seat_no]
             if table.status == "waiting":
-                table.seats[seat_no] = Seat("free")
-                humans = table.humans()
-                if table.creator == session.player.identity and humans:
-                    table.creator = humans[0].identity or ""
+                self._free_seat(table, seat_no)
             elif table.status == "playing":
                 seat.session = None
                 self._hand_to_bot(table, seat_no)
@@ -506,25 +767,51 @@ class Coordinator:
         self._maybe_close(table)
         self.lobby_changed()
 
+    def _free_seat(self, table: Table, seat_no: int) -> None:
+        """A player leaves a waiting table: the seat is free; the creator's right to start
+        passes to another player."""
+        identity = table.seats[seat_no].identity
+        table.seats[seat_no] = Seat("free")
+        humans = table.humans()
+        if table.creator == identity and humans:
+            table.creator = humans[0].identity or ""
+        self.keep_waiting(table)
+
     def _place(self, session: Session, table: Table, seat_no: int | None) -> None:
         session.table, session.seat = table, seat_no
         table.subscribe(session, seat_no)
+        if seat_no is None:  # a spectator: brought back here after a drop or a restart
+            self._remember_watching(session, table.id)
         for line in self._chat.get(table.id, ()):
             session.mailbox.put_chat(line)
         self.lobby_changed()
 
     def _maybe_close(self, table: Table) -> None:
-        """A table with nobody left to play or watch closes (an unfinished log ends 'closed')."""
-        if table.subscribers or any(s.kind == "player" and (s.session or s.grace)
-                                    for s in table.seats):
+        """Close a table nobody is at: nobody seated and connected, nobody watching, and nobody
+        it must wait for. It waits for a player who dropped (their grace period) only once a
+        player has moved there (``Table.human_acted``): a game everyone left before their first
+        move, or a table of bots only, closes at once. A table restored after a restart waits
+        for its people (``Table.hold``). Meanwhile it holds still (``Table.schedule``).
+
+        An unfinished log ends 'closed' (abandoned); one without any player's move holds nobody's
+        play and is removed (an abandoned quick game leaves no file). A finished table's log
+        stays (its retention: ``store/retention.py``)."""
+        if table.status == "closed" or table.subscribers or table.hold is not None:
+            return
+        if table.status == "playing" and table.human_acted and any(
+            s.grace is not None for s in table.seats
+        ):
             return
         table.cancel_timers()
-        if table.writer is not None and table.status == "playing":
-            table.writer.end("closed")
-            table.writer.close()
+        if table.status == "playing":
+            table.close_log("closed" if table.human_acted else None)
+            if not table.human_acted:
+                self.log_path(table.id).unlink(missing_ok=True)
         table.status = "closed"
         del self.tables[table.id]
         self._chat.pop(table.id, None)
+        if self.db is not None:  # its waiting row, clocks, chat and spectators' places
+            self._persist("closed tables", self.db.forget_table, table.id)
         self.lobby_changed()
 
     # --- play -----------------------------------------------------------------------------
@@ -536,14 +823,21 @@ class Coordinator:
         table.submit(seat_no, action, step)
 
     def table_finished(self, table: Table, seats: list[SeatResult], rounds: int) -> None:
-        """Record the result; absent players' seats need no keeping any more."""
-        if self.db is not None:
-            self.db.record_game(table.id, table.game.name, table.options, table.started_at,
-                                time.time(), rounds, self.log_path(table.id).name, seats)
+        """Record the result, then end the log; absent players' seats need no keeping any more.
+
+        A result the database refuses (a full disk) leaves the log without its end: the next
+        start replays it, finds the game over, and records the result then."""
+        recorded = self.db is None or self._persist(
+            "results", self.db.record_game, table.id, table.game.name, table.options,
+            table.started_at, time.time(), rounds, self.log_path(table.id).name, seats)
+        table.close_log("finished" if recorded else None)
         for seat in table.seats:
             if seat.grace is not None:
                 seat.grace.cancel()
                 seat.grace = None
+        if table.hold is not None:  # (restored, then found over: nobody to wait for)
+            table.hold.cancel()
+            table.hold = None
         asyncio.get_running_loop().call_soon(self._maybe_close, table)
 
     def notify_seat(self, table: Table, seat_no: int, code: str, text: str) -> None:
@@ -565,9 +859,152 @@ class Coordinator:
         scope = session.table.id if session.table is not None else "lobby"
         line = ChatLine(scope, session.player.name, clean, now)
         self._chat.setdefault(scope, deque(maxlen=CHAT_HISTORY)).append(line)
+        if self.db is not None:  # (a line the disk refuses is still said: chat goes on)
+            self._persist("chat", self.db.add_chat, scope, line.name, line.text, now,
+                          CHAT_HISTORY)
         if scope == "lobby":
             targets = [s for s in self.sessions.values() if s.table is None]
         else:
             targets = list(self.tables[scope].subscribers)
         for target in targets:
             target.mailbox.put_chat(line)
+
+    # --- what survives a restart beside the logs (docs/reliability.md, round two, 13) ------
+
+    def _persist(self, what: str, write: Callable[..., object], *args: Any) -> bool:
+        """One database write; False if the database refused it (a full disk). A refusal is
+        logged once per kind of write, until one succeeds again."""
+        try:
+            write(*args)
+        except sqlite3.Error as e:
+            if what not in self._store_errors:
+                self._store_errors.add(what)
+                log.error("cannot store %s: %s", what, e)
+            return False
+        if what in self._store_errors:
+            self._store_errors.discard(what)
+            log.info("storing %s again", what)
+        return True
+
+    def _beat(self) -> None:
+        """Note that the server runs, every HEARTBEAT seconds: after a crash, the last note
+        stands for the moment it stopped (turn timers lose no time while it is down)."""
+        if self.db is None:
+            return
+        self._persist("the heartbeat", self.db.set_alive, time.time())
+        self._heartbeat = asyncio.get_running_loop().call_later(HEARTBEAT, self._beat)
+
+    def keep_waiting(self, table: Table) -> bool:
+        """Store a table waiting for players as it stands; forget it once it has started or
+        closed (its log, or nothing, holds it then). False if the database refused."""
+        if self.db is None:
+            return True
+        if table.status == "waiting":
+            saved = self._persist("waiting tables", self.db.save_waiting, table.id,
+                                  table.header())
+            table.saved_waiting = table.saved_waiting or saved
+            return saved
+        if table.saved_waiting:
+            table.saved_waiting = not self._persist("waiting tables", self.db.forget_waiting,
+                                                    table.id)
+        return True
+
+    def _restore_waiting(self) -> None:
+        """Bring back the tables that were waiting for players; their players get their seats
+        back when they return within the grace period."""
+        assert self.db is not None
+        now = asyncio.get_running_loop().time()
+        for data in self.db.waiting_tables():
+            table_id = str(data.get("table"))
+            if table_id in self.tables or self.log_path(table_id).exists():  # it started
+                self._persist("waiting tables", self.db.forget_waiting, table_id)
+                continue
+            try:
+                table = self._table_from_header(data)
+            except (KeyError, ValueError, TypeError, BadOptions) as e:
+                log.error("cannot restore waiting table %s: %s", table_id, e)
+                continue
+            table.saved_waiting = True
+            self.tables[table.id] = table
+            for i, seat in enumerate(table.seats):
+                if seat.kind == "player":
+                    seat.patient = True
+                    self._start_grace(table, i, now)
+            log.info("waiting table %s restored", table.id)
+
+    def keep_clock(self, table: Table) -> None:
+        """Store the deadlines of the table's running turn timers, as wall-clock times."""
+        table.clock_saved = dict(table.deadlines)
+        if self.db is None:
+            return
+        now, wall = asyncio.get_running_loop().time(), time.time()
+        deadlines = {seat: wall + (deadline - now) for seat, deadline in table.deadlines.items()}
+        self._persist("turn timers", self.db.set_clock, table.id, deadlines)
+
+    def _restore_clock(self, table: Table) -> None:
+        """Give each turn the time it had left when the server stopped (its last heartbeat,
+        after a crash): the time the server was down does not count."""
+        stored = self._clocks.get(table.id)
+        if not stored or self._stopped_at is None or table.timer is None:
+            return
+        now = asyncio.get_running_loop().time()
+        actors = table.game.to_act(table.state)
+        for seat_no, deadline in stored.items():
+            if seat_no in actors and table.seats[seat_no].kind == "player":
+                left = min(table.timer, max(0.0, deadline - self._stopped_at))
+                table.deadlines[seat_no] = now + left
+
+    def _restore_chat(self) -> None:
+        """The last chat lines of the lobby and of every table still there."""
+        assert self.db is not None
+        gone: set[str] = set()
+        for scope, name, text, when in self.db.chat_lines():
+            if scope == "lobby" or scope in self.tables:
+                self._chat.setdefault(scope, deque(maxlen=CHAT_HISTORY)).append(
+                    ChatLine(scope, name, text, when))
+            else:
+                gone.add(scope)
+        for scope in gone:  # a table that ended while its lines could not be forgotten
+            self._persist("closed tables", self.db.forget_table, scope)
+
+    def _remember_watching(self, session: Session, table_id: str | None) -> None:
+        if self.db is not None:
+            self._persist("spectators", self.db.set_watching, session.player.identity, table_id)
+
+    def _return_to_watched(self, session: Session) -> None:
+        """A spectator who comes back (after a drop or a restart) finds the table they
+        watched, if it is still there."""
+        if self.db is None:
+            return
+        try:
+            table_id = self.db.watching(session.player.identity)
+        except sqlite3.Error:
+            return
+        table = self.tables.get(table_id) if table_id is not None else None
+        if table is None or table.status not in ("waiting", "playing"):
+            return
+        self._place(session, table, None)
+        session.mailbox.put_notice(Notice("watching_again",
+                                          "Vous retrouvez la table que vous regardiez."))
+
+    def stop_table(self, table: Table) -> None:
+        """A table whose log can be neither written nor read back stops taking moves: everyone
+        at it is sent to the lobby and told why. Its log stays as it is; the next start brings
+        the table back from it."""
+        table.cancel_timers()
+        table.close_log(None)
+        table.status = "closed"
+        self.tables.pop(table.id, None)
+        for seat in table.seats:
+            seat.session = None
+            if seat.grace is not None:
+                seat.grace.cancel()
+                seat.grace = None
+        snapshot = self.snapshot()
+        for session in list(table.subscribers):
+            table.unsubscribe(session)
+            session.table = session.seat = None
+            session.mailbox.put_notice(Notice("stopped", STOPPED))
+            session.mailbox.put_left_table()
+            session.mailbox.put_lobby(snapshot)
+        self.lobby_changed()

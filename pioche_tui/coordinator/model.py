@@ -31,12 +31,16 @@ class Refused(Exception):
 @dataclass(frozen=True, slots=True)
 class Player:
     """Who a session is. ``identity`` is a key's ``SHA256:…`` fingerprint, or for a guest
-    ``guest:NAME@ADDRESS`` (so a guest reclaims a seat with the same name from the same place)."""
+    ``guest:…`` drawn for the session (``coordinator.guests``: only the guest's reconnect token
+    brings it back).
+    ``address`` is the IP address the session connects from ("" for a local game): the
+    coordinator limits the tables one address may create (``Settings.table_rate``)."""
 
     identity: str
     name: str
     guest: bool = False
     watch_only: bool = False
+    address: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +68,7 @@ class TableSummary:
     private: bool
     timer: float | None  # seconds per decision, None for no timer
     creator: str  # the creator's name
+    paused: bool = False  # its log cannot be written: no move is taken until it can again
 
     @property
     def free_seats(self) -> int:

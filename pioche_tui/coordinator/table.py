@@ -4,6 +4,12 @@ Every method runs to completion on the event loop without awaiting, so a table h
 at a time by construction: this is the table's lock (design.md, convention 5). Timers and bot
 moves are ``loop.call_later`` callbacks that check, when they fire, that the table is still at
 the step they were scheduled for.
+
+A move is acknowledged (published) only once its log record is on disk. When the log refuses a
+write (a full disk, a quota, an I/O error), the move is undone and the table *pauses*: it takes no
+move, its bots and turn timers stop (the time left is kept), everyone at the table is told, and
+every ``RETRY`` seconds it tries its log again; when the log takes a write, it resumes and says
+so (docs/reliability.md, round two, item 3).
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine.base import Event, Game, IllegalAction, derive_seed
 from ..store.db import SeatResult
-from ..store.log import LogWriter, read_log
+from ..store.log import LogError, LogWriter, read_log
+from .mailbox import Notice
 from .model import Refused, SeatInfo, SeatKind, TableStatus, TableSummary, TableUpdate
 
 if TYPE_CHECKING:
@@ -31,6 +38,14 @@ FILE``): bench/load.py compares it with the moment each screen shows that step. 
 costing one level check) otherwise; ``time.monotonic`` is the same clock in every process."""
 
 STAND_IN = "basic"  # the bot that plays for an absent or slow player
+RETRY = 2.0  # seconds between a paused table's tries of its log
+PAUSED = ("La table est en pause : le serveur ne peut plus enregistrer la partie (disque plein "
+          "ou en panne). Elle reprendra d'elle-même.")
+RESUMED = "La table reprend : le serveur enregistre de nouveau la partie."
+NOT_TAKEN = "Table en pause : ce coup n'est pas pris ; rejouez quand elle reprendra."
+STOPPED = ("La table est arrêtée : le serveur ne peut plus lire sa partie. Elle reviendra au "
+           "prochain démarrage du serveur.")
+NOT_SAVED = "Le serveur ne peut rien enregistrer pour le moment (disque plein ?) ; réessayez."
 
 
 @dataclass
@@ -60,7 +75,7 @@ class Seat:
     @classmethod
     def from_log(cls, data: dict[str, Any]) -> Seat:
         kind = data.get("kind")
-        if kind not in ("player", "bot"):
+        if kind not in ("player", "bot", "free"):  # (free: a waiting table's seat)
             raise ValueError(f"bad seat kind {kind!r}")
         return cls(kind, str(data.get("name", "")), data.get("identity"),
                    str(data.get("bot", STAND_IN)))
@@ -96,8 +111,18 @@ class Table:
         self.bot_rng = random.Random()
         self.autoplay: set[int] = set()  # seats whose timer ran out: the stand-in ends the turn
         self.deadlines: dict[int, float] = {}
+        self.human_acted = False  # a player has made a move here (not a bot, not a stand-in)
+        self.hold: asyncio.TimerHandle | None = None  # restored: waiting for its people
+        self.idle = False  # nobody at the table: nothing is scheduled (see schedule)
         self._handles: list[asyncio.TimerHandle] = []
         self._summary: TableSummary | None = None
+        # The log refused a write: no move until it takes one again (see the module's doc).
+        self.paused = False
+        self._retry: asyncio.TimerHandle | None = None
+        self._frozen: dict[int, float] = {}  # while paused: seconds left on each turn timer
+        self._unlogged_seats: dict[int, dict[str, Any]] = {}  # written when the log is back
+        self.clock_saved: dict[int, float] = {}  # the deadlines the coordinator last stored
+        self.saved_waiting = False  # the coordinator stored it while it waited for players
 
     # --- what others see ------------------------------------------------------------------
 
@@ -118,6 +143,7 @@ class Table:
                 private=self.private,
                 timer=self.timer,
                 creator=next((s.name for s in self.seats if s.identity == self.creator), ""),
+                paused=self.paused,
             )
         return self._summary
 
@@ -142,11 +168,15 @@ class Table:
         if seat is None:
             self.changed()
         session.mailbox.put_table(self._update(seat, ()))
+        if self.idle:  # someone is back: the bots and the clock go on
+            self.schedule()
 
     def unsubscribe(self, session: Session) -> None:
         seat = self.subscribers.pop(session, "absent")
         if seat is None:
             self.changed()
+        if not self.subscribers:
+            self.schedule()  # the last one gone: hold still
 
     def publish(self, events: list[Event] | None = None) -> None:
         """Give every subscriber the newest view of its seat (computed once per seat)."""
@@ -174,19 +204,30 @@ class Table:
     # --- the game -------------------------------------------------------------------------
 
     def start(self, seed: int) -> None:
-        """Fill free seats with bots, deal, open the log and let the first player act."""
+        """Fill free seats with bots, deal, open the log and let the first player act.
+
+        Refused (nothing changed) when the log cannot be created: a game starts only once its
+        header is on disk."""
+        free = [i for i, seat in enumerate(self.seats) if seat.kind == "free"]
         taken = {s.name for s in self.seats}
-        for seat in self.seats:
-            if seat.kind == "free":
-                seat.kind, seat.bot = "bot", STAND_IN
-                seat.name = self.coordinator.bot_name(taken)
-                taken.add(seat.name)
+        for i in free:
+            seat = self.seats[i]
+            seat.kind, seat.bot = "bot", STAND_IN
+            seat.name = self.coordinator.bot_name(taken)
+            taken.add(seat.name)
         self.seed = seed
+        self.started_at = time.time()
+        try:
+            self.writer = LogWriter.create(self.coordinator.log_path(self.id), self.header())
+        except OSError as e:
+            log.error("table %s: cannot create its log (%s); not started", self.id, e)
+            for i in free:
+                self.seats[i] = Seat("free")
+            raise Refused("storage", NOT_SAVED) from e
         self.state = self.game.new_game(len(self.seats), self.options, seed)
         self.bot_rng.seed(derive_seed(seed, 0xB07))
-        self.started_at = time.time()
-        self.writer = LogWriter.create(self.coordinator.log_path(self.id), self.header())
         self.status = "playing"
+        self.coordinator.keep_waiting(self)  # no longer waiting: its log holds it now
         self.changed()
         self.after_change([])
 
@@ -207,6 +248,8 @@ class Table:
         """A player's action: checked for turn, staleness and legality, then applied."""
         if self.status != "playing":
             raise Refused("not_playing", "La partie n'est pas en cours.")
+        if self.paused:
+            raise Refused("paused", NOT_TAKEN)
         if step is not None and step != self.step:
             raise Refused("stale", "Trop tard : la table a changé entre-temps.")
         if seat not in self.game.to_act(self.state) and seat not in self.game.interjectors(
@@ -215,9 +258,13 @@ class Table:
             raise Refused("not_your_turn", "Ce n'est pas à vous de jouer.")
         self.autoplay.discard(seat)  # back at the keyboard: the stand-in steps aside
         self.apply(seat, action)
+        self.human_acted = True
 
     def apply(self, seat: int, action: Any) -> None:
-        """Apply an action (the rules check it), log it, then tell everyone."""
+        """Apply an action (the rules check it), log it, then tell everyone. An action the log
+        refuses is undone, and the table pauses."""
+        if self.paused:
+            raise Refused("paused", NOT_TAKEN)
         try:
             events = self.game.apply(self.state, seat, action)
         except IllegalAction as e:
@@ -226,25 +273,121 @@ class Table:
         try:
             self.writer.append_action(seat, self.game.action_to_wire(action))
         except OSError as e:
-            log.exception("table %s: cannot write its log; the action is undone", self.id)
-            self.rebuild_from_log()
-            message = "Le serveur n'a pas pu enregistrer ce coup ; réessayez."
-            raise Refused("storage", message) from e
+            log.error("table %s: its log refused step %d (%s); the move is undone and the "
+                      "table paused", self.id, self.step + 1, e)
+            self.undo_unlogged()
+            raise (Refused("paused", NOT_TAKEN) if self.paused else Refused("stopped", STOPPED)
+                   ) from e
         self.step += 1
         if trace.isEnabledFor(logging.DEBUG):
             trace.debug("%.6f %s %d", time.monotonic(), self.id, self.step)
         self.deadlines.pop(seat, None)
         self.after_change(events)
 
+    def undo_unlogged(self) -> None:
+        """The log refused the action just applied: rebuild the state from the log (which the
+        writer has cut back to its last good record) and pause. If the log cannot even be read
+        back, the table stops: the coordinator sends everyone away, and the next start brings
+        it back from its log."""
+        try:
+            self.rebuild_from_log()
+        except (OSError, LogError, ValueError) as e:
+            log.error("table %s: cannot read its log back (%s); the table stops", self.id, e)
+            self.coordinator.stop_table(self)
+            return
+        self.pause()
+
     def rebuild_from_log(self) -> None:
         """Undo what the log does not hold: replay it from scratch (the engine is exact)."""
         assert self.writer is not None
         contents = read_log(self.writer.path)
-        self.state = self.game.new_game(len(self.seats), self.options, self.seed)
-        self.step = 0
+        state = self.game.new_game(len(self.seats), self.options, self.seed)
+        step = 0
         for seat, wire in contents.actions():
-            self.game.apply(self.state, seat, self.game.action_from_wire(wire))
-            self.step += 1
+            self.game.apply(state, seat, self.game.action_from_wire(wire))
+            step += 1
+        if step != self.step:  # the log lost moves it had said were on disk
+            log.error("table %s: its log holds %d moves, %d were acknowledged", self.id, step,
+                      self.step)
+        self.state, self.step = state, step
+
+    # --- a log that refuses writes --------------------------------------------------------
+
+    def pause(self) -> None:
+        """Take no move until the log takes a write again: stop the bots and turn timers (the
+        time left is kept), tell everyone, try the log every RETRY seconds."""
+        if self.paused:
+            return
+        self.paused = True
+        now = asyncio.get_running_loop().time()
+        self._frozen = {seat: max(0.0, deadline - now) for seat, deadline in
+                        self.deadlines.items()}
+        self.deadlines.clear()
+        self.schedule()
+        self._retry = asyncio.get_running_loop().call_later(RETRY, self.try_log)
+        self.changed()
+        self.tell("paused", PAUSED)
+        self.publish()
+
+    def try_log(self) -> None:
+        """A paused table's retry: if the log takes a write (and the seat changes it refused),
+        resume; otherwise try again later."""
+        self._retry = None
+        if not self.paused or self.writer is None:
+            return
+        try:
+            self.writer.probe()
+            for seat_no, info in list(self._unlogged_seats.items()):
+                self.writer.append_seat(seat_no, info)
+                del self._unlogged_seats[seat_no]
+        except OSError:
+            self._retry = asyncio.get_running_loop().call_later(RETRY, self.try_log)
+            return
+        log.info("table %s: its log takes writes again; the table resumes", self.id)
+        self.paused = False
+        now = asyncio.get_running_loop().time()
+        self.deadlines = {seat: now + left for seat, left in self._frozen.items()}
+        self._frozen = {}
+        self.changed()
+        self.tell("resumed", RESUMED)
+        self.schedule()
+        self.publish()
+
+    def tell(self, code: str, text: str) -> None:
+        """A notice for everyone at the table, players and spectators."""
+        for session in self.subscribers:
+            session.mailbox.put_notice(Notice(code, text))
+
+    def log_seat(self, seat_no: int) -> None:
+        """Write a seat's change (a bot taking it for good). If the log refuses it, the table
+        pauses and writes it before it resumes."""
+        if self.writer is None or self.status != "playing":
+            return
+        info = self.seats[seat_no].to_log()
+        if self.paused:
+            self._unlogged_seats[seat_no] = info
+            return
+        try:
+            self.writer.append_seat(seat_no, info)
+        except OSError as e:
+            log.error("table %s: its log refused seat %d's change (%s); the table pauses",
+                      self.id, seat_no, e)
+            self._unlogged_seats[seat_no] = info
+            self.pause()
+
+    def close_log(self, reason: str | None) -> None:
+        """End the log with ``reason`` (None: no end record) and close it. An end record the
+        log refuses is left out: the next start restores the table, finds it over (or
+        abandoned again) and ends it then."""
+        if self.writer is None or self.writer.closed:
+            return
+        try:
+            if reason is not None:
+                self.writer.end(reason)
+        except OSError as e:
+            log.error("table %s: its log refused its end (%s); the next start ends it",
+                      self.id, e)
+        self.writer.close()
 
     def after_change(self, events: list[Event]) -> None:
         outcome = self.game.outcome(self.state)
@@ -254,10 +397,8 @@ class Table:
         self.publish(events)
 
     def finish(self, scores: tuple[int, ...], winners: tuple[int, ...], rounds: int) -> None:
+        """The game is over: the coordinator records the result, then ends the log."""
         self.status = "finished"
-        assert self.writer is not None
-        self.writer.end("finished")
-        self.writer.close()
         self.coordinator.table_finished(self, [
             SeatResult(i, s.identity, s.name, s.bot if s.kind == "bot" else None, scores[i],
                        i in winners)
@@ -268,12 +409,21 @@ class Table:
     # --- timers and bots ------------------------------------------------------------------
 
     def schedule(self) -> None:
-        """After any change: who plays next, and when the bots and the timer act."""
+        """After any change: who plays next, and when the bots and the timer act.
+
+        A table nobody is at (no player connected, nobody watching) holds still: no bot or
+        stand-in plays for nobody, no timer runs. The coordinator closes it, or keeps it for
+        players who dropped after moving (their grace period); when one of them, or anyone,
+        comes back (``subscribe``), the game goes on from where it stood."""
         for handle in self._handles:
             handle.cancel()
         self._handles.clear()
         if self.status != "playing":
             self.deadlines.clear()
+            return
+        self.idle = not self.subscribers
+        # Paused (the log refuses writes), idle (nobody here) or stopping: nobody moves.
+        if self.paused or self.idle or self.coordinator.stopping:
             return
         loop = asyncio.get_running_loop()
         actors = self.game.to_act(self.state)
@@ -294,6 +444,8 @@ class Table:
         for seat_no in self.game.interjectors(self.state):
             if self.seats[seat_no].kind == "bot":
                 self._later(self.coordinator.bot_delay(), self.bot_interject, seat_no, self.step)
+        if self.deadlines != self.clock_saved:
+            self.coordinator.keep_clock(self)
 
     def _later(self, delay: float, callback: Callable[[int, int], None], seat: int,
                step: int) -> None:
@@ -312,6 +464,9 @@ class Table:
         try:
             action = self._bot_for(seat).choose(self.state, seat, legal, self.bot_rng)
             self.apply(seat, action)
+        except Refused as e:
+            if e.code != "paused":  # (paused: it plays again when the table resumes)
+                log.error("table %s: the bot of seat %d was refused: %s", self.id, seat, e)
         except Exception:
             # A bot or engine bug must not stall the table silently nor reach other tables.
             log.exception("table %s: the bot of seat %d failed", self.id, seat)
@@ -326,6 +481,9 @@ class Table:
             action = self._bot_for(seat).interject(self.state, seat, legal, self.bot_rng)
             if action is not None:
                 self.apply(seat, action)
+        except Refused as e:
+            if e.code != "paused":
+                log.error("table %s: the bot of seat %d was refused: %s", self.id, seat, e)
         except Exception:
             log.exception("table %s: the bot of seat %d failed to interject", self.id, seat)
 
@@ -341,6 +499,12 @@ class Table:
         for handle in self._handles:
             handle.cancel()
         self._handles.clear()
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+        if self.hold is not None:
+            self.hold.cancel()
+            self.hold = None
         for seat in self.seats:
             if seat.grace is not None:
                 seat.grace.cancel()

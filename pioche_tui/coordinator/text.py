@@ -17,22 +17,64 @@ NICKNAME_MIN, NICKNAME_MAX = 2, 16
 NICKNAME_PUNCTUATION = frozenset("_.-")
 
 
-def _is_latin_letter(char: str) -> bool:
-    # Latin script only (accents included): a Cyrillic « а » must not pass for a Latin « a ».
-    return char.isalpha() and unicodedata.name(char, "").startswith("LATIN ")
+# Letters a nickname may hold besides those of the ASCII alphabet with accents: the ones French
+# and its neighbours write that decompose to no ASCII letter. Everything else is dropped, even
+# when Unicode calls it Latin: « ɑ » (alpha), « ı » (dotless i), « ǀ » (a click), « ʟ » (small
+# capital) and their like exist to look like an ASCII letter, and a name has no use for them.
+EXTRA_LETTERS = frozenset("æœøßłđÆŒØẞŁĐ")
+
+# The name key's folding, after case folding and accents are gone (see ``name_key``): letters
+# that decompose to no ASCII letter, and the look-alikes among what is left. Unicode's
+# confusables (TS #39) make « 0 » an « O » and « 1 » and « I » an « l »; case folding has
+# already made « I » an « i », so « i » joins « l » too.
+_KEY_FOLD = str.maketrans({
+    "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d",
+    "0": "o", "1": "l", "i": "l",
+})
+_KEY_PAIRS = (("rn", "m"),)  # the one look-alike pair of TS #39 within the alphabet
+
+
+def _is_name_letter(char: str) -> bool:
+    # One ASCII letter, with or without accents (NFD: the letter, then combining marks).
+    return char in EXTRA_LETTERS or unicodedata.normalize("NFD", char)[0] in _ASCII_LETTERS
+
+
+_ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 def nickname(raw: str) -> str | None:
-    """The nickname ``raw`` asks for: Latin letters, digits and ``_.-`` kept, others dropped, cut
-    to 16 characters; None when fewer than 2 remain. ``nickname(x) == x`` says x is valid.
+    """The nickname ``raw`` asks for: letters, digits and ``_.-`` kept, others dropped, cut to 16
+    characters; None when fewer than 2 remain. ``nickname(x) == x`` says x is valid.
+
+    A letter is an ASCII letter, accented or not (« é », « ç », « ė »), or one of
+    ``EXTRA_LETTERS``. The text is NFKC-normalised first: full-width « ａ », the ligature « ﬁ »
+    and the script « ℓ » become the letters they stand for, accents are composed.
 
     The SSH server applies it to login names, the app to names typed in, the coordinator to every
-    player who connects."""
+    player who connects. Two names are the same name when their ``name_key`` is."""
     kept = "".join(
-        char for char in unicodedata.normalize("NFC", raw)
-        if _is_latin_letter(char) or char in "0123456789" or char in NICKNAME_PUNCTUATION
+        char for char in unicodedata.normalize("NFKC", raw)
+        if _is_name_letter(char) or char in "0123456789" or char in NICKNAME_PUNCTUATION
     )[:NICKNAME_MAX]
     return kept if len(kept) >= NICKNAME_MIN else None
+
+
+def name_key(name: str) -> str:
+    """What makes two nicknames the same name: the one comparison used everywhere (who is
+    online, who owns a name in the database, seats held for an absent player, watchers).
+
+    NFKC, then ``casefold`` (« Élise » is « élise »), then accents dropped (« élise » is
+    « elise », « alicė » is « alice »: a dot or an accent is too easily missed on a terminal),
+    then a small confusables skeleton for what the nickname alphabet allows (``_KEY_FOLD``):
+    « aIice », « al1ce » and « alice » have one key. The alphabet itself (``nickname``) keeps
+    out the rest of Unicode's look-alikes, so no whole TS #39 table is needed. Not for display.
+    """
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    bare = "".join(c for c in unicodedata.normalize("NFD", folded) if not unicodedata.combining(c))
+    key = bare.translate(_KEY_FOLD)
+    for pair, single in _KEY_PAIRS:
+        key = key.replace(pair, single)
+    return key
 
 
 def sanitise(text: str, limit: int = CHAT_MAX) -> str:
@@ -65,21 +107,45 @@ def sanitise(text: str, limit: int = CHAT_MAX) -> str:
 
 
 class RateLimiter:
-    """At most ``count`` events per ``period`` seconds per key (a sliding window)."""
+    """At most ``count`` events per ``period`` seconds per key (a sliding window).
+
+    A key whose window is empty is forgotten (all of them once per period), so a client that
+    invents keys grows it by no more than the events of one period."""
 
     def __init__(self, count: int = 3, period: float = 3.0) -> None:
         self.count = count
         self.period = period
         self._times: dict[str, deque[float]] = {}
+        self._swept = 0.0  # when keys with an empty window were last forgotten
 
-    def allow(self, key: str, now: float) -> bool:
-        times = self._times.setdefault(key, deque())
+    def wait(self, key: str, now: float) -> float:
+        """Seconds before ``key`` may have another event; 0 when it may now."""
+        if now - self._swept >= self.period:
+            self._swept = now
+            for stale in [k for k, times in self._times.items()
+                          if not times or now - times[-1] >= self.period]:
+                del self._times[stale]
+        times = self._times.get(key)
+        if times is None:
+            return 0.0
         while times and now - times[0] >= self.period:
             times.popleft()
-        if len(times) >= self.count:
+        return 0.0 if len(times) < self.count else times[0] + self.period - now
+
+    def note(self, key: str, now: float) -> None:
+        """Count an event for ``key`` (whether or not ``wait`` allowed it)."""
+        self._times.setdefault(key, deque()).append(now)
+
+    def allow(self, key: str, now: float) -> bool:
+        """Count an event for ``key`` if the window has room; False (and nothing counted) if not."""
+        if self.wait(key, now) > 0:
             return False
-        times.append(now)
+        self.note(key, now)
         return True
 
     def forget(self, key: str) -> None:
         self._times.pop(key, None)
+
+    def __len__(self) -> int:
+        """Keys remembered (for tests: the limiter stays bounded)."""
+        return len(self._times)

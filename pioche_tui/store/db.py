@@ -4,28 +4,44 @@ One file (``pioche.sqlite3`` under the data directory) in WAL mode, used from th
 event loop. Every query is small and indexed, so calls are synchronous.
 
 Identities: a player with a key is ``SHA256:…`` (their key's fingerprint); a guest is
-``guest:NAME@ADDRESS``. Only key identities own a nickname: once a key has used a name, nobody
-else — key or guest — may use it.
+``guest:…``, drawn anew for each guest session (``coordinator.guests``). Only key identities own a
+nickname: once a key has used a name, nobody else — key or guest — may use it, nor any name with
+the same key (``name_key``: case, accents and look-alike letters folded), which a unique index
+guarantees. Guests leave no row in ``players``: their identity does not outlive their session and
+its seat, and they own nothing. (Their finished games stay in ``game_seats``, as results.)
+
+Beside the results, it keeps what a restart must not lose and the tables' logs do not hold
+(docs/reliability.md, round two, item 13): tables still waiting for players, the turn timers'
+deadlines, the last chat lines of each scope, the table each spectator watches, and the last
+moment the server was known to run. These are written as they change; with ``synchronous=NORMAL``
+in WAL mode a commit survives the process being killed (not a power cut: the logs, fsync'd per
+record, are what holds the moves).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger("pioche.store")
+
+KEY_PREFIX = "SHA256:"  # a key's identity: the only kind that owns a nickname
+GUEST_PREFIX = "guest:"  # a guest's identity: never recorded in players
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
     identity   TEXT PRIMARY KEY,
     nickname   TEXT NOT NULL,
     first_seen REAL NOT NULL,
-    last_seen  REAL NOT NULL
+    last_seen  REAL NOT NULL,
+    name_key   TEXT                    -- name_key(nickname) for a key that owns it, else NULL
 );
-CREATE UNIQUE INDEX IF NOT EXISTS players_nickname ON players (nickname COLLATE NOCASE)
-    WHERE identity LIKE 'SHA256:%';
 CREATE TABLE IF NOT EXISTS games (
     id         INTEGER PRIMARY KEY,
     table_id   TEXT NOT NULL UNIQUE,
@@ -34,7 +50,8 @@ CREATE TABLE IF NOT EXISTS games (
     started    REAL NOT NULL,
     finished   REAL NOT NULL,
     rounds     INTEGER NOT NULL,
-    log_file   TEXT NOT NULL
+    log_file   TEXT NOT NULL           -- under tables/: ID.log, ID.log.gz once compacted, ''
+                                       -- once removed past its retention (store/retention.py)
 );
 CREATE TABLE IF NOT EXISTS game_seats (
     game_id    INTEGER NOT NULL REFERENCES games (id),
@@ -47,7 +64,34 @@ CREATE TABLE IF NOT EXISTS game_seats (
     PRIMARY KEY (game_id, seat)
 );
 CREATE INDEX IF NOT EXISTS game_seats_identity ON game_seats (identity);
+CREATE TABLE IF NOT EXISTS waiting_tables (
+    table_id   TEXT PRIMARY KEY,
+    data       TEXT NOT NULL           -- JSON: game, options, seats, creator, timer, code
+);
+CREATE TABLE IF NOT EXISTS turn_clocks (
+    table_id   TEXT NOT NULL,
+    seat       INTEGER NOT NULL,
+    deadline   REAL NOT NULL,          -- wall-clock time this seat's turn runs out
+    PRIMARY KEY (table_id, seat)
+);
+CREATE TABLE IF NOT EXISTS chat (
+    id         INTEGER PRIMARY KEY,
+    scope      TEXT NOT NULL,          -- "lobby" or a table id
+    name       TEXT NOT NULL,
+    text       TEXT NOT NULL,
+    time       REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chat_scope ON chat (scope, id);
+CREATE TABLE IF NOT EXISTS watching (
+    identity   TEXT PRIMARY KEY,       -- a spectator's identity
+    table_id   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS server (
+    key        TEXT PRIMARY KEY,       -- "alive": the last moment the server was known to run
+    value      REAL NOT NULL
+);
 """
+NAME_KEY_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS players_name_key ON players (name_key)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,26 +125,73 @@ class PlayerStats:
 
 
 class Database:
-    def __init__(self, path: Path) -> None:
+    """``name_key`` is the coordinator's rule for when two nicknames are the same name
+    (``coordinator.text.name_key``); the database stores its result and indexes it."""
+
+    def __init__(self, path: Path, name_key: Callable[[str], str]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.name_key = name_key
         self._conn = sqlite3.connect(path, isolation_level=None)  # autocommit; explicit BEGIN
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA foreign_keys=ON")
         self._conn.executescript(SCHEMA)
+        self._add_name_keys()
+        self._conn.execute(NAME_KEY_INDEX)
+
+    def _add_name_keys(self) -> None:
+        """Bring a database from before name keys (a NOCASE index, guests' rows) up to date.
+
+        Each key's nickname gets its name key. Where two keys' names now have the same key
+        (« Élise » and « élise », « alice » and « aIice »), the one seen first keeps the name
+        and the others lose it: their row stays, with their name for their stats, but owns
+        nothing, and they are asked for a new nickname at their next visit. Guests' rows are
+        deleted (they never owned anything). Nothing is done when the column already exists.
+        """
+        conn = self._conn
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(players)")}
+        if "name_key" in columns:
+            return
+        with self._transaction():
+            conn.execute("ALTER TABLE players ADD COLUMN name_key TEXT")
+            conn.execute("DROP INDEX IF EXISTS players_nickname")
+            conn.execute("DELETE FROM players WHERE identity LIKE ? || '%'", (GUEST_PREFIX,))
+            owners: dict[str, str] = {}
+            rows = conn.execute(
+                "SELECT identity, nickname FROM players WHERE identity LIKE ? || '%'"
+                " ORDER BY first_seen, identity", (KEY_PREFIX,)).fetchall()
+            for identity, name in rows:
+                key = self.name_key(name)
+                if key in owners:
+                    log.warning("the nickname %r of %s is the same name as %r's: released",
+                                name, identity, owners[key])
+                    continue
+                owners[key] = name
+                conn.execute("UPDATE players SET name_key = ? WHERE identity = ?",
+                             (key, identity))
 
     def close(self) -> None:
         self._conn.close()
 
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN … COMMIT around the block, ROLLBACK if it raises."""
+        conn = self._conn
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
     # --- players --------------------------------------------------------------------------
 
     def name_owner(self, nickname: str) -> str | None:
-        """The key identity that owns this nickname (case-insensitive), if any."""
+        """The key identity that owns this nickname, or a name with the same key, if any."""
         row = self._conn.execute(
-            "SELECT identity FROM players WHERE nickname = ? COLLATE NOCASE"
-            " AND identity LIKE 'SHA256:%'",
-            (nickname,),
+            "SELECT identity FROM players WHERE name_key = ?", (self.name_key(nickname),)
         ).fetchone()
         return row[0] if row else None
 
@@ -111,18 +202,22 @@ class Database:
         return row[0] if row else None
 
     def seen(self, identity: str, nickname: str, now: float) -> None:
-        """Record a visit: creates the player or updates their nickname and last visit.
+        """Record a visit: creates the player or updates their nickname and last visit. A guest
+        is not recorded.
 
         Raises ValueError if a key identity takes a name another key owns (callers check
         :meth:`name_owner` first; this is the database's own guarantee).
         """
+        if identity.startswith(GUEST_PREFIX):
+            return
+        key = self.name_key(nickname) if identity.startswith(KEY_PREFIX) else None
         try:
             self._conn.execute(
-                "INSERT INTO players (identity, nickname, first_seen, last_seen)"
-                " VALUES (?, ?, ?, ?)"
+                "INSERT INTO players (identity, nickname, first_seen, last_seen, name_key)"
+                " VALUES (?, ?, ?, ?, ?)"
                 " ON CONFLICT (identity) DO UPDATE SET nickname = excluded.nickname,"
-                " last_seen = excluded.last_seen",
-                (identity, nickname, now, now),
+                " last_seen = excluded.last_seen, name_key = excluded.name_key",
+                (identity, nickname, now, now, key),
             )
         except sqlite3.IntegrityError as e:
             raise ValueError(f"le pseudo {nickname!r} appartient à quelqu'un d'autre") from e
@@ -141,9 +236,7 @@ class Database:
         seats: Sequence[SeatResult],
     ) -> None:
         """Store a finished game; recording the same table twice is a no-op."""
-        conn = self._conn
-        conn.execute("BEGIN")
-        try:
+        with self._transaction() as conn:
             cur = conn.execute(
                 "INSERT INTO games (table_id, game, options, started, finished, rounds, log_file)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (table_id) DO NOTHING",
@@ -159,10 +252,27 @@ class Database:
                         for s in seats
                     ],
                 )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+
+    def has_game(self, table_id: str) -> bool:
+        """A game was recorded under this table id (ids are never reused)."""
+        return self._conn.execute(
+            "SELECT 1 FROM games WHERE table_id = ?", (table_id,)
+        ).fetchone() is not None
+
+    def set_log_files(self, log_files: Mapping[str, str]) -> None:
+        """Where each table's log now is (a compacted copy's name), or "" when it is gone: the
+        game's result stays."""
+        if not log_files:
+            return
+        with self._transaction() as conn:
+            conn.executemany("UPDATE games SET log_file = ? WHERE table_id = ?",
+                             [(name, table_id) for table_id, name in log_files.items()])
+
+    def log_file(self, table_id: str) -> str | None:
+        row = self._conn.execute(
+            "SELECT log_file FROM games WHERE table_id = ?", (table_id,)
+        ).fetchone()
+        return row[0] if row else None
 
     def game_count(self) -> int:
         return int(self._conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
@@ -176,17 +286,20 @@ class Database:
         return [SeatResult(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
 
     def leaderboard(self, game: str | None = None, limit: int = 20) -> list[LeaderboardRow]:
-        """Human players by wins, then win rate, then points; bots are not ranked."""
+        """Human players by wins, then win rate, then points. Bots are not ranked, nor guests:
+        a guest's identity lasts one session, so each of their visits would be a row of its
+        own, under a name nobody owns."""
         rows = self._conn.execute(
             "SELECT COALESCE(p.nickname, MAX(s.name)), s.identity, COUNT(*), SUM(s.winner),"
             " SUM(s.score)"
             " FROM game_seats s JOIN games g ON g.id = s.game_id"
             " LEFT JOIN players p ON p.identity = s.identity"
-            " WHERE s.identity IS NOT NULL AND (?1 IS NULL OR g.game = ?1)"
+            " WHERE s.identity IS NOT NULL AND s.identity NOT LIKE ?3 || '%'"
+            " AND (?1 IS NULL OR g.game = ?1)"
             " GROUP BY s.identity"
             " ORDER BY SUM(s.winner) DESC, 1.0 * SUM(s.winner) / COUNT(*) DESC, SUM(s.score) DESC"
             " LIMIT ?2",
-            (game, limit),
+            (game, limit, GUEST_PREFIX),
         ).fetchall()
         return [LeaderboardRow(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
@@ -209,3 +322,90 @@ class Database:
             identity, name, row[0], row[1], row[2], row[3],
             tuple((g, n, w) for g, n, w in by_game),
         )
+
+    # --- what a restart must not lose (every method may raise sqlite3.Error) --------------
+
+    def save_waiting(self, table_id: str, data: dict[str, Any]) -> None:
+        self._conn.execute(
+            "INSERT INTO waiting_tables (table_id, data) VALUES (?, ?)"
+            " ON CONFLICT (table_id) DO UPDATE SET data = excluded.data",
+            (table_id, json.dumps(data, sort_keys=True)),
+        )
+
+    def forget_waiting(self, table_id: str) -> None:
+        self._conn.execute("DELETE FROM waiting_tables WHERE table_id = ?", (table_id,))
+
+    def waiting_tables(self) -> list[dict[str, Any]]:
+        """Every waiting table's data, in the order they were saved."""
+        rows = self._conn.execute("SELECT data FROM waiting_tables ORDER BY rowid").fetchall()
+        return [json.loads(row[0]) for row in rows]
+
+    def set_clock(self, table_id: str, deadlines: dict[int, float]) -> None:
+        """The wall-clock deadline of each seat's running turn timer at this table (replaces
+        the table's previous ones)."""
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM turn_clocks WHERE table_id = ?", (table_id,))
+            conn.executemany(
+                "INSERT INTO turn_clocks (table_id, seat, deadline) VALUES (?, ?, ?)",
+                [(table_id, seat, deadline) for seat, deadline in sorted(deadlines.items())],
+            )
+
+    def clocks(self) -> dict[str, dict[int, float]]:
+        found: dict[str, dict[int, float]] = {}
+        for table_id, seat, deadline in self._conn.execute(
+            "SELECT table_id, seat, deadline FROM turn_clocks"
+        ):
+            found.setdefault(table_id, {})[seat] = deadline
+        return found
+
+    def add_chat(self, scope: str, name: str, text: str, time: float, keep: int) -> None:
+        """A chat line; only the newest ``keep`` lines of its scope are kept."""
+        with self._transaction() as conn:
+            conn.execute("INSERT INTO chat (scope, name, text, time) VALUES (?, ?, ?, ?)",
+                         (scope, name, text, time))
+            conn.execute(
+                "DELETE FROM chat WHERE scope = ?1 AND id <= (SELECT id FROM chat WHERE scope = ?1"
+                " ORDER BY id DESC LIMIT 1 OFFSET ?2)", (scope, keep),
+            )
+
+    def chat_lines(self) -> list[tuple[str, str, str, float]]:
+        """Every kept line, oldest first: (scope, name, text, time)."""
+        return self._conn.execute(
+            "SELECT scope, name, text, time FROM chat ORDER BY id"
+        ).fetchall()
+
+    def set_watching(self, identity: str, table_id: str | None) -> None:
+        """The table this spectator watches (None: none)."""
+        if table_id is None:
+            self._conn.execute("DELETE FROM watching WHERE identity = ?", (identity,))
+        else:
+            self._conn.execute(
+                "INSERT INTO watching (identity, table_id) VALUES (?, ?)"
+                " ON CONFLICT (identity) DO UPDATE SET table_id = excluded.table_id",
+                (identity, table_id),
+            )
+
+    def watching(self, identity: str) -> str | None:
+        row = self._conn.execute(
+            "SELECT table_id FROM watching WHERE identity = ?", (identity,)
+        ).fetchone()
+        return row[0] if row else None
+
+    def forget_table(self, table_id: str) -> None:
+        """A table is gone: its waiting row, clocks, chat and spectators' places with it."""
+        with self._transaction() as conn:
+            for name, column in (("waiting_tables", "table_id"), ("turn_clocks", "table_id"),
+                                 ("chat", "scope"), ("watching", "table_id")):
+                conn.execute(f"DELETE FROM {name} WHERE {column} = ?", (table_id,))
+
+    def set_alive(self, now: float) -> None:
+        self._conn.execute(
+            "INSERT INTO server (key, value) VALUES ('alive', ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (now,),
+        )
+
+    def alive(self) -> float | None:
+        """The last moment the server was known to run (its last heartbeat, or its stop)."""
+        row = self._conn.execute("SELECT value FROM server WHERE key = 'alive'").fetchone()
+        return float(row[0]) if row else None

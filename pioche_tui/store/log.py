@@ -13,12 +13,20 @@ saw is on disk. A crash can leave a torn last record (or a tail of zeros on some
 :func:`read_log` keeps every complete, well-formed record before it and reports the rest as
 dropped, and :class:`LogWriter` cuts such a tail before appending again.
 
+A write that fails while the process lives (a full disk, a quota, a file-size limit, an I/O
+error; a short write or a failed fsync) is cut off at once: the writer truncates the file back to
+the end of its last good record, so the next record never lands after torn bytes. Until that cut
+has succeeded the writer appends nothing (docs/reliability.md, round two, item 3).
+
 The game's actions are encoded by the engine (``Game.action_to_wire``); this module knows nothing
 of any game.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import gzip
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,6 +36,7 @@ from typing import Any
 import msgpack
 
 SCHEMA_VERSION = 1
+GZIP_MAGIC = b"\x1f\x8b"
 
 ACTION = "a"
 SEAT = "s"
@@ -69,11 +78,17 @@ def _valid_record(value: Any) -> bool:
 
 
 def read_log(path: Path) -> LogContents:
-    """Read a log, keeping the longest well-formed prefix.
+    """Read a log, keeping the longest well-formed prefix. A log compacted with gzip (an ended
+    table's, ``store/retention.py``) is read the same.
 
     Raises LogError when even the header is missing or of an unknown schema.
     """
     data = path.read_bytes()
+    if data[:2] == GZIP_MAGIC:  # a log as written starts with a msgpack map, never 0x1f
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise LogError(f"{path.name}: damaged compressed log: {e}") from e
     unpacker = msgpack.Unpacker(raw=False, strict_map_key=True, use_list=True)
     unpacker.feed(data)
     header: dict[str, Any] | None = None
@@ -101,31 +116,50 @@ def read_log(path: Path) -> LogContents:
 
 
 class LogWriter:
-    """Appends records to one table's log, each one on disk before ``append`` returns."""
+    """Appends records to one table's log, each one on disk before ``append`` returns.
 
-    def __init__(self, path: Path, fd: int) -> None:
+    Any failure leaves the file as it was after the last good record (or says it could not):
+    ``good`` is that record's end, ``torn`` whether bytes past it may still be in the file.
+    """
+
+    def __init__(self, path: Path, fd: int, good: int) -> None:
         self.path = path
         self._fd = fd
         self._pack = msgpack.Packer(use_bin_type=True).pack
+        self.good = good  # bytes of the file that hold whole, fsync'd records
+        self.torn = False  # bytes past ``good`` may be in the file: cut them before appending
+        self._last = 1  # the length of the last record tried (what a probe writes)
 
     @classmethod
     def create(cls, path: Path, header: dict[str, Any]) -> LogWriter:
-        """A new log holding ``header``; fails if the file exists (table ids are unique)."""
+        """A new log holding ``header``; fails if the file exists (table ids are unique).
+
+        If the header cannot be written whole, the file is removed again and the error raised:
+        a log is either absent or starts with its whole header."""
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
-        writer = cls(path, fd)
-        writer._write({"type": "header", "v": SCHEMA_VERSION, **header})
-        _fsync_dir(path.parent)  # the new name itself must survive a crash
+        writer = cls(path, fd, 0)
+        try:
+            writer._write({"type": "header", "v": SCHEMA_VERSION, **header})
+            _fsync_dir(path.parent)  # the new name itself must survive a crash
+        except OSError:
+            writer.close()
+            path.unlink(missing_ok=True)
+            raise
         return writer
 
     @classmethod
     def reopen(cls, path: Path, contents: LogContents) -> LogWriter:
         """Append to an existing log, first cutting off a torn tail found by read_log."""
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        writer = cls(path, fd, contents.valid_bytes)
         if contents.dropped_bytes:
-            os.ftruncate(fd, contents.valid_bytes)
-            os.fsync(fd)
-        return cls(path, fd)
+            try:
+                writer.cut()
+            except OSError:
+                writer.close()
+                raise
+        return writer
 
     def append_action(self, seat: int, action_wire: Any) -> None:
         self._write([ACTION, seat, action_wire])
@@ -141,10 +175,50 @@ class LogWriter:
         # which read_log then detects as a torn tail. fsync here costs about 0.1 ms on this
         # machine's disk (docs/performance.md); it is what makes "acknowledged" mean "on disk".
         data = self._pack(value)
-        written = os.write(self._fd, data)
-        if written != len(data):  # a short write (disk full): the tail is torn, say so
-            raise OSError(f"short write to {self.path.name}: {written} of {len(data)} bytes")
+        self._last = len(data)
+        self._put(data)
+        self.good += len(data)
+
+    def _put(self, data: bytes) -> None:
+        """Write ``data`` at the end and fsync it, or leave the file at ``good`` and raise."""
+        if self._fd < 0:
+            raise OSError(errno.EBADF, f"{self.path.name} is closed")
+        if self.torn:
+            self.cut()
+        self.torn = True  # until these bytes are whole and on disk
+        try:
+            written = os.write(self._fd, data)
+            if written != len(data):  # disk full, quota, size limit: the tail is torn
+                raise OSError(errno.ENOSPC, f"short write to {self.path.name}: {written} of "
+                                            f"{len(data)} bytes")
+            # A failed fsync leaves the kernel's pages in an unknown state (they may be marked
+            # clean without being on disk, and a second fsync would then succeed): this record
+            # is not durable, whatever a retry says. It is cut off like a short write.
+            os.fsync(self._fd)
+        except OSError:
+            with contextlib.suppress(OSError):  # if not, still torn: the next write cuts first
+                self.cut()
+            raise
+        self.torn = False
+
+    def cut(self) -> None:
+        """Truncate the file back to its last good record, on disk before returning."""
+        os.ftruncate(self._fd, self.good)
         os.fsync(self._fd)
+        self.torn = False
+
+    def probe(self) -> None:
+        """Whether the file takes a record again (after a failure): write as many bytes as the
+        last record tried, fsync, then cut them off. Raises OSError if the disk still refuses.
+
+        The probe's bytes are zeros: if the process dies before they are cut, :func:`read_log`
+        drops them as a torn tail, as it drops any."""
+        self._put(bytes(self._last))
+        self.cut()
+
+    @property
+    def closed(self) -> bool:
+        return self._fd < 0
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 
 from textual import events
 from textual.widgets import Input, Select
@@ -72,12 +73,44 @@ async def test_a_key_that_has_a_nickname_is_not_asked(
         assert app.session is not None and app.session.player.name == "Zoé"
 
 
-async def test_guest_identity_includes_name_and_address(make_app: MakeApp) -> None:
+async def test_a_guest_identity_is_drawn_not_made_of_name_and_address(
+        make_app: MakeApp) -> None:
     app = make_app(name="Invité", identity="127.0.0.1", guest=True)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
-        assert app.session is not None
-        assert app.session.player.identity == "guest:Invité@127.0.0.1"
+        assert app.session is not None and app.session.guest_pass is not None
+        identity = app.session.player.identity
+        assert identity == app.session.guest_pass.identity and identity.startswith("guest:")
+        assert "Invité" not in identity and "127.0.0.1" not in identity
+
+
+async def test_a_guest_is_shown_the_way_back_while_playing_only(
+        coordinator: Coordinator, make_app: MakeApp) -> None:
+    """Not in the waiting room (a player who drops there leaves the seat), not to a key, not to
+    anyone else: at the game, on the log's edge, and once in a notice."""
+    guest = make_app(name="Gus", identity="127.0.0.1", guest=True,
+                     server_address=("192.0.2.7", 2222))
+    async with guest.run_test(size=(100, 30), notifications=True) as pilot:
+        await settle(pilot)
+        session = guest.session
+        assert session is not None and session.guest_pass is not None
+        command = f"ssh -t -p 2222 192.0.2.7 resume {session.guest_pass.token}"
+        assert guest.resume_command() == command
+        table = session.create_table("toy", seats=2, timer=None)
+        await settle(pilot)
+        assert isinstance(guest.screen, TableScreen) and "resume" not in screen_text(guest)
+        bob = coordinator.connect(Player("SHA256:bob", "Bob"))
+        bob.join(table)
+        await settle(pilot)
+        assert isinstance(guest.screen, TableScreen)
+        assert guest.screen.query_one("#log", GameLog).border_title is not None
+        assert await wait_for_text(pilot, guest, command + " : pour revenir")
+        assert await wait_for_text(pilot, guest, "seule cette commande vous rend votre place")
+        assert session.guest_pass.token not in str(bob.mailbox.take())
+    keyed = make_app(name="Kim", server_address=("192.0.2.7", 2222))
+    async with keyed.run_test(size=(100, 30), notifications=True) as pilot:
+        await settle(pilot)
+        assert keyed.resume_command() is None
 
 
 async def test_create_then_another_player_joins_from_the_lobby_and_plays(
@@ -319,6 +352,29 @@ async def test_leaving_a_game_in_progress_asks_first(coordinator: Coordinator,
         assert isinstance(app.screen, ScoresScreen)
 
 
+async def test_the_chat_does_not_take_the_keys_when_the_tables_go(
+        coordinator: Coordinator, make_app: MakeApp) -> None:
+    # Back from a quick game the lobby focuses its list of tables, where that game still shows;
+    # the next snapshot (the game has only bots now: not listed) hides the list. The focus must
+    # not end up in the chat, or the player's next key (q to quit) is typed there.
+    host = coordinator.connect(Player("SHA256:host", "Hôte"))
+    host.create_table("toy", seats=2, bots={1: "random"}, timer=None, options={"goal": 1000})
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen) and lobby.snapshot is not None
+        listed = lobby.snapshot
+        lobby.set_focus(None)
+        lobby.show_snapshot(listed)  # the list asks for the focus...
+        lobby.show_snapshot(replace(listed, tables=()))  # ...and goes before it gets it
+        await settle(pilot)
+        assert not isinstance(lobby.focused, ChatInput)
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, ScoresScreen)
+
+
 async def test_refusals_are_shown_not_raised(coordinator: Coordinator,
                                              make_app: MakeApp) -> None:
     host = coordinator.connect(Player("SHA256:host", "Hôte"))
@@ -421,6 +477,7 @@ async def test_back_at_the_table_after_a_dropped_connection(coordinator: Coordin
         assert first.session is not None
         table = first.session.create_table("toy", seats=2, bots={1: "random"}, timer=None,
                                            options={"goal": 1000})
+        first.session.act(1, 0)  # she plays first (a table left before that would close)
         await settle(pilot)
     # The app is gone (the connection dropped): the seat waits for its player.
     again = make_app("Alice")

@@ -6,19 +6,18 @@ without them the test skips and says so.
 
 from __future__ import annotations
 
-import shlex
+import re
 import shutil
 import signal
 import subprocess
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import asyncssh
 import pytest
 
 from server.keys import HOST_KEY_NAME, fingerprint
-from server.ssh import MSG_FORWARDING_ASKED, MSG_SHUTDOWN
+from server.ssh import KEX_ALGS, MSG_FORWARDING_ASKED, MSG_SHUTDOWN
+from tests.e2e.clients import Tmux
 from tests.server.process import serve_process
 
 MISSING = [tool for tool in ("ssh", "tmux") if shutil.which(tool) is None]
@@ -26,39 +25,6 @@ pytestmark = pytest.mark.skipif(
     bool(MISSING),
     reason=f"needs {' and '.join(MISSING)} (apt-get install openssh-client tmux; .ci/run does)",
 )
-
-
-class Tmux:
-    """A tmux server of our own (its own socket), with one window running a command."""
-
-    def __init__(self, socket: str) -> None:
-        self.socket = socket
-
-    def __call__(self, *args: str) -> str:
-        done = subprocess.run(
-            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-    def screen(self) -> str:
-        return self("capture-pane", "-p", "-t", "e2e")
-
-    def wait_for(self, check: str | Callable[[str], bool], timeout: float = 15.0) -> str:
-        test = check if callable(check) else (lambda screen: check in screen)
-        deadline = time.monotonic() + timeout
-        while not test(screen := self.screen()):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"never shown: {check!r}; screen:\n{screen}")
-            time.sleep(0.1)
-        return screen
-
-
-@pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    tmux = Tmux(f"pioche-e2e-{tmp_path.name}")
-    yield tmux
-    subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], capture_output=True, timeout=10)
 
 
 def test_a_player_with_openssh(tmp_path: Path, tmux: Tmux) -> None:
@@ -76,16 +42,15 @@ def test_a_player_with_openssh(tmp_path: Path, tmux: Tmux) -> None:
             "-o", f"UserKnownHostsFile={known_hosts}", "-o", "StrictHostKeyChecking=yes",
             "-o", "SetEnv=LANG=fr_FR.UTF-8", "alice@127.0.0.1",
         ]
-        tmux("new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30", shlex.join(ssh))
-        tmux("set-option", "-t", "e2e", "remain-on-exit", "on")
+        tmux.start(ssh)
         screen = tmux.wait_for("connectes : alice")
         assert f"identite : {fingerprint(key)}" in screen
         assert "pseudo : alice demander=False" in screen
         assert "lang : fr_FR.UTF-8" in screen
         assert "taille : 100x30" in screen
-        tmux("send-keys", "-t", "e2e", "a")
+        tmux.send("a")
         tmux.wait_for("touche : a")
-        tmux("send-keys", "-t", "e2e", "Escape")
+        tmux.send("Escape")
         tmux.wait_for("touche : escape")
         tmux("resize-window", "-t", "e2e", "-x", "120", "-y", "40")
         tmux.wait_for("taille : 120x40")
@@ -117,3 +82,24 @@ def test_openssh_asking_for_forwarding_is_refused(tmp_path: Path, forwarding: li
     assert done.returncode == 1
     assert MSG_FORWARDING_ASKED in done.stderr.decode()
     assert done.stdout == b""  # no app drew a screen
+
+
+def test_openssh_gets_the_first_key_exchange_of_its_own_list_that_we_have(tmp_path: Path) -> None:
+    # The client's order picks: OpenSSH >= 9.9 gets ML-KEM (its first), older ones
+    # curve25519-sha256 (sntrup761 first, which we do not offer). Whatever our order.
+    options = ["-F", "/dev/null", "-o", "UserKnownHostsFile=/dev/null",
+               "-o", "StrictHostKeyChecking=no", "-o", "PubkeyAuthentication=no"]
+    settings = subprocess.run(["ssh", *options, "-G", "-p", "22", "x"], capture_output=True,
+                              text=True, timeout=10, check=True).stdout
+    theirs = re.search(r"^kexalgorithms (\S+)$", settings, re.MULTILINE)
+    assert theirs is not None, settings
+    expected = next(alg for alg in theirs[1].split(",") if alg in KEX_ALGS)
+    with serve_process(tmp_path) as served:
+        done = subprocess.run(
+            ["ssh", *options, "-v", "-T", "-p", str(served.port), "alice@127.0.0.1"],
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        )
+    assert f"debug1: kex: algorithm: {expected}\n" in done.stderr, done.stderr
+    if theirs[1].startswith("mlkem768x25519-sha256,"):  # an OpenSSH that wants ML-KEM gets it
+        assert "debug1: kex: algorithm: mlkem768x25519-sha256\n" in done.stderr

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.coordinator.table import Table
-from tests.coordinator.conftest import until  # noqa: F401 - for the hostile tests
+from pioche_tui.store.log import read_log
+from tests.coordinator.conftest import until
 from tests.hostile.conftest import RecordingService
-from tests.server.conftest import Screen
+from tests.server.conftest import Client, Screen
 from widgets.defausse_cards import face
 from widgets.hand import Hand
 
@@ -46,3 +48,30 @@ def table_of(service: RecordingService, name: str) -> tuple[Table, int]:
 
 def own_view(table: Table, seat: int) -> Any:
     return table.game.view(table.state, seat)
+
+
+async def makes_a_move(client: Client, service: RecordingService, name: str) -> None:
+    """At their turn, the player draws (« d »): a game they have played in, whose seat is kept
+    for them if they drop."""
+    table, seat = table_of(service, name)
+    await until(lambda: seat in table.game.to_act(table.state))
+    step = table.step
+    client.send("d")
+    await until(lambda: any(record[:2] == ["a", seat]
+                            for record in read_log(table.writer.path).records[step:]))  # type: ignore[union-attr]
+
+
+async def own_hand_shown(client: Client, service: RecordingService, name: str) -> None:
+    """Wait until ``client``'s screen shows the table as it is now, with exactly this player's
+    hand (a hand wider than the screen is not compared)."""
+    table, seat = table_of(service, name)
+    app = app_of(service, name)
+    await until(lambda: app.table_screen is not None and app.table_screen.update.step == table.step)
+    await asyncio.sleep(0.2)  # the frame reaches the client
+    letters = app.t("colour.letters")
+    await client.wait_for(lambda _screen: hand_on_screen(client.screen, app)
+                          == sorted(faces(own_view(table, seat).hand, letters))
+                          or len(own_view(table, seat).hand) > 18)
+    # Its own view, current (waited for: a bot may have moved since the hand was compared).
+    await until(lambda: app.table_screen is not None
+                and app.table_screen.update.view == own_view(table, seat))

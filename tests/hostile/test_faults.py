@@ -1,8 +1,9 @@
 """Faults with the real app behind the real server: clients dropped in the middle of their turn
 (a TCP reset, a clean close, a client that stops reading), and an exception inside one app.
 
-Each time the seat is kept, the stand-in plays it, and the player who comes back with the same
-key is shown the same table with their own hand, nobody else's."""
+Each time the seat is kept (the player had moved: tests/hostile/test_churn.py has those who had
+not), the stand-in plays it while anyone is there to see it, and the player who comes back with
+the same key is shown the same table with their own hand, nobody else's."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from pioche_tui.store.log import read_log
 from server.limits import Limits
 from server.ssh import MSG_CRASH, PiocheServer
 from tests.hostile.conftest import RecordingService, reset
-from tests.hostile.defausse import app_of, faces, hand_on_screen, own_view, table_of, until
+from tests.hostile.defausse import app_of, makes_a_move, own_hand_shown, table_of, until
 from tests.server.conftest import Client, Connect
 
 # Small output buffer and a short patience, so a client that stops reading is cut off quickly.
@@ -40,15 +41,7 @@ async def back_at_the_table(connect: Connect, service: RecordingService, name: s
     await again.wait_for(f"Défausse · table {table_id}")
     table, seat_now = table_of(service, name)
     assert (table.id, seat_now) == (table_id, seat)
-    app = app_of(service, name)
-    await until(lambda: app.table_screen is not None and app.table_screen.update.step == table.step)
-    await asyncio.sleep(0.2)  # the frame reaches the client
-    letters = app.t("colour.letters")
-    await again.wait_for(lambda _screen: hand_on_screen(again.screen, app)
-                         == sorted(faces(own_view(table, seat).hand, letters))
-                         or len(own_view(table, seat).hand) > 18)  # wider than the screen
-    assert app.table_screen is not None
-    assert app.table_screen.update.view == own_view(table, seat)  # its own view, current
+    await own_hand_shown(again, service, name)
     return again
 
 
@@ -64,6 +57,7 @@ async def test_a_player_dropped_mid_turn_keeps_the_seat(
     # (a small SSH window, so that a client that stops reading soon stops the server's output)
     alice = await seated_at_a_quick_game(connect, service, "alice", client_key, window=4096)
     table, seat = table_of(service, "alice")
+    await makes_a_move(alice, service, "alice")
     await until(lambda: seat in table.game.to_act(table.state))  # her turn
     step = table.step
     if how == "reset":
@@ -86,12 +80,17 @@ async def test_a_player_dropped_mid_turn_keeps_the_seat(
         # What was queued stays within the buffer plus the one frame that filled it.
         assert queued <= LIMITS.write_buffer + 64 * 1024
     await until(lambda: not server.sessions)
-    # The seat is kept for its player, the stand-in plays it.
+    # The seat is kept for its player.
     assert table.seats[seat].kind == "player" and table.seats[seat].away
     assert table.status == "playing"
-    await until(lambda: any(
-        record[1] == seat for record in read_log(table.writer.path).records[step:]  # type: ignore[union-attr]
-    ) or table.status != "playing")
+    if how == "stops_reading":  # connected, reading nothing: her timer ran out, the stand-in
+        await until(lambda: any(  # played for her
+            record[1] == seat for record in read_log(table.writer.path).records[step:]  # type: ignore[union-attr]
+        ) or table.status != "playing")
+    # Nobody is left at the table: it holds still until she is back.
+    held = table.step
+    await asyncio.sleep(0.3)  # (the bots answer within 0.05 s)
+    assert table.idle and table.step == held
     await back_at_the_table(connect, service, "alice", client_key, table.id, seat)
     assert not table.seats[seat].away
 
@@ -106,6 +105,7 @@ async def test_an_exception_in_one_app_ends_that_session_only(
     bob = await seated_at_a_quick_game(connect, service, "bob", bob_key)
     alice_table, alice_seat = table_of(service, "alice")
     bob_table, _bob_seat = table_of(service, "bob")
+    await makes_a_move(alice, service, "alice")
 
     def fail() -> None:
         raise RuntimeError("a bug in one session's app")
@@ -119,8 +119,6 @@ async def test_an_exception_in_one_app_ends_that_session_only(
     bob.send("?")
     await until(lambda: type(app_of(service, "bob").screen).__name__ == "HelpScreen")
     assert len(server.sessions) == 1
-    # Alice's seat waits for her, played meanwhile by the stand-in; she gets it back.
-    assert alice_table.seats[alice_seat].away
-    step = alice_table.step
-    await until(lambda: alice_table.step > step or alice_table.status != "playing")
+    # Alice's seat waits for her (her table holds still: nobody else is there); she gets it back.
+    assert alice_table.seats[alice_seat].away and alice_table.idle
     await back_at_the_table(connect, service, "alice", client_key, alice_table.id, alice_seat)

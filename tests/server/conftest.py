@@ -174,7 +174,10 @@ async def server(
     service: DemoService, host_key: asyncssh.SSHKey, limits: Limits
 ) -> AsyncIterator[PiocheServer]:
     configure_textual()
-    server = PiocheServer(service.make_app, host_key, name_owner=service.name_owner, limits=limits)
+    server = PiocheServer(
+        service.make_app, host_key, name_owner=service.name_owner,
+        holds_seat=service.holds_seat, limits=limits,
+    )
     await server.start("127.0.0.1", 0)
     yield server
     await server.close()

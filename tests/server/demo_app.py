@@ -27,6 +27,7 @@ class DemoService:
 
     def __init__(self, owners: dict[str, str] | None = None) -> None:
         self.owners = owners or {}
+        self.seated: set[str] = set()  # identities with a seat (returning players)
         self.ignore_shutdown = False
         self.apps: list[DemoApp] = []
         self.closed = False
@@ -36,6 +37,9 @@ class DemoService:
 
     def name_owner(self, nickname: str) -> str | None:
         return self.owners.get(nickname)
+
+    def holds_seat(self, identity: str) -> bool:
+        return identity in self.seated
 
     async def close(self) -> None:
         self.closed = True
@@ -78,6 +82,8 @@ class DemoApp(App[None]):
     def compose(self) -> ComposeResult:
         session = self.session
         mode = f"spectateur {session.watch_table or '-'}" if session.watch_only else "joueur"
+        if session.resume_token is not None:
+            mode += f" reprise {session.resume_token}"
         for line in (
             f"pseudo : {session.nickname or '?'} demander={session.must_ask_nickname}",
             f"identite : {session.identity or 'invite'}",

@@ -3,6 +3,7 @@ logs in as OpenSSH does (for tests and benchmarks)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import socket
 import struct
@@ -47,6 +48,18 @@ def reset(conn: asyncssh.SSHClientConnection) -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     conn.abort()
 
+DEMO_APP = "tests.server.demo_app:open_service"
+
+async def bare_session(conn: asyncssh.SSHClientConnection) -> asyncssh.SSHClientChannel[bytes]:
+    """Open a session channel and ask for nothing on it: no pty, no shell, no command (asyncssh's
+    ``create_session`` always asks; an attacker need not)."""
+    chan: asyncssh.SSHClientChannel[bytes] = asyncssh.SSHClientChannel(
+        conn, asyncio.get_running_loop(), "strict", None, "strict", 2**21, 32768
+    )
+    await chan._open(b"session")
+    return chan
+
+
 _LISTENING = re.compile(r"listening on 127\.0\.0\.1 port (\d+); host key (SHA256:\S+)")
 
 
@@ -67,16 +80,17 @@ class ServeProcess:
 
 @contextmanager
 def serve_process(
-    tmp_path: Path, *extra: str, python: Sequence[str] = (sys.executable,)
+    tmp_path: Path, *extra: str, python: Sequence[str] = (sys.executable,), app: str = DEMO_APP,
 ) -> Iterator[ServeProcess]:
     """Start ``pioche serve --port 0`` and wait until it says where it listens. ``python`` runs
-    the module (a profiler's command line in front of it, for benchmarks)."""
+    the module (a profiler's command line in front of it, for benchmarks); ``app`` is what it
+    serves (``server.serve.DEFAULT_APP`` for the real game)."""
     log = tmp_path / "serve.log"
     keys_dir = tmp_path / "keys"
     command = [
         *python, "-m", "pioche_tui.cli", "serve", "--host", "127.0.0.1", "--port", "0",
         "--keys-dir", str(keys_dir), "--data-dir", str(tmp_path / "data"),
-        "--app", "tests.server.demo_app:open_service", *extra,
+        "--app", app, *extra,
     ]
     with log.open("wb") as log_file:
         process = subprocess.Popen(

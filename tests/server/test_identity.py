@@ -9,9 +9,11 @@ from pioche_tui.coordinator.text import nickname as sanitize_nickname
 from server.identity import (
     DEFAULT_TERM,
     BadCommand,
+    ResumeRequest,
     WatchRequest,
     parse_command,
     pick_lang,
+    reached_address,
     sanitize_term,
 )
 from server.keys import fingerprint
@@ -55,6 +57,30 @@ def test_term_lang_and_watch_command() -> None:
     for bad in ("ls", "", "watch a b", "watch ../x", "watchx", "watch " + "t" * 33):
         with pytest.raises(BadCommand):
             parse_command(bad)
+
+
+def test_the_resume_command() -> None:
+    # OpenSSH sends `ssh -t host resume a-b-c` as the exec request "resume a-b-c".
+    assert parse_command("resume mixte-benefice-hesiter") == ResumeRequest(
+        "mixte-benefice-hesiter")
+    assert parse_command(" resume  Mixte BENEFICE  hesiter ") == ResumeRequest(
+        "mixte-benefice-hesiter")
+    for bad in ("resume", "resume a-b", "resume a-b-c-d", "resume a-b-c1", "resume a--b",
+                "resume a-b-é", "resume a-b-" + "c" * 17, "resume a;b-c"):
+        with pytest.raises(BadCommand, match="resume MOT-MOT-MOT"):
+            parse_command(bad)
+    assert reached_address(("::ffff:192.0.2.7", 2222, 0, 0)) == ("192.0.2.7", 2222)
+    assert reached_address(("2001:db8::1", 22, 0, 0)) == ("2001:db8::1", 22)
+    assert reached_address(None) is None
+
+
+async def test_a_resume_session(connect: Connect) -> None:
+    client = await connect("root", command="resume Mixte-Benefice-Hesiter")
+    screen = await client.wait_for("mode : joueur reprise mixte-benefice-hesiter")
+    assert "pseudo : ? demander=True" in screen  # (the app decides what the token is worth)
+    bad = await connect("alice", command="resume 123")
+    assert await bad.finished() == 1
+    assert "Usage : resume MOT-MOT-MOT" in bad.stderr.decode()
 
 
 class PublicHalfOnly(asyncssh.SSHKeyPair):

@@ -5,16 +5,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
+from typing import Any
 
 import asyncssh
 import pytest
+from asyncssh.constants import MSG_GLOBAL_REQUEST
+from asyncssh.packet import Boolean, String
 
 from server.budget import AddressBuckets, Meter
 from server.driver import PARSE_SLICE, SSHDriver
+from server.keys import fingerprint
 from server.limits import Limits
-from server.ssh import MAX_ENV_REQUESTS, MSG_ADDRESS_FULL, MSG_FULL, PiocheServer
+from server.ssh import (
+    MAX_ENV_REQUESTS,
+    MSG_ADDRESS_FULL,
+    MSG_BUSY,
+    MSG_FULL,
+    PiocheServer,
+)
 from tests.server.conftest import WAIT, Client, Connect, LikeOpenSSH, all_sessions_gone
 from tests.server.demo_app import DemoService
+from tests.server.process import bare_session
 
 
 @pytest.mark.parametrize("limits", [Limits(max_per_address=2)])
@@ -36,12 +48,37 @@ async def test_connections_per_address_are_capped(connect: Connect) -> None:
     await carol.wait_for("pseudo : carol")
 
 
+async def told(server: PiocheServer, username: str, **options: Any) -> str:
+    """Log in as ``username`` (options as ``asyncssh.connect``'s); the reason the server gives
+    when it closes the connection, or "" if it closes without one."""
+    reasons: list[str] = []
+
+    class Told(LikeOpenSSH):
+        def connection_lost(self, exc: Exception | None) -> None:
+            reasons.append(exc.reason if isinstance(exc, asyncssh.DisconnectError) else "")
+
+    try:
+        async with asyncssh.connect(
+            "127.0.0.1", server.port, username=username, known_hosts=None,
+            client_keys=options.pop("client_keys", None), agent_path=None, config=None,
+            client_factory=Told, **options,
+        ) as conn:
+            await asyncio.wait_for(conn.wait_closed(), WAIT)
+    except asyncssh.DisconnectError as refused:  # (during login)
+        return refused.reason
+    return reasons[0]
+
+
 @pytest.mark.parametrize("limits", [Limits(max_sessions=1)])
-async def test_connections_in_all_are_capped(connect: Connect) -> None:
+async def test_players_in_all_are_capped_but_a_returning_player_gets_in(
+    connect: Connect, server: PiocheServer, service: DemoService
+) -> None:
     await connect("alice")
-    with pytest.raises(asyncssh.DisconnectError) as refused:
-        await connect("bob")
-    assert refused.value.reason.startswith(MSG_FULL.format(limit=1))
+    assert (await told(server, "bob")).startswith(MSG_FULL.format(limit=1))
+    returning = asyncssh.generate_private_key("ssh-ed25519")
+    service.seated.add(fingerprint(returning))  # a seat at a table
+    carol = await connect("carol", client_keys=[returning])
+    await carol.wait_for("pseudo : carol")
 
 
 @pytest.mark.parametrize("limits", [Limits(login_timeout=0.5)])
@@ -56,16 +93,50 @@ async def test_a_client_that_never_logs_in_is_dropped(server: PiocheServer) -> N
 
 
 @pytest.mark.parametrize("limits", [Limits(login_timeout=0.5)])
-async def test_a_connection_without_a_session_does_not_keep_its_slot(
-    server: PiocheServer, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize("channel", [False, True], ids=["no_session", "session_never_started"])
+async def test_a_connection_without_an_app_does_not_keep_its_slot(
+    server: PiocheServer, caplog: pytest.LogCaptureFixture, channel: bool
 ) -> None:
     async with asyncssh.connect(
         "127.0.0.1", server.port, username="alice", known_hosts=None, client_keys=None,
         agent_path=None, config=None, client_factory=LikeOpenSSH,
-    ) as conn:  # logged in, and then no session
+    ) as conn:  # logged in, and then no session, or a session channel with nothing asked on it
         with caplog.at_level(logging.INFO, logger="pioche.server"):
+            if channel:
+                await bare_session(conn)
             await asyncio.wait_for(conn.wait_closed(), WAIT)  # the server closes it
     assert "no session for 0 s, disconnected" in caplog.text
+
+
+@pytest.mark.parametrize("limits", [Limits(max_pending=3, max_per_address=3)])
+async def test_pending_connections_make_room_from_the_busiest_address(
+    server: PiocheServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    writers: list[asyncio.StreamWriter] = []  # (a writer let go closes its connection)
+
+    async def silent(address: str) -> asyncio.StreamReader:
+        reader, writer = await asyncio.open_connection(
+            "127.0.0.1", server.port, local_addr=(address, 0)
+        )
+        writers.append(writer)
+        await reader.readline()  # the server's version: it has seen the connection
+        return reader
+
+    busy = [await silent("127.0.0.2") for _ in range(3)]
+    with caplog.at_level(logging.INFO, logger="pioche.server"):
+        other = await silent("127.0.0.3")  # makes room: the oldest from .2 is closed
+        await asyncio.wait_for(busy[0].read(), WAIT)  # (returns at EOF: closed)
+        # .2 has 2 pending, as many as the busiest: its newcomer is refused, told why
+        assert (await told(server, "bob", local_addr=("127.0.0.2", 0))).startswith(MSG_BUSY)
+        # a third address makes room again, from .2 (2 pending) rather than .3 (1)
+        third = await silent("127.0.0.4")
+        await asyncio.wait_for(busy[1].read(), WAIT)
+    assert "127.0.0.2: pending connection closed to make room for 127.0.0.3" in caplog.text
+    for reader in (busy[2], other, third):  # still open: nothing was sent to them
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(reader.read(), 0.1)
+    for writer in writers:
+        writer.close()
 
 
 @pytest.mark.parametrize("limits", [Limits(login_timeout=0.5)])
@@ -278,3 +349,31 @@ def test_an_address_bucket_is_forgotten_once_unused_and_full() -> None:
     bucket.spend(0.5)
     buckets.give_back("192.0.2.1")
     assert buckets.take("192.0.2.2") is not bucket and len(buckets) == 1  # refilled: forgotten
+
+
+@pytest.mark.parametrize("limits", [Limits(write_buffer=4096, stall_timeout=30)])
+async def test_a_client_that_does_not_read_cannot_make_the_server_queue_replies(
+    connect: Connect, server: PiocheServer
+) -> None:
+    alice = await connect("alice")
+    await alice.wait_for("pseudo : alice")
+    assert alice.conn is not None
+    (connection,) = server._open
+    assert connection._conn is not None and connection._conn._transport is not None
+    transport = connection._conn._transport
+    # (a small kernel buffer on the server's side, so that its own queue fills soon)
+    transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    alice.conn._transport.pause_reading()
+    most = 0
+    loop = asyncio.get_running_loop()
+    for _burst in range(60):  # requests that each get a reply, 6,000 in all
+        for _request in range(100):
+            alice.conn.send_packet(MSG_GLOBAL_REQUEST, String(b"x@pioche"), Boolean(True))
+            alice.conn._global_request_waiters.append(loop.create_future())  # (as asyncssh does)
+        await asyncio.sleep(0.01)
+        most = max(most, connection.queued())
+    assert not transport.is_reading()  # it stopped reading her...
+    assert most <= 4096 + 64 * 1024  # ...once her replies passed its buffer (+ one read's)
+    alice.conn._transport.resume_reading()  # she reads again: so does the server
+    alice.send("k")
+    await alice.wait_for("touche : k")

@@ -10,12 +10,16 @@ import pytest
 
 from server.ssh import (
     MSG_ADDRESS_FULL,
+    MSG_BUSY,
     MSG_CLOSING,
     MSG_FILE_TRANSFER,
     MSG_FORWARDING,
     MSG_FORWARDING_ASKED,
     MSG_FULL,
+    MSG_KEY_ATTEMPTS,
+    MSG_MADE_ROOM,
     MSG_NO_PTY,
+    MSG_NO_SESSION,
     MSG_ONE_SESSION,
     MSG_STALLED,
     PiocheServer,
@@ -151,6 +155,7 @@ async def test_remote_forwarding_asked_first_refuses_the_session(
 def test_messages_inside_ssh_packets_are_ascii() -> None:
     # OpenSSH prints disconnect and channel-open reasons with non-ASCII bytes escaped.
     for message in (
-        MSG_FORWARDING, MSG_ONE_SESSION, MSG_FULL, MSG_ADDRESS_FULL, MSG_CLOSING, MSG_STALLED
+        MSG_FORWARDING, MSG_ONE_SESSION, MSG_FULL, MSG_ADDRESS_FULL, MSG_CLOSING, MSG_STALLED,
+        MSG_BUSY, MSG_MADE_ROOM, MSG_NO_SESSION, MSG_KEY_ATTEMPTS,
     ):
         assert message.isascii(), message

@@ -1,5 +1,6 @@
-"""``pioche serve``'s coordinator settings (``--turn-timer``, ``--bot-delay``, ``--grace``) and
-its trace of accepted moves (``--trace FILE``), as load tests and demos use them."""
+"""``pioche serve``'s app settings (``--turn-timer``, ``--bot-delay``, ``--grace``,
+``--public-host``) and its trace of accepted moves (``--trace FILE``), as load tests and demos
+use them."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import asyncio
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import asyncssh
@@ -31,8 +34,20 @@ def test_settings_flags_are_parsed_and_absent_unless_given() -> None:
     assert plain.trace is None
 
 
+def test_table_rate_and_retention_flags() -> None:
+    args = build_parser().parse_args(
+        ["serve", "--table-rate", "3,10", "--keep-finished", "2", "--keep-abandoned", "0.5"])
+    assert (args.table_rate, args.keep_finished, args.keep_abandoned) == ((3, 10), 2 * 86400.0,
+                                                                          43200.0)
+    plain = build_parser().parse_args(["serve"])
+    assert not any(hasattr(plain, name) for name in ("table_rate", "keep_finished",
+                                                     "keep_abandoned"))
+
+
 @pytest.mark.parametrize("flags", [
     ["--bot-delay", "2,1"], ["--bot-delay", "x"], ["--grace", "-1"], ["--turn-timer", "nan"],
+    ["--table-rate", "0,5"], ["--table-rate", "x"], ["--keep-finished", "-1"],
+    ["--keep-abandoned", "nan"],
 ])
 def test_bad_settings_are_refused(flags: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
@@ -60,6 +75,20 @@ def test_an_app_without_settings_is_told_so(tmp_path: Path) -> None:
     assert "--app tests.server.demo_app:open_service does not take grace" in done.stderr
 
 
+@asynccontextmanager
+async def guest_at_a_quick_game(port: int, size: tuple[int, int]) -> AsyncIterator[Client]:
+    """A guest « alice » who has just asked for a quick game (Défausse against three bots)."""
+    async with asyncssh.connect(
+        "127.0.0.1", port, username="alice", known_hosts=None, client_keys=None,
+        agent_path=None, config=None, client_factory=LikeOpenSSH,
+    ) as conn:
+        _chan, client = await conn.create_session(
+            Client, term_type="xterm-256color", term_size=size, encoding=None)
+        await client.wait_for("Bonjour alice !")
+        client.send("p")
+        yield client
+
+
 async def test_the_trace_has_a_line_per_accepted_move(tmp_path: Path) -> None:
     """A quick game against bots that think 0.05 s: each accepted move is traced, in order, with
     the clock every process shares."""
@@ -67,14 +96,7 @@ async def test_the_trace_has_a_line_per_accepted_move(tmp_path: Path) -> None:
     before = time.monotonic()
     with serve_process(tmp_path, "--app", REAL_APP, "--bot-delay", "0.05", "--turn-timer", "0",
                        "--trace", str(trace)) as served:
-        async with asyncssh.connect(
-            "127.0.0.1", served.port, username="alice", known_hosts=None, client_keys=None,
-            agent_path=None, config=None, client_factory=LikeOpenSSH,
-        ) as conn:
-            _chan, client = await conn.create_session(
-                Client, term_type="xterm-256color", term_size=(80, 24), encoding=None)
-            await client.wait_for("Bonjour alice !")
-            client.send("p")  # quick play: Défausse against three bots
+        async with guest_at_a_quick_game(served.port, (80, 24)) as client:
             await client.wait_for("Défausse · table")
             await client.wait_for(lambda screen: "À vous" in screen)
             step = int(client.screen.text().split("coup ", 1)[1].split()[0])
@@ -90,3 +112,23 @@ async def test_the_trace_has_a_line_per_accepted_move(tmp_path: Path) -> None:
     assert [int(record[2]) for record in records] == list(range(1, len(records) + 1))
     times = [float(record[0]) for record in records]
     assert times == sorted(times) and before < times[0] <= time.monotonic()
+
+
+async def test_a_guest_is_shown_the_public_host(tmp_path: Path) -> None:
+    """Behind a NAT the address a guest's connection reached is not the one to type again:
+    ``--public-host`` names the server in the command a seated guest is shown."""
+    with serve_process(tmp_path, "--app", REAL_APP, "--turn-timer", "0",
+                       "--public-host", "play.example.org:2200") as served:
+        async with guest_at_a_quick_game(served.port, (100, 30)) as client:
+            await client.wait_for("ssh -t -p 2200 play.example.org resume ")
+
+
+def test_a_public_host_that_is_none_stops_serve(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pioche_tui.cli", "serve", "--port", "0",
+         "--public-host", "play.example.org:0", "--app", REAL_APP,
+         "--keys-dir", str(tmp_path / "keys"), "--data-dir", str(tmp_path / "data")],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert "not a host, HOST:PORT or [IPV6]:PORT: 'play.example.org:0'" in done.stderr

@@ -21,7 +21,8 @@ from ...i18n import MESSAGES
 from ..games import OptionSpec, game_title, game_ui
 from .base import Dialog
 
-TIMERS = (30, 60, 90, 120, 300)  # seconds offered; "none" too
+TIMERS = (30.0, 60.0, 90.0, 120.0, 300.0)  # seconds offered, with the server's default
+NO_TIMER = 0.0
 FREE = "free"  # a seat left for a player
 
 
@@ -47,14 +48,17 @@ class CreateTableScreen(Dialog[TableRequest | None]):
     def __init__(self, coordinator: Coordinator) -> None:
         super().__init__()
         self.games = coordinator.games
-        self.default_timer = coordinator.settings.turn_timer
+        # The server's default comes first and as it is (``--turn-timer`` may be 5 s, or 7.5):
+        # the coordinator always accepts it. The others are offered only if it accepts them.
+        self.default_timer = coordinator.settings.turn_timer or NO_TIMER
+        self.timers = sorted({self.default_timer, *(
+            n for n in TIMERS if coordinator.timer_allowed(n))} - {NO_TIMER})
         self.game = "defausse" if "defausse" in self.games else next(iter(self.games))
         self.seat_choices: dict[int, str] = {}  # seat → FREE or a bot's name, kept across changes
         self.option_widgets: dict[str, Widget] = {}  # the game's options, by name
 
     def compose(self) -> ComposeResult:
         t = self.t
-        timers = sorted({*TIMERS, *([round(self.default_timer)] if self.default_timer else [])})
         with Vertical(id="create-box") as box:
             box.border_title = t("create.title")
             with VerticalScroll(id="create-form"):
@@ -63,10 +67,9 @@ class CreateTableScreen(Dialog[TableRequest | None]):
                         [(game_title(t, name), name) for name in self.games], value=self.game,
                         allow_blank=False, compact=True, id="game"))
                     yield self._row("create.timer", Select(
-                        [(t("create.no_timer"), 0)]
-                        + [(t("create.seconds", n=n), n) for n in timers],
-                        value=round(self.default_timer or 0), allow_blank=False, compact=True,
-                        id="timer"))
+                        [(t("create.no_timer"), NO_TIMER)]
+                        + [(t("create.seconds", n=f"{n:g}"), n) for n in self.timers],
+                        value=self.default_timer, allow_blank=False, compact=True, id="timer"))
                 with Horizontal(classes="pair"):
                     yield self._row("create.seats", Select(
                         [], allow_blank=True, compact=True, id="seat-count"))
@@ -197,6 +200,6 @@ class CreateTableScreen(Dialog[TableRequest | None]):
                 if self.seat_choices.get(s, FREE) != FREE}
         timer = self.query_one("#timer", Select).value
         self.dismiss(TableRequest(
-            game=self.game, seats=seats, timer=float(timer) if isinstance(timer, int) and timer
+            game=self.game, seats=seats, timer=timer if isinstance(timer, float) and timer
             else None, private=self.query_one("#private", Toggle).value, options=options,
             bots=bots))

@@ -62,6 +62,7 @@ class LobbyScreen(PiocheScreen[None]):
         self.snapshot: LobbySnapshot | None = None
         self._chat: list[tuple[str, str]] = []  # lines that came before the screen was up
         self._online_count = -1
+        self._hello = ""  # the name the header greets (a watcher's may change: a number)
         self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
 
     @property
@@ -101,10 +102,7 @@ class LobbyScreen(PiocheScreen[None]):
     def on_mount(self) -> None:
         self.ready = True
         watch_only = self.session.player.watch_only
-        header = Text(self.t("lobby.hello", name=self.session.player.name), "bold")
-        if watch_only:
-            header.append("  " + self.t("lobby.watch_only"), "italic")
-        self.query_one("#lobby-header", Static).update(header)
+        self._greet()
         self.query_one(ChatInput).display = not watch_only
         if self.snapshot is not None:
             self.show_snapshot(self.snapshot)
@@ -114,10 +112,21 @@ class LobbyScreen(PiocheScreen[None]):
 
     # --- news from the coordinator --------------------------------------------------------
 
+    def _greet(self) -> None:
+        """The header: hello, under the name the player is shown online."""
+        player = self.session.player
+        self._hello = player.name
+        header = Text(self.t("lobby.hello", name=player.name), "bold")
+        if player.watch_only:
+            header.append("  " + self.t("lobby.watch_only"), "italic")
+        self.query_one("#lobby-header", Static).update(header)
+
     def show_snapshot(self, snapshot: LobbySnapshot) -> None:
         self.snapshot = snapshot
         if not self.ready:
             return  # on_mount shows the newest one
+        if self.session.player.name != self._hello:
+            self._greet()
         t = self.t
         self.tables = {s.id: s for s in snapshot.tables}
         rows = [self._row(s) for s in snapshot.tables]
@@ -155,7 +164,7 @@ class LobbyScreen(PiocheScreen[None]):
             Text(s.id, "bold"),
             Text(game_title(t, s.game)),
             Text(f"{taken}/{len(s.seats)}"),
-            Text(t(f"status.{s.status}")),
+            Text(t("status.paused") if s.paused else t(f"status.{s.status}")),
             Text(str(s.spectators) if s.spectators else ""),
             players,
         ))
@@ -290,6 +299,8 @@ class LobbyScreen(PiocheScreen[None]):
         player is typing."""
         tables = self.query_one(TablesList)
         if tables.display and not isinstance(self.focused, ChatInput):
-            tables.focus()
+            # At once, not as widget.focus() does (later): the list may be hidden before then,
+            # and a focused widget that is hidden hands the focus on to the chat.
+            self.set_focus(tables)
         elif not tables.display and self.focused is tables:
             self.set_focus(None)

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 TABLE_ACTIONS = {"start", "chat", "leave", "help"}  # the keys every table screen has
 PANEL_SECONDS = 15.0  # how long a panel (a round's summary) stays before the log returns
+RESUME_NOTICE_SECONDS = 10.0  # a guest's resume command in a notice (it covers the hand's end)
 
 
 class TableScreen(PiocheScreen[None]):
@@ -72,6 +73,7 @@ class TableScreen(PiocheScreen[None]):
         self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
         self._backlog: list[Event] = list(update.events)  # events not shown yet
         self._narrate = narrator(update.table.game)
+        self._resume_shown: str | None = None  # the resume command on the log's edge
 
     @property
     def pioche(self) -> PiocheApp:
@@ -158,6 +160,7 @@ class TableScreen(PiocheScreen[None]):
             self._backlog.extend(update.events)
             return
         self.names = tuple(seat.name for seat in update.table.seats)
+        self.show_resume_command(update)
         started = self.started
         self.set_class(not started, "-waiting")
         self.set_class(update.seat is None, "-spectator")
@@ -175,6 +178,24 @@ class TableScreen(PiocheScreen[None]):
             self.show_waiting(update)
         self.sync_keys()
 
+    def show_resume_command(self, update: TableUpdate) -> None:
+        """A guest's way back to their seat while they play, on the log's top edge (and the
+        panel's, which takes the log's place), and in a notice when it first shows: the one
+        thing that gives the seat back after a drop (``PiocheApp.resume_command``). Not in a
+        waiting room, where a player who drops leaves the seat. The notice covers the hand's
+        right end: it is short, and not shown to a guest who came back with the command."""
+        playing = update.seat is not None and update.view is not None
+        command = self.pioche.resume_command() if playing else None
+        if self._resume_shown == command:
+            return
+        self._resume_shown = command
+        title = Text(self.t("resume.title", command=command)) if command else None
+        self.log_widget.border_title = title
+        self.panel.border_title = title
+        if command and self.pioche.resume_token is None:  # (back with it: they have it)
+            self.pioche.notify(self.t("resume.notice", command=command), markup=False,
+                               timeout=RESUME_NOTICE_SECONDS)
+
     def header_text(self, update: TableUpdate) -> Text:
         summary = update.table
         text = Text(self.t("table.header", game=game_title(self.t, summary.game),
@@ -184,6 +205,9 @@ class TableScreen(PiocheScreen[None]):
         extra = self.header_extra(update)
         if extra:
             text.append("  ·  " + extra)
+        if summary.paused:  # the log cannot be written: no move until it can (a notice says so)
+            text.append("  ·  ")
+            text.append(self.t("table.paused"), "bold reverse")
         return text
 
     def header_extra(self, update: TableUpdate) -> str:
@@ -248,7 +272,7 @@ class TableScreen(PiocheScreen[None]):
 
     @property
     def is_creator(self) -> bool:
-        return self.seat is not None and self.update.table.creator == self.session.player.name
+        return self.seat is not None and self.session.is_creator()
 
     def show_chat(self, name: str, text: str) -> None:
         if not self.ready:
