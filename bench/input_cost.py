@@ -128,6 +128,7 @@ async def run_attack(name: str, args: argparse.Namespace) -> dict[str, Any]:
             for phase in ("attack_start", "attacked")},
         "attackers_received_mib": round(report.get("received", 0) / 2**20, 1),
         "attackers_closed_by_the_server": report.get("closed"),
+        "attackers_own_cpu_s": report.get("cpu_ms", 0) / 1000,
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 

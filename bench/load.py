@@ -437,8 +437,9 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
             await asyncio.sleep(args.warmup)
             rss_playing = server.memory_info().rss
             attacking = contextlib.AsyncExitStack()
+            attack_report: dict[str, int] = {}
             if args.attack:
-                await attacking.enter_async_context(attacker(
+                attack_report = await attacking.enter_async_context(attacker(
                     served.port, args.attack, args.attackers,
                     seconds=args.attack_warmup + args.seconds + 60))
                 await asyncio.sleep(args.attack_warmup)
@@ -503,7 +504,8 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
             }
             if args.attack:
                 result["attack"] = {"kind": args.attack, "sessions": args.attackers,
-                                    "from": "127.0.0.1", "warmup_s": args.attack_warmup}
+                                    "from": "127.0.0.1", "warmup_s": args.attack_warmup,
+                                    "attacker_cpu_s": attack_report.get("cpu_ms", 0) / 1000}
             if burst_result is not None:
                 result["burst"] = burst_result
             for client in clients:

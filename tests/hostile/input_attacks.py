@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import random
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -164,7 +165,8 @@ async def attacker(
     """This module as a process attacking ``pioche serve`` on ``port``: entered once its
     sessions are in the lobby and attacking; stopped on leaving (or after ``seconds``). What
     it yields is filled as it stops: ``received``, the bytes the server sent its sessions
-    meanwhile, and ``closed``, how many the server closed."""
+    meanwhile, ``closed``, how many the server closed, and ``cpu_ms``, the CPU it used itself
+    (on one machine, the attacker's CPU is taken from the server's)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.hostile.input_attacks", str(port), attack,
         "--sessions", str(sessions), "--seconds", str(seconds), "--address", address,
@@ -216,7 +218,9 @@ async def main() -> None:
     await asyncio.gather(*attacks)
     gone = sum(1 for _conn, session in opened if session.closed.is_set())
     received = sum(session.received for _conn, session in opened)
-    print(f"done: closed={gone} received={received}", flush=True)
+    times = os.times()
+    cpu_ms = round(1000 * (times.user + times.system))
+    print(f"done: closed={gone} received={received} cpu_ms={cpu_ms}", flush=True)
     for conn, _session in opened:
         conn.close()
 
