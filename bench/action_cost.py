@@ -7,16 +7,19 @@ The real app behind the real SSH server, in this process (the meter is read from
 connection), its CPU budget lifted; one guest client with a 100 × 30 terminal, in this process
 too (its own work is not on the meter). Each action is sent, and what the meter charges in the
 next ``WINDOW`` seconds, less what it charged in as long just before (a blinking cursor keeps
-charging a little), is the action's cost, its frames included.
+charging a little), is the action's cost, its frames included. First it times the meter
+itself: loop callbacks run bare, then in a meter's context.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextvars
 import json
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import asyncssh
@@ -26,7 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from pioche_tui.app.service import PiocheService  # noqa: E402
 from pioche_tui.coordinator.core import Coordinator  # noqa: E402
-from server.budget import Meter  # noqa: E402
+from server import budget  # noqa: E402
+from server.budget import METER, Bucket, Meter  # noqa: E402
 from server.driver import configure_textual  # noqa: E402
 from server.limits import Limits  # noqa: E402
 from server.ssh import PiocheServer  # noqa: E402
@@ -65,10 +69,42 @@ async def charged(meter: Meter) -> float:
     return meter.spent - start
 
 
+async def callback_cost(context: contextvars.Context, count: int = 200_000) -> float:
+    """Microseconds of CPU per loop callback, each scheduling the next, run in ``context``."""
+    loop = asyncio.get_running_loop()
+    done = loop.create_future()
+    left = count
+
+    def step() -> None:
+        nonlocal left
+        left -= 1
+        if left:
+            loop.call_soon(step, context=context)
+        else:
+            done.set_result(None)
+
+    started = time.process_time()
+    loop.call_soon(step, context=context)
+    await done
+    return (time.process_time() - started) / count * 1e6
+
+
+async def hook_overhead() -> dict[str, float]:
+    bare = await callback_cost(contextvars.Context())
+    budget.install()
+    metered = contextvars.Context()
+    metered.run(METER.set, Meter(Bucket(1.0, 1.0), Bucket(1.0, 1.0)))
+    return {"bare_us": round(bare, 2), "hooked_us": round(await callback_cost(
+        contextvars.Context()), 2), "metered_us": round(await callback_cost(metered), 2)}
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    overhead = await hook_overhead()
+    print(f"a loop callback: {overhead['bare_us']} µs bare, {overhead['hooked_us']} µs with the "
+          f"hook and no meter, {overhead['metered_us']} µs metered")
     configure_textual()
     with tempfile.TemporaryDirectory(prefix="pioche-actions-") as tmp:
         coordinator = Coordinator(coordinator_settings(Path(tmp)))
