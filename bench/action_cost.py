@@ -123,6 +123,7 @@ async def main() -> None:
         (session,) = server._sessions.values()
         assert session._terminal is not None
         meter = session._terminal.meter
+        await asyncio.sleep(WINDOW)  # the first frame's last writes
         costs: dict[str, list[float]] = {"connection and app start-up": [meter.spent]}
 
         def send(action: str | tuple[int, int]) -> None:
