@@ -301,8 +301,8 @@ class Terminal:
         self._unsettled = False
         self.meter.reserve(-self._reserved)  # now measured
         self._reserved = 0.0
-        # The estimate follows the costliest recent events down slowly.
-        self._event_cpu = max((self.meter.spent - spent) / given, self._event_cpu / 2)
+        # The estimate follows the costliest recent events down slowly (never to zero).
+        self._event_cpu = max((self.meter.spent - spent) / given, self._event_cpu / 2, 1e-6)
         if self._driver is not None:
             self._pump_in(0.0)
 
