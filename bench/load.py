@@ -3,6 +3,7 @@ the test run; results go to docs/performance.md.
 
     uv run --group bench python bench/load.py [--sessions 10,50,100,200] [--seconds 40]
                                               [--burst 100] [--games defausse,collection]
+                                              [--attack KIND [--attackers 8]]
                                               [--profile DIR] [--json FILE]
 
 For each N in ``--sessions`` a fresh ``pioche serve`` (the real app, its caps raised, ``--trace``
@@ -30,7 +31,12 @@ What it measures:
   what the seated players' moves cost meanwhile.
 
 The clients share this process; its own CPU is reported (on 2 cores it competes with the
-server). ``--profile DIR`` runs the server under pyinstrument (bench/profiled.py) and writes
+server). Each client connects from its own loopback address (127.0.1.1, 127.0.1.2, …), as players
+do, so that the server's per-address limits apply to each alone. ``--attack KIND`` adds
+``--attackers`` sessions from one address (127.0.0.1), in another process, attacking with one of
+``tests/hostile/input_attacks.py``'s attacks from ``--attack-warmup`` seconds before the play
+window to its end: the window then measures what the players feel while attacked.
+``--profile DIR`` runs the server under pyinstrument (bench/profiled.py) and writes
 its profile of the play window, per N.
 """
 
@@ -41,6 +47,7 @@ import asyncio
 import bisect
 import codecs
 import contextlib
+import itertools
 import json
 import os
 import random
@@ -60,7 +67,8 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.server.process import LikeOpenSSH, serve_process  # noqa: E402
+from tests.hostile.input_attacks import ATTACKS, attacker  # noqa: E402
+from tests.server.process import LikeOpenSSH, loopback, serve_process  # noqa: E402
 
 SIZE = (100, 30)
 TITLES = {"defausse": "Défausse", "collection": "Collection"}  # as the table's title says
@@ -195,6 +203,9 @@ class Client:
     connect_s: float  # from TCP connect to the first lobby (or table) frame
 
 
+_addresses = itertools.count()
+
+
 async def connect(port: int, name: str, command: str | None = None,
                   marker: str | None = None) -> Client:
     """Open a session and wait for its first frame: the lobby's greeting, or ``marker``."""
@@ -202,6 +213,7 @@ async def connect(port: int, name: str, command: str | None = None,
     conn = await asyncssh.connect(
         "127.0.0.1", port, username=name, known_hosts=None, client_keys=None,
         agent_path=None, config=None, client_factory=LikeOpenSSH,
+        local_addr=(loopback(next(_addresses)), 0),  # each client its own address
     )
     _chan, screen = await conn.create_session(
         Screen, command, term_type="xterm-256color", term_size=SIZE, encoding=None)
@@ -424,6 +436,13 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
                        for t in tables.values() for c in t.players]
             await asyncio.sleep(args.warmup)
             rss_playing = server.memory_info().rss
+            attacking = contextlib.AsyncExitStack()
+            attack_report: dict[str, int] = {}
+            if args.attack:
+                attack_report = await attacking.enter_async_context(attacker(
+                    served.port, args.attack, args.attackers,
+                    seconds=args.attack_warmup + args.seconds + 60))
+                await asyncio.sleep(args.attack_warmup)
             if args.profile:
                 server.send_signal(signal.SIGUSR1)
             cpu0, mine0, start = cpu_seconds(server), cpu_seconds(me), time.monotonic()
@@ -433,6 +452,7 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
             await asyncio.sleep(args.seconds)
             end = time.monotonic()
             cpu1, mine1 = cpu_seconds(server), cpu_seconds(me)
+            await attacking.aclose()
             if args.profile:
                 server.send_signal(signal.SIGUSR2)
                 report = args.profile / f"server-{sessions}.html"
@@ -482,6 +502,10 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
                 "first_frame_ms_during_set_up": percentiles([c.connect_s for c in clients]),
                 "load_average": [round(x, 2) for x in os.getloadavg()],
             }
+            if args.attack:
+                result["attack"] = {"kind": args.attack, "sessions": args.attackers,
+                                    "from": "127.0.0.1", "warmup_s": args.attack_warmup,
+                                    "attacker_cpu_s": attack_report.get("cpu_ms", 0) / 1000}
             if burst_result is not None:
                 result["burst"] = burst_result
             for client in clients:
@@ -503,6 +527,12 @@ async def main() -> None:
     parser.add_argument("--games", default="defausse,collection")
     parser.add_argument("--turn-timer", type=float, default=60.0,
                         help="the server's turn timer: its stand-in plays what scripts miss")
+    parser.add_argument("--attack", choices=sorted(ATTACKS),
+                        help="attack the server during the window (tests/hostile/input_attacks.py)")
+    parser.add_argument("--attackers", type=int, default=8,
+                        help="attacking sessions, all from one address (default 8)")
+    parser.add_argument("--attack-warmup", type=float, default=10.0,
+                        help="seconds of attack before the window opens (the budget's burst)")
     parser.add_argument("--profile", type=Path, help="directory for pyinstrument profiles")
     parser.add_argument("--app", default="pioche_tui.app:open_service",
                         help="what pioche serve serves (an opener taking the settings)")

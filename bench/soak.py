@@ -2,7 +2,7 @@
 the test run; results go to docs/reliability.md.
 
     uv run --group bench python bench/soak.py [--minutes 30] [--sessions 100] [--churn 0.1]
-                                              [--every 5] [--seed 1]
+                                              [--every 5] [--seed 1] [--attack KIND]
 
 Runs ``pioche serve`` (the real app, default settings: bots think 0.8–2 s, a 60 s turn timer, a
 dropped player keeps the seat 300 s) as its own process on 127.0.0.1, port 0, and drives it from
@@ -11,7 +11,9 @@ so a seat can be reclaimed). Each client starts a quick game of Défausse agains
 then presses a key every 1–3 s (play, draw, keep, choose a card, back to the lobby and a new
 quick game when a game ends). Every ``--every`` seconds ``--churn`` of the connected clients are
 dropped — half by a TCP reset, half by a clean close — and reconnect 1–3 s later with the same
-key.
+key. Each client connects from its own loopback address (127.0.1.1, …), as players do.
+``--attack KIND`` adds ``--attackers`` sessions from one address (127.0.0.1), in their own
+process, attacking for the whole run with one of ``tests/hostile/input_attacks.py``'s attacks.
 
 What it checks, and prints as JSON at the end:
 
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -54,7 +57,8 @@ sys.path.insert(0, str(ROOT))
 from pioche_tui.store.log import END, SEAT, read_log  # noqa: E402
 from server.keys import fingerprint  # noqa: E402
 from server.ssh import MSG_CRASH  # noqa: E402
-from tests.server.process import reset, serve_process  # noqa: E402
+from tests.hostile.input_attacks import ATTACKS, attacker  # noqa: E402
+from tests.server.process import loopback, reset, serve_process  # noqa: E402
 
 # The table screen's title (« Défausse · table K7PX »), as the client's bytes carry it.
 TABLE_TITLE = re.compile(r"Défausse · table ([A-Z2-9]{4})\b")
@@ -122,6 +126,7 @@ class Stats:
 class Player:
     def __init__(self, index: int, port: int, tables_dir: Path, stats: Stats,
                  rng: random.Random) -> None:
+        self.index = index
         self.name = f"soak{index:03d}"
         self.key = asyncssh.generate_private_key("ssh-ed25519")
         self.identity = fingerprint(self.key)
@@ -139,6 +144,7 @@ class Player:
             conn = await asyncssh.connect(
                 "127.0.0.1", self.port, username=self.name, known_hosts=None,
                 client_keys=[self.key], agent_path=None, config=None,
+                local_addr=(loopback(self.index), 0),
             )
             chan, opened = await conn.create_session(
                 Watching, term_type="xterm-256color", term_size=(100, 30), encoding=None,
@@ -291,6 +297,10 @@ async def soak(args: argparse.Namespace, data: Path) -> dict[str, Any]:
             await asyncio.sleep(0.2)
         churner = asyncio.create_task(
             churn(players, stop, stats, args.every, args.churn, rng, reclaims))
+        attacking = contextlib.AsyncExitStack()
+        if args.attack:  # alongside the players, for the whole run
+            await attacking.enter_async_context(attacker(
+                served.port, args.attack, args.attackers, seconds=args.minutes * 60 + 60))
         end = started + args.minutes * 60
         used, at = cpu_seconds(process), loop.time()
         while loop.time() < end:
@@ -305,6 +315,7 @@ async def soak(args: argparse.Namespace, data: Path) -> dict[str, Any]:
                       f"lost {len(stats.tables_lost)}", flush=True)
             await asyncio.sleep(min(10.0, max(0.0, end - loop.time())))
         stop.set()
+        await attacking.aclose()
         churner.cancel()
         await asyncio.gather(churner, return_exceptions=True)
         await asyncio.gather(*reclaims, return_exceptions=True)
@@ -347,6 +358,8 @@ async def soak(args: argparse.Namespace, data: Path) -> dict[str, Any]:
         "minutes": args.minutes,
         "sessions": args.sessions,
         "churn": f"{args.churn:.0%} every {args.every:g} s",
+        "attack": f"{args.attack} from {args.attackers} sessions of 127.0.0.1"
+        if args.attack else None,
         "connections": stats.connects,
         "connect_failures": len(stats.connect_failures),
         "drops": stats.drops,
@@ -397,6 +410,10 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--verbose", action="store_true", help="a line every 10 s")
     parser.add_argument("--server-log", metavar="PATH", help="keep the server's log there")
+    parser.add_argument("--attack", choices=sorted(ATTACKS),
+                        help="attackers alongside the players (tests/hostile/input_attacks.py)")
+    parser.add_argument("--attackers", type=int, default=8,
+                        help="attacking sessions, all from one address (default 8)")
     args = parser.parse_args()
     started = time.strftime("%Y-%m-%d %H:%M:%S")
     with tempfile.TemporaryDirectory(prefix="pioche-soak-") as tmp:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import statistics
 import sys
@@ -26,7 +27,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.server.process import LikeOpenSSH, serve_process  # noqa: E402
+from tests.server.process import LikeOpenSSH, loopback, serve_process  # noqa: E402
 
 
 class Counting(asyncssh.SSHClientSession[bytes]):
@@ -45,10 +46,13 @@ class Counting(asyncssh.SSHClientSession[bytes]):
             await asyncio.wait_for(self.changed.wait(), deadline - time.monotonic())
 
 
+_addresses = itertools.count()
+
+
 async def open_session(port: int, name: str, size: tuple[int, int]) -> tuple[Any, Counting]:
     conn = await asyncssh.connect(
         "127.0.0.1", port, username=name, known_hosts=None, client_keys=None, agent_path=None,
-        config=None, client_factory=LikeOpenSSH,
+        config=None, client_factory=LikeOpenSSH, local_addr=(loopback(next(_addresses)), 0),
     )
     chan, session = await conn.create_session(
         Counting, term_type="xterm-256color", term_size=size, encoding=None

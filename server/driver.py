@@ -20,8 +20,10 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import contextvars
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, Protocol, TextIO
 
@@ -38,14 +40,18 @@ from textual.message import Message
 from textual.messages import InBandWindowResize
 from textual.screen import Screen
 
+from . import budget
+from .budget import METER, Meter
+
 log = logging.getLogger("pioche.server")
 
-# Terminal modes, as Textual's LinuxDriver sets them (minus in-band resize: over SSH the size comes
-# from window-change requests, never from what the client types).
+# Terminal modes, as Textual's LinuxDriver sets them, minus in-band resize (over SSH the size comes
+# from window-change requests, never from what the client types) and focus reports (Textual makes
+# the app's focus a CSS pseudo-class: each report restyled the whole screen, for nothing Pioche
+# shows).
 _ENTER = (
     "\x1b[?1049h"  # alternate screen
     "\x1b[?25l"  # hide the cursor
-    "\x1b[?1004h"  # focus in/out reports
     "\x1b[?2004h"  # bracketed paste
     "\x1b[?7l"  # no line wrap
     "\x1b[?2026$p"  # does the terminal do synchronized output? (the parser reads the answer)
@@ -54,19 +60,43 @@ _KITTY_KEYS_ON = "\x1b[>25u"  # kitty keyboard: disambiguate (1) | all keys (8) 
 _KITTY_KEYS_OFF = "\x1b[<u"
 _MOUSE_ON = "\x1b[?1000h\x1b[?1003h\x1b[?1015h\x1b[?1006h"
 _MOUSE_OFF = "\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l"
-_LEAVE = "\x1b[?2004l\x1b[?7h\x1b[?1004l\x1b[?1049l\x1b[?25h"
+_LEAVE = "\x1b[?2004l\x1b[?7h\x1b[?1049l\x1b[?25h"
 
 PASTE_END = "\x1b[201~"
-_PARSE_SLICE = 4096  # input is parsed in slices this long, to notice an endless paste early
+PARSE_SLICE = 256
+"""Characters of input parsed per loop callback: parsing costs a few microseconds a character,
+and the budget is checked between slices."""
+MAX_BATCH = 8
+"""Events the app is given at once, at most: as many as cost about ``BATCH_CPU`` by the last
+batches' measure (a burst of typing goes at once, keys that open a screen one by one)."""
+BATCH_CPU = 0.05
+MOVE_SLICES = 8
+"""Slices parsed at once while they give nothing but mouse moves (of which only the last is
+given): a flood of moves costs its parsing, not a frame per slice."""
+QUIET = 0.025
+"""The app has handled a batch (and painted what it changed) once it has run nothing for this
+long: more than Textual's wait between a change and its repaint (1/60 s)."""
+SETTLE_TIMEOUT = 0.25
+"""The most a batch waits for the app to be quiet (an app that is never quiet still gets input)."""
+# What a client may report but the app never gets: only the SSH window-change request sets the
+# size (a client could type an in-band resize report with any numbers in it), and focus reports
+# (never asked for) would restyle the whole screen.
+_DROPPED = (events.Resize, InBandWindowResize, events.AppFocus, events.AppBlur)
+_UNMETERED = contextvars.Context()
 
 
 class Channel(Protocol):
-    """Where the terminal writes: the SSH session (``server.ssh._Session``), which writes to its
-    channel and then calls ``pause_output`` if the client leaves too much untaken."""
+    """What the terminal writes to and reads from: the SSH session (``server.ssh._Session``),
+    which writes to its channel and then calls ``pause_output`` if the client leaves too much
+    untaken, and stops or resumes reading its channel."""
 
     def write(self, data: bytes) -> None: ...
 
     def is_closing(self) -> bool: ...
+
+    def pause_reading(self) -> None: ...
+
+    def resume_reading(self) -> None: ...
 
 
 class Terminal:
@@ -77,7 +107,18 @@ class Terminal:
     on it. Output is coalesced per loop turn. While the client does not read, output is dropped
     instead of queued, and the app repaints the whole screen once the client reads again: a slow
     client gets only the newest frame.
-    Resizes reach the app at most once per ``resize_interval`` seconds, the latest size winning.
+
+    Input is given to the app only while the connection's ``meter`` (``server.budget``) is out
+    of debt, and charged by what it costs, measured: its parsing and everything the app does in
+    its own context (handling the events, painting the frames that follow, writing them). Bytes
+    are parsed ``PARSE_SLICE`` characters at a time; events reach the app in small batches, and
+    the next batch waits until the app is quiet again (``QUIET``), having handled the last one
+    and repainted, so that its cost is counted before more is given; meanwhile what it will
+    probably cost (the last batches' cost per event) is held from the budget, so that several
+    sessions of one address do not all give a costly batch at once. Input not yet given stays
+    here and the channel stops reading: SSH flow control then holds the client back. A resize is
+    one more event (the latest size wins), given at most once per ``resize_interval`` seconds.
+    Consecutive mouse moves waiting their turn become the last one.
     """
 
     def __init__(
@@ -87,36 +128,55 @@ class Terminal:
         *,
         max_paste: int,
         resize_interval: float,
+        meter: Meter,
+        name: str = "a session",
         on_first_frame: Callable[[], None] = lambda: None,
     ) -> None:
         self.size = size
         self._resize_interval = resize_interval
         self._channel = channel
         self._max_paste = max_paste
+        self.meter = meter
+        self._name = name  # for the log
+        self._held_back = False  # input was held for the budget (said once in the log)
         self._on_first_frame: Callable[[], None] | None = on_first_frame
         self._loop = asyncio.get_running_loop()
         self._app: App[Any] | None = None
         self._driver: SSHDriver | None = None  # set while the app is in application mode
         # Input: bytes -> text (bad UTF-8 becomes U+FFFD, never an error) -> Textual events.
+        budget.install()
+        self._context = contextvars.Context()  # where input is parsed: charged to the meter
+        self._context.run(METER.set, meter)
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+        self._text = ""  # decoded input; from _read on, not parsed yet
+        self._read = 0
         self._parser = XTermParser()
+        self._events: deque[Message] = deque()  # parsed, not given to the app yet
+        self._reading = True
+        self._pump_timer: asyncio.TimerHandle | None = None
+        self._unsettled = False  # a batch was given and the app has not been quiet since
+        self._given_at = (0.0, 0.0, 0)  # when the last batch was given, the meter then, its size
+        self._event_cpu = BATCH_CPU / MAX_BATCH  # what an event costs, by the last batches
+        self._reserved = 0.0  # held from the budget for the batch being handled
+        self._settle_timer: asyncio.TimerHandle | None = None
         self._escape_timer: asyncio.TimerHandle | None = None
         self._quiet_chars = 0  # characters parsed since the parser last gave an event
         self._skipping_paste = False
         self._skipped_tail = ""
+        self._resize_due = False
+        self._last_resize = -resize_interval
         # Output.
         self._pending: list[str] = []
         self._send_scheduled = False
         self._paused = False
         self._dropped_output = False
-        self._resize_timer: asyncio.TimerHandle | None = None
-        self._last_resize = -resize_interval
         self._hung_up = False
 
     async def run(self, app: App[Any]) -> int:
         """Run ``app`` on this terminal until it exits; returns its return code."""
         self._app = app
         app.driver_class = self._driver_class()
+        METER.set(self.meter)  # the app's tasks inherit it: their time is charged to it
         await app.run_async(size=self.size)
         return app.return_code or 0
 
@@ -139,68 +199,163 @@ class Terminal:
 
     # Input ----------------------------------------------------------------------------------
 
-    def feed(self, data: bytes) -> int:
-        """Input from the client; returns how many events the app got from it.
-
-        Ignored until the app is in application mode."""
+    def feed(self, data: bytes) -> None:
+        """Input from the client. Ignored until the app is in application mode."""
         text = self._decode(data)
-        if self._driver is None:
-            return 0
-        delivered = 0
-        while text:
-            if self._skipping_paste:
-                text = self._skip_paste(text)
-                continue
-            delivered += self._parse(text[:_PARSE_SLICE])
-            text = text[_PARSE_SLICE:]
-            if self._quiet_chars > self._max_paste:
-                # Only a bracketed paste keeps the parser quiet this long: it buffers the pasted
-                # text until the paste ends. Stop feeding it until the end marker comes, so the app
-                # gets the first max_paste characters and the server's memory stays bounded.
-                log.info("paste longer than %d characters: truncated", self._max_paste)
-                self._skipping_paste = True
-        return delivered
+        if self._driver is None or not text:
+            return
+        self._text = self._text[self._read :] + text
+        self._read = 0
+        self._wake()
+        self._flow()
 
-    def _skip_paste(self, text: str) -> str:
-        """Drop input up to the end of the paste; returns what follows, end marker included."""
-        seen = self._skipped_tail + text
+    def _wake(self) -> None:
+        if not self._unsettled:
+            self._pump_in(0.0)
+
+    def _pump_in(self, delay: float) -> None:
+        """Pump in ``delay`` seconds, or sooner if a pump is due sooner."""
+        when = self._loop.time() + delay
+        timer = self._pump_timer
+        if timer is not None:
+            if timer.when() <= when:
+                return
+            timer.cancel()
+        self._pump_timer = self._loop.call_at(when, self._pump, context=self._context)
+
+    def _pump(self) -> None:
+        """Give the app what the budget allows: a resize if one is due, else a batch of events,
+        parsing one more slice of input if none is waiting. Runs in the meter's context."""
+        self._pump_timer = None
+        if self._driver is None or self._unsettled:
+            return
+        debt = self.meter.wait()
+        if debt > 0:
+            if not self._held_back:
+                self._held_back = True
+                log.info("%s: over its CPU budget, its input waits", self._name)
+            self._pump_in(debt)
+        elif self._resize_ready():
+            self._give_resize()
+        else:
+            if not self._events and self._read < len(self._text):
+                self._parse_slice()
+                for _slice in range(MOVE_SLICES - 1):
+                    if not self._only_a_move() or self._read == len(self._text):
+                        break
+                    self._parse_slice()  # more moves may follow: they replace this one
+            if self._events:
+                self._give_events()
+            elif self._read < len(self._text):
+                self._pump_in(0.0)
+        self._flow()
+
+    def _only_a_move(self) -> bool:
+        return len(self._events) == 1 and isinstance(self._events[0], events.MouseMove)
+
+    def _resize_ready(self) -> bool:
+        """A resize is due and its interval has passed (if not, pump again when it has)."""
+        if not self._resize_due:
+            return False
+        wait = self._last_resize + self._resize_interval - self._loop.time()
+        if wait > 0:
+            self._pump_in(wait)
+        return wait <= 0
+
+    def _give_resize(self) -> None:
+        assert self._driver is not None
+        self._resize_due = False
+        self._last_resize = self._loop.time()
+        self._driver.post_size(self.size)
+        self._wait_for_app(1)
+
+    def _give_events(self) -> None:
+        assert self._driver is not None
+        size = max(1, min(MAX_BATCH, int(BATCH_CPU / self._event_cpu)))
+        given = 0
+        while self._events and given < size:
+            self._driver.process_message(self._events.popleft())
+            given += 1
+        self._wait_for_app(given)
+
+    def _wait_for_app(self, given: int) -> None:
+        """Give nothing more until the app has been quiet for a while (or SETTLE_TIMEOUT)."""
+        self._unsettled = True
+        self._given_at = (self._loop.time(), self.meter.spent, given)
+        self._reserved = given * self._event_cpu
+        self.meter.reserve(self._reserved)
+        self._check_settled()
+
+    def _check_settled(self) -> None:
+        # Not in the meter's context: looking costs the session nothing, and is no activity.
+        self._settle_timer = None
+        now = self._loop.time()
+        given_at, spent, given = self._given_at
+        quiet = QUIET - (now - max(self.meter.active_at, given_at))
+        late = given_at + SETTLE_TIMEOUT - now
+        if quiet > 0 and late > 0:
+            self._settle_timer = self._loop.call_later(
+                min(quiet, late), self._check_settled, context=_UNMETERED
+            )
+            return
+        self._unsettled = False
+        self.meter.reserve(-self._reserved)  # now measured
+        self._reserved = 0.0
+        # The estimate follows the costliest recent events down slowly (never to zero).
+        self._event_cpu = max((self.meter.spent - spent) / given, self._event_cpu / 2, 1e-6)
+        if self._driver is not None:
+            self._pump_in(0.0)
+
+    def _flow(self) -> None:
+        """Stop reading the channel while input waits here; read again once it is all given."""
+        waiting = self._read < len(self._text) or bool(self._events)
+        if waiting and self._reading:
+            self._reading = False
+            self._channel.pause_reading()
+        elif not waiting and not self._reading:
+            self._reading = True
+            self._channel.resume_reading()  # (may feed at once)
+
+    def _parse_slice(self) -> None:
+        if self._skipping_paste:
+            self._skip_paste()
+            return
+        text = self._text[self._read : self._read + PARSE_SLICE]
+        self._read += len(text)
+        self._quiet_chars += len(text)
+        for message in self._parser.feed(text):
+            self._queue(message)
+        self._arm_escape_timer()
+        if self._quiet_chars > self._max_paste:
+            # Only a bracketed paste keeps the parser quiet this long: it buffers the pasted
+            # text until the paste ends. Stop feeding it until the end marker comes, so the app
+            # gets the first max_paste characters and the server's memory stays bounded.
+            log.info("paste longer than %d characters: truncated", self._max_paste)
+            self._skipping_paste = True
+
+    def _skip_paste(self) -> None:
+        """Drop input up to the end of the paste; what follows, end marker included, stays."""
+        seen = self._skipped_tail + self._text[self._read :]
         end = seen.find(PASTE_END)
         if end < 0:
             self._skipped_tail = seen[-(len(PASTE_END) - 1) :]
-            return ""
+            self._text, self._read = "", 0
+            return
         self._skipping_paste = False
         self._skipped_tail = ""
         self._quiet_chars = 0
-        return seen[end:]
+        self._text, self._read = seen[end:], 0
 
-    def _parse(self, text: str) -> int:
-        self._quiet_chars += len(text)
-        delivered = self._deliver(self._parser.feed(text))
-        self._arm_escape_timer()
-        return delivered
-
-    def _deliver(self, parsed: Iterable[Message]) -> int:
-        delivered = 0
-        move: events.MouseMove | None = None  # of a run of moves, only the last matters
-        for message in parsed:
-            self._quiet_chars = 0
-            # Only the SSH window-change request sets the size: a client could type an in-band
-            # resize report with any numbers in it.
-            if self._driver is None or isinstance(message, events.Resize | InBandWindowResize):
-                continue
-            if isinstance(message, events.MouseMove):
-                move = message
-                continue
-            if move is not None:
-                self._driver.process_message(move)
-                delivered += 1
-                move = None
-            self._driver.process_message(message)
-            delivered += 1
-        if move is not None and self._driver is not None:
-            self._driver.process_message(move)
-            delivered += 1
-        return delivered
+    def _queue(self, message: Message) -> None:
+        self._quiet_chars = 0
+        if isinstance(message, _DROPPED):
+            return
+        if isinstance(message, events.MouseMove) and self._events and isinstance(
+            self._events[-1], events.MouseMove
+        ):
+            self._events[-1] = message  # of a run of moves, only the last matters
+            return
+        self._events.append(message)
 
     def _arm_escape_timer(self) -> None:
         # After a lone Esc the parser waits ESCAPE_DELAY for more; Textual's drivers poll its
@@ -213,25 +368,23 @@ class Terminal:
 
     def _on_escape_timer(self) -> None:
         self._escape_timer = None
-        self._deliver(self._parser.tick())
+        if self._read < len(self._text):
+            return  # more input waits its turn here: the sequence goes on in it
+        for message in self._parser.tick():
+            self._queue(message)
         self._arm_escape_timer()  # the clock may not have reached the deadline yet
+        self._wake()
 
     # Size -----------------------------------------------------------------------------------
 
     def resize(self, width: int, height: int) -> None:
         """The client's window changed (already clamped)."""
         self.size = (width, height)
-        if self._resize_timer is None:
+        if self._driver is not None:
             # Each resize re-lays out and repaints the whole screen: a burst of window changes
             # (a window being dragged, or a client sending thousands) becomes a few.
-            wait = self._last_resize + self._resize_interval - self._loop.time()
-            self._resize_timer = self._loop.call_later(max(0.0, wait), self._post_resize)
-
-    def _post_resize(self) -> None:
-        self._resize_timer = None
-        self._last_resize = self._loop.time()
-        if self._driver is not None:
-            self._driver.post_size(self.size)
+            self._resize_due = True
+            self._wake()
 
     # Output ---------------------------------------------------------------------------------
 
@@ -281,10 +434,12 @@ class Terminal:
 
     def detach(self) -> None:
         self._driver = None
-        for timer in (self._escape_timer, self._resize_timer):
+        self.meter.reserve(-self._reserved)  # (the address's bucket outlives the session)
+        self._reserved = 0.0
+        for timer in (self._escape_timer, self._pump_timer, self._settle_timer):
             if timer is not None:
                 timer.cancel()
-        self._escape_timer = self._resize_timer = None
+        self._escape_timer = self._pump_timer = self._settle_timer = None
 
     def hang_up(self) -> None:
         """The client is gone: stop the app; nothing more is written."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 DEFAULT_SIZE = (80, 24)  # SSH says a zero dimension means "unknown"
-BYTES_PER_EVENT = 256  # input bytes that cost the input budget as much as one event
 
 
 @dataclass(frozen=True)
@@ -33,13 +32,19 @@ class Limits:
     keys forever, each signed attempt costing the server a signature check."""
     keepalive_interval: float = 30.0
     keepalive_count_max: int = 3
-    input_rate: float = 50.0
-    """Input events per second a session may send, sustained: each key or mouse report the app
-    receives counts one, and so do every ``BYTES_PER_EVENT`` bytes of input (pastes). Beyond,
-    the server stops reading the session until it is back under budget; SSH flow control then
-    holds the client back. (Each event costs the app a few milliseconds of CPU.)"""
-    input_burst: float = 200.0
-    """Events a session may send at once before the rate applies."""
+    cpu_rate: float = 0.08
+    """CPU seconds per second a connection may cost the server, sustained, measured
+    (``server/budget.py``): the SSH layer's work on what it sends, the parsing of its input and
+    all its app's work (handling keys, mouse reports and resizes, painting frames, writing them).
+    While it is over, the server gives its app no input and stops reading it; SSH and TCP flow
+    control then hold the client back. An honest player costs a few milliseconds a second (a
+    key 1 to 10 ms, a frame a few)."""
+    cpu_burst: float = 1.0
+    """CPU seconds a connection may spend at once before the rate applies."""
+    address_cpu_rate: float = 0.15
+    """The same, for all the connections from one IP address together (eight connections would
+    otherwise multiply the rate by eight)."""
+    address_cpu_burst: float = 1.5
     max_paste: int = 16 * 1024
     """Characters of one bracketed paste the app receives; the rest is dropped."""
     resize_interval: float = 0.2

@@ -58,6 +58,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         f"address's oldest one makes room (default {Limits.max_pending})",
     )
     p.add_argument(
+        "--cpu-per-connection", type=cpu_share, default=Limits.cpu_rate, metavar="SECONDS",
+        help="CPU seconds a second one connection may cost, sustained, before its input waits "
+        f"(default {Limits.cpu_rate:g})",
+    )
+    p.add_argument(
+        "--cpu-per-address", type=cpu_share, default=Limits.address_cpu_rate, metavar="SECONDS",
+        help="the same for all the connections from one IP address together "
+        f"(default {Limits.address_cpu_rate:g}; more for many players behind one address)",
+    )
+    p.add_argument(
         "--stall-timeout", type=seconds, default=Limits.stall_timeout, metavar="SECONDS",
         help="seconds a client may leave its output untaken before it is disconnected "
         f"(default {Limits.stall_timeout:g})",
@@ -120,6 +130,13 @@ def positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def cpu_share(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 1000:
+        raise argparse.ArgumentTypeError("must be CPU seconds a second, more than 0")
     return value
 
 
@@ -235,6 +252,7 @@ async def serve(args: argparse.Namespace) -> int:
         limits=Limits(
             max_sessions=args.max_sessions, max_pending=args.max_pending,
             max_per_address=args.max_per_address, stall_timeout=args.stall_timeout,
+            cpu_rate=args.cpu_per_connection, address_cpu_rate=args.cpu_per_address,
         ),
         collector=collector,
     )

@@ -2,7 +2,7 @@
 
 One ``PiocheServer`` per process. Each TCP connection gets a ``_Connection`` (asyncssh's
 ``SSHServer``: limits and authentication); its one session channel gets a ``_Session`` (asyncssh's
-``SSHServerSession``: refusals, input rate, flow control), which runs the app that
+``SSHServerSession``: refusals, input budget, flow control), which runs the app that
 ``make_app(SessionInfo)`` builds on a ``driver.Terminal``. Everything runs on one event loop.
 
 Identity: any public key is accepted and its SHA256 fingerprint is the player's identity, bound
@@ -37,6 +37,7 @@ from textual.app import App
 
 from pioche_tui.coordinator.text import nickname as sanitize_nickname
 
+from .budget import AddressBuckets, Bucket, Meter, Reading, meter_reading
 from .collector import Collector
 from .driver import Terminal
 from .failures import FailureLog
@@ -52,7 +53,7 @@ from .identity import (
     sanitize_term,
 )
 from .keys import fingerprint
-from .limits import BYTES_PER_EVENT, DEFAULT_SIZE, Limits
+from .limits import DEFAULT_SIZE, Limits
 from .session import AppFactory, NameOwner, SeatHolder, ServerShutdown, SessionInfo
 
 log = logging.getLogger("pioche.server")
@@ -97,6 +98,7 @@ MAX_ENV_REQUESTS = 32  # environment variables taken per session; the rest are r
 CLIENT_CLOSE_WAIT = 1.0  # seconds clients get, at shutdown, to close after their session ended
 INPUT_WINDOW = 64 * 1024  # SSH receive window: what a client may send before the server reads
 DRAIN_CHECK = 0.1  # seconds between looks at a client's queue while its output is held back
+SOCKET_FULL = "socket full"  # why a connection's reading is held: it does not take its output
 SHA1_SIGNATURES = frozenset({b"ssh-rsa"})
 SIGNATURE_ALGS = (  # what a client's key may sign with (advertised as server-sig-algs)
     "ssh-ed25519", "sk-ssh-ed25519@openssh.com",
@@ -164,6 +166,9 @@ class PiocheServer:
         self._startups = asyncio.Semaphore(self.limits.max_startups)
         self.failures = FailureLog(
             log, self.limits.failure_log_burst, self.limits.failure_log_window
+        )
+        self.address_buckets = AddressBuckets(
+            self.limits.address_cpu_rate, self.limits.address_cpu_burst
         )
         self.closing = False
 
@@ -379,12 +384,19 @@ class _Connection(asyncssh.SSHServer):
         self._logging_in = False  # the client asked to log in: the key exchange is over
         self._logged_in = False
         self._told = False  # how this connection ends is told already, or is the server's doing
+        self.meter: Meter | None = None  # what it costs, from its first byte (server/budget.py)
+        self._reading: Reading | None = None  # its socket's reading, held for its budget or more
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
         peername = conn.get_extra_info("peername")
         if peername:
             self.peer = str(peername[0])
+        limits = self._server.limits
+        self.meter = Meter(Bucket(limits.cpu_rate, limits.cpu_burst),
+                           self._server.address_buckets.take(self.peer))
+        assert conn._transport is not None  # (set before asyncssh tells us of the connection)
+        self._reading = meter_reading(conn, conn._transport, self.meter)
         self._refusal = self._server._admit(self)
         if self._refusal is not None and self._server._flooded(self.peer):
             self.failed(CONNECTION_REFUSED, f"dropped untold (a flood): {self._refusal}")
@@ -396,6 +408,8 @@ class _Connection(asyncssh.SSHServer):
         self._stop_idle()
         self._lost = True
         self._server._forget(self)
+        if self.meter is not None:
+            self._server.address_buckets.give_back(self.peer)
         # asyncssh says nothing of these (a key exchange that fails, a client that gives up):
         # without a line a whole class of clients could fail unseen.
         why = "the client closed the connection" if exc is None else (
@@ -429,13 +443,17 @@ class _Connection(asyncssh.SSHServer):
         assert transport is not None  # (set before asyncssh tells us of the connection)
         transport.set_write_buffer_limits(high=self._server.limits.write_buffer)
         conn.pause_writing = self._socket_full  # type: ignore[method-assign]
-        conn.resume_writing = transport.resume_reading  # type: ignore[method-assign]
+        conn.resume_writing = self._socket_drained  # type: ignore[method-assign]
 
     def _socket_full(self) -> None:
-        assert self._conn is not None and self._conn._transport is not None
-        self._conn._transport.pause_reading()
+        assert self._reading is not None
+        self._reading.hold(SOCKET_FULL)
         if self._session is not None:
             self._session.check_output()
+
+    def _socket_drained(self) -> None:
+        assert self._reading is not None
+        self._reading.release(SOCKET_FULL)
 
     def queued(self) -> int:
         """Bytes written for this client that it has not taken: in the socket's transport, and
@@ -586,10 +604,6 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self._ended = False  # the client left or closed its input: no app to start or run
         self.info: SessionInfo | None = None
         self.task: asyncio.Task[None] | None = None
-        # Input budget: a token bucket of events; when empty, the channel stops reading a while.
-        self._tokens = self._limits.input_burst
-        self._tokens_at = self._loop.time()
-        self._resume_reading: asyncio.TimerHandle | None = None
         # Output held back (the client does not take it): since when, and the next look.
         self._held_since: float | None = None
         self._drain_timer: asyncio.TimerHandle | None = None
@@ -717,9 +731,14 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         try:
             if self._ended or server.closing:
                 return 0
+            # What the app costs is measured with the connection's meter, and its input waits
+            # while the connection or its address is over budget.
+            assert self._connection.meter is not None
             self._terminal = Terminal(
                 self, self._size, max_paste=self._limits.max_paste,
-                resize_interval=self._limits.resize_interval, on_first_frame=release_startup,
+                resize_interval=self._limits.resize_interval, meter=self._connection.meter,
+                name=f"session {info.session_id} from {info.peer}",
+                on_first_frame=release_startup,
             )
             self._app = server.make_app(info)
             return await self._terminal.run(self._app)
@@ -751,27 +770,16 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self._terminal.resize(*self._size)
 
     def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
-        if datatype is not None or self._terminal is None:
-            return
-        delivered = self._terminal.feed(data)
-        self._charge(delivered + len(data) / BYTES_PER_EVENT)
+        # The terminal takes it at the pace of the connection's budget, and stops the channel's
+        # reading meanwhile (pause_reading, below).
+        if datatype is None and self._terminal is not None:
+            self._terminal.feed(data)
 
-    def _charge(self, cost: float) -> None:
-        limits = self._limits
-        now = self._loop.time()
-        self._tokens = min(
-            limits.input_burst, self._tokens + (now - self._tokens_at) * limits.input_rate
-        ) - cost
-        self._tokens_at = now
-        if self._tokens < 0 and self._resume_reading is None and self._chan is not None:
-            # Stop reading; SSH flow control then holds the client back (its window fills).
+    def pause_reading(self) -> None:
+        if self._chan is not None:
             self._chan.pause_reading()
-            self._resume_reading = self._loop.call_later(
-                -self._tokens / limits.input_rate, self._on_resume_reading
-            )
 
-    def _on_resume_reading(self) -> None:
-        self._resume_reading = None
+    def resume_reading(self) -> None:
         if self._chan is not None:
             self._chan.resume_reading()
 
@@ -829,10 +837,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         return True  # keep our side open for the exit status
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for timer in (self._resume_reading, self._drain_timer):
-            if timer is not None:
-                timer.cancel()
-        self._resume_reading = self._drain_timer = None
+        if self._drain_timer is not None:
+            self._drain_timer.cancel()
+            self._drain_timer = None
         self._end()
         self._connection.session_closed()
 

@@ -34,6 +34,14 @@ class LikeOpenSSH(asyncssh.SSHClient):
         return ["" for _prompt in prompts]
 
 
+def loopback(n: int) -> str:
+    """The ``n``-th of many loopback addresses (127.0.1.1, 127.0.1.2, …; Linux answers on all
+    of 127/8): benchmarks give each client its own, as players have, so that the server's
+    per-address limits (connections, CPU budget) apply to each alone. 127.0.0.1 is left to
+    the tests and to attackers."""
+    return f"127.0.{1 + n // 250}.{1 + n % 250}"
+
+
 def reset(conn: asyncssh.SSHClientConnection) -> None:
     """Drop the connection with a TCP reset (linger 0), as a crashed machine's kernel would."""
     sock = conn.get_extra_info("socket")

@@ -13,10 +13,11 @@ import pytest
 from asyncssh.constants import MSG_GLOBAL_REQUEST
 from asyncssh.packet import Boolean, String
 
+from server.budget import AddressBuckets, Meter
+from server.driver import PARSE_SLICE, SSHDriver
 from server.keys import fingerprint
-from server.limits import BYTES_PER_EVENT, Limits
+from server.limits import Limits
 from server.ssh import (
-    INPUT_WINDOW,
     MAX_ENV_REQUESTS,
     MSG_ADDRESS_FULL,
     MSG_BUSY,
@@ -161,51 +162,78 @@ async def test_environment_requests_beyond_the_cap_are_refused(
     assert len(session._chan.get_environment()) == MAX_ENV_REQUESTS
 
 
-@pytest.mark.parametrize("limits", [Limits(input_rate=50, input_burst=200)])
-async def test_a_huge_paste_is_throttled_and_hurts_nobody_else(connect: Connect) -> None:
+# The CPU budget of one session, small, and none for the address (every test client comes from
+# 127.0.0.1); and no budget at all.
+SMALL_BUDGET = Limits(cpu_rate=0.02, cpu_burst=0.05, address_cpu_rate=1e3, address_cpu_burst=1e3)
+NO_BUDGET = Limits(cpu_rate=1e3, cpu_burst=1e3, address_cpu_rate=1e3, address_cpu_burst=1e3)
+SLACK = 0.1  # CPU seconds: what one parse slice and one batch of events may cost past the budget
+
+
+def meter_of(server: PiocheServer, name: str) -> Meter:
+    """The input meter of the session whose SSH username was ``name``."""
+    for session in server._sessions.values():
+        if session.info is not None and session.info.nickname == name:
+            assert session._terminal is not None
+            return session._terminal.meter
+    raise AssertionError(f"no session for {name}")
+
+
+@pytest.mark.parametrize("limits", [SMALL_BUDGET])
+@pytest.mark.parametrize("bracketed", [True, False], ids=["pasted", "typed"])
+async def test_a_huge_paste_is_throttled_and_hurts_nobody_else(
+    connect: Connect, server: PiocheServer, bracketed: bool
+) -> None:
     alice = await connect("alice")
     bob = await connect("bob")
     await bob.wait_for("connectes : alice, bob")
     assert alice.chan is not None
+    meter = meter_of(server, "alice")
     loop = asyncio.get_running_loop()
-    started = loop.time()
+    started, spent = loop.time(), meter.spent
     size = 1024 * 1024
-    alice.send(b"\x1b[200~" + b"x" * size + b"\x1b[201~")
+    alice.send(b"\x1b[200~" + b"a" * size + b"\x1b[201~" if bracketed else b"a" * size)
     bob.send("k")
     await bob.wait_for("touche : k")
-    await asyncio.sleep(0.5)  # unthrottled, the server would have taken it all by now
+    await asyncio.sleep(0.5)  # unthrottled, a million keys would have been taken by now
     elapsed = loop.time() - started
-    # The server read at most its budget's worth (burst, then rate), plus what was in flight:
-    # one SSH window, and one window's worth more past the bucket's bottom. The rest still
-    # waits in alice's client.
-    taken = size - alice.chan.get_write_buffer_size()
-    assert taken <= (200 + 50 * elapsed) * BYTES_PER_EVENT + 2 * INPUT_WINDOW
+    # The server spent at most alice's budget (burst, then rate) on her.
+    assert meter.spent - spent <= 0.05 + 0.02 * elapsed + SLACK
+    if bracketed:  # cut after max_paste characters, the rest dropped at little cost
+        screen = await alice.wait_for("caracteres")
+        pasted = int(screen.split("colle : ")[1].split()[0])
+        assert server.limits.max_paste <= pasted <= server.limits.max_paste + PARSE_SLICE
+    else:  # a million keys: most of them still wait in alice's client
+        assert alice.chan.get_write_buffer_size() > size // 2
 
 
-@pytest.mark.parametrize("limits", [Limits(input_rate=50, input_burst=100)])
-async def test_keys_beyond_the_budget_wait_their_turn(connect: Connect) -> None:
+@pytest.mark.parametrize("limits", [SMALL_BUDGET])
+async def test_keys_beyond_the_budget_wait_their_turn(
+    connect: Connect, server: PiocheServer
+) -> None:
     alice = await connect("alice")
     await alice.wait_for("pseudo : alice")
     assert alice.conn is not None and alice.chan is not None
+    meter = meter_of(server, "alice")
     loop = asyncio.get_running_loop()
-    started = loop.time()
+    started, spent = loop.time(), meter.spent
     for _key in range(2000):  # one key per SSH packet, as fast as the client can
         alice.send("a")
     await alice.wait_for("touches : 1")
     await asyncio.sleep(1.0)
     shown = int(alice.screen.text().split("touches : ")[1].split()[0])
     elapsed = loop.time() - started
-    assert shown <= 100 + 50 * elapsed + 1  # the burst, then the rate (+ one packet's key)
+    assert meter.spent - spent <= 0.05 + 0.02 * elapsed + SLACK
+    assert shown < 2000  # the rest waits its turn (2,000 bytes fit in the SSH window)
 
 
-@pytest.mark.parametrize("limits", [Limits(max_paste=1000, input_rate=1e6, input_burst=1e6)])
+@pytest.mark.parametrize("limits", [Limits(max_paste=1000, cpu_rate=1e3, cpu_burst=1e3)])
 async def test_a_paste_is_truncated(connect: Connect) -> None:
     alice = await connect("alice")
     await alice.wait_for("pseudo : alice")
     alice.send("\x1b[200~" + "x" * 200_000 + "\x1b[201~")
     screen = await alice.wait_for("caracteres")
     pasted = int(screen.split("colle : ")[1].split()[0])
-    assert 1000 <= pasted <= 1000 + 4096
+    assert 1000 <= pasted <= 1000 + PARSE_SLICE
     alice.send("\x1b[200~court\x1b[201~")  # the next paste is whole again
     await alice.wait_for("colle : 5 caracteres")
     alice.send("k")
@@ -241,16 +269,14 @@ async def test_terminal_sizes_are_clamped(
 async def test_a_thousand_resizes_a_second_reach_the_app_a_few_times(
     connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from server.driver import Terminal
-
     posted: list[tuple[int, int]] = []
-    post_resize = Terminal._post_resize
+    post_size = SSHDriver.post_size
 
-    def counting(self: Terminal) -> None:
-        posted.append(self.size)
-        post_resize(self)
+    def counting(self: SSHDriver, size: tuple[int, int]) -> None:
+        posted.append(size)
+        post_size(self, size)
 
-    monkeypatch.setattr(Terminal, "_post_resize", counting)
+    monkeypatch.setattr(SSHDriver, "post_size", counting)
     alice = await connect("alice")
     bob = await connect("bob")
     await alice.wait_for("taille : 80x24")
@@ -263,8 +289,9 @@ async def test_a_thousand_resizes_a_second_reach_the_app_a_few_times(
     alice.resize(123, 45)
     await alice.wait_for("taille : 123x45")
     elapsed = loop.time() - started  # (resizes may still reach the app while it is waited for)
-    # One resize per resize_interval (0.2 s) reaches the app, plus the first and the last.
-    assert len(posted) <= elapsed / 0.2 + 3
+    # One resize per resize_interval (0.2 s) reaches the app, plus the first two (alice's and
+    # bob's start) and the last.
+    assert len(posted) <= elapsed / 0.2 + 4
     bob.send("k")  # the other session did not wait for alice's resizes
     await bob.wait_for("touche : k")
 
@@ -298,6 +325,30 @@ async def test_a_slow_client_gets_the_newest_frame(connect: Connect) -> None:
     assert alice.chan is not None
     alice.chan.resume_reading()
     await alice.wait_for("touche : k")  # ...and the full repaint after the pause shows it
+
+
+@pytest.mark.parametrize("limits", [Limits(address_cpu_rate=0.001, address_cpu_burst=1.0)])
+async def test_an_address_keeps_what_it_spent_when_it_comes_back(
+    connect: Connect, server: PiocheServer, service: DemoService
+) -> None:
+    alice = await connect("alice")
+    await alice.wait_for("pseudo : alice")
+    address = meter_of(server, "alice").buckets[1]
+    assert not address.full  # her connection and her app's start-up were charged to it
+    assert alice.conn is not None
+    alice.conn.close()
+    await all_sessions_gone(server, service)
+    bob = await connect("bob")  # from the same address: the same bucket, not a full one
+    await bob.wait_for("pseudo : bob")
+    assert meter_of(server, "bob").buckets[1] is address
+
+
+def test_an_address_bucket_is_forgotten_once_unused_and_full() -> None:
+    buckets = AddressBuckets(rate=1e6, burst=1.0)
+    bucket = buckets.take("192.0.2.1")
+    bucket.spend(0.5)
+    buckets.give_back("192.0.2.1")
+    assert buckets.take("192.0.2.2") is not bucket and len(buckets) == 1  # refilled: forgotten
 
 
 @pytest.mark.parametrize("limits", [Limits(write_buffer=4096, stall_timeout=30)])

@@ -34,6 +34,14 @@ def test_settings_flags_are_parsed_and_absent_unless_given() -> None:
     assert plain.trace is None
 
 
+def test_cpu_budget_flags() -> None:
+    args = build_parser().parse_args(
+        ["serve", "--cpu-per-connection", "0.2", "--cpu-per-address", "2"])
+    assert (args.cpu_per_connection, args.cpu_per_address) == (0.2, 2.0)
+    plain = build_parser().parse_args(["serve"])
+    assert (plain.cpu_per_connection, plain.cpu_per_address) == (0.08, 0.15)
+
+
 def test_table_rate_and_retention_flags() -> None:
     args = build_parser().parse_args(
         ["serve", "--table-rate", "3,10", "--keep-finished", "2", "--keep-abandoned", "0.5"])
@@ -47,7 +55,8 @@ def test_table_rate_and_retention_flags() -> None:
 @pytest.mark.parametrize("flags", [
     ["--bot-delay", "2,1"], ["--bot-delay", "x"], ["--grace", "-1"], ["--turn-timer", "nan"],
     ["--table-rate", "0,5"], ["--table-rate", "x"], ["--keep-finished", "-1"],
-    ["--keep-abandoned", "nan"],
+    ["--keep-abandoned", "nan"], ["--cpu-per-connection", "0"], ["--cpu-per-address", "-1"],
+    ["--cpu-per-address", "nan"],
 ])
 def test_bad_settings_are_refused(flags: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):

@@ -1,0 +1,220 @@
+"""What a connection may cost the server: its CPU time, measured, against a budget.
+
+Every app runs on the one event loop the whole server shares, so a connection's cost is the CPU
+time of the loop callbacks that run on its behalf: the SSH layer's work on what it sends, and
+its session's app's tasks (parsing its input, handling each key, mouse report or resize, laying
+out and painting each frame, writing the frame to the channel). Counting events instead would
+be a guess: a key costs 1 ms or 500 ms depending on the screen it opens, a focus report
+restyled the whole screen, a resize at 400 × 200 costs a hundred keys.
+
+``Meter`` adds that time up, one per connection (which carries at most one session). It is set
+in a context variable (``METER``) of the session's app task, so every task and callback the app
+starts inherits it; a hook on asyncio's ``Handle._run`` (the one place every callback and task
+step of the loop passes through) times each callback whose context carries a meter, with the
+thread's CPU clock. Before any app, the SSH layer's own work on what the client sends
+(decrypting, window changes, any packet) is timed where the connection receives its bytes
+(``meter_reading``), and the connection stops reading while it is in debt. The time goes into
+token buckets (``Bucket``): one per connection, one per client address (shared by that
+address's connections). The terminal gives input to the app only while none of its buckets is
+in debt (``server.driver.Terminal``).
+
+What a session is charged for is what runs in its app's context, whatever caused it: its own
+keys, but also the frames another player's move makes it paint, and the coordinator's work done
+within its requests (a table's bot moves scheduled from its move included). Garbage
+collections are charged to whichever callback they interrupt. Timing costs about 2 µs per
+metered callback (a key is some 20 callbacks and 1 to 10 ms).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+READ_SIZE = 16 * 1024
+"""Bytes a connection's socket is read at a time (see ``meter_reading``)."""
+BUDGET = "budget"
+"""Why a connection's reading is held while its meter is in debt (``Reading``)."""
+
+METER: ContextVar[Meter | None] = ContextVar("pioche_meter", default=None)
+"""The meter of the connection whose app (or input) the running callback works for."""
+
+
+@dataclass
+class Bucket:
+    """Seconds of CPU: refilled at ``rate`` per second up to ``burst``; spending may take it
+    below zero (the cost of work is known only once it is done), and then it is in debt."""
+
+    rate: float
+    burst: float
+    level: float = field(init=False)
+    _at: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.level = self.burst
+        self._at = time.monotonic()
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        self.level = min(self.burst, self.level + (now - self._at) * self.rate)
+        self._at = now
+
+    def spend(self, seconds: float) -> None:
+        """Take ``seconds`` (or give them back, if negative)."""
+        self._refill()
+        self.level = min(self.burst, self.level - seconds)
+
+    def wait(self) -> float:
+        """Seconds until the bucket is out of debt; 0 if it is not in debt."""
+        self._refill()
+        return -self.level / self.rate if self.level < 0 else 0.0
+
+    @property
+    def full(self) -> bool:
+        self._refill()
+        return self.level >= self.burst
+
+
+class Meter:
+    """The CPU time spent on behalf of one connection, spent from its buckets."""
+
+    def __init__(self, *buckets: Bucket) -> None:
+        self.buckets = buckets
+        self.spent = 0.0
+        """Seconds of CPU charged so far."""
+        self.active_at = 0.0
+        """When the last charge came (the loop's clock, ``time.monotonic``)."""
+
+    def charge(self, seconds: float) -> None:
+        self.spent += seconds
+        self.active_at = time.monotonic()
+        self.reserve(seconds)
+
+    def reserve(self, seconds: float) -> None:
+        """Take ``seconds`` from the buckets ahead of the measure (negative: give them back)."""
+        for bucket in self.buckets:
+            bucket.spend(seconds)
+
+    def wait(self) -> float:
+        """Seconds until none of the buckets is in debt."""
+        return max(bucket.wait() for bucket in self.buckets)
+
+
+class AddressBuckets:
+    """One bucket per client address, shared by all its connections. A bucket outlives them
+    until it is full again: reconnecting does not wipe what was spent."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self._rate = rate
+        self._burst = burst
+        self._buckets: dict[str, Bucket] = {}
+        self._users: dict[str, int] = {}
+
+    def take(self, address: str) -> Bucket:
+        """The address's bucket, for one more connection (give it back with ``give_back``)."""
+        for idle in [a for a, bucket in self._buckets.items()
+                     if not self._users.get(a) and bucket.full]:
+            del self._buckets[idle]
+        bucket = self._buckets.get(address)
+        if bucket is None:
+            bucket = self._buckets[address] = Bucket(self._rate, self._burst)
+        self._users[address] = self._users.get(address, 0) + 1
+        return bucket
+
+    def give_back(self, address: str) -> None:
+        self._users[address] -= 1
+        if not self._users[address]:
+            del self._users[address]
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+
+class Reading:
+    """A connection's socket reading: timed and charged to its meter (``meter_reading``), and
+    paused while any reason holds it: the meter's debt (``BUDGET``), or another (the client not
+    taking what it is sent, ``server.ssh``)."""
+
+    def __init__(self, protocol: asyncio.Protocol, transport: asyncio.Transport, meter: Meter
+                 ) -> None:
+        self._data_received = protocol.data_received
+        self._transport = transport
+        self._meter = meter
+        self._loop = asyncio.get_running_loop()
+        self._holds: set[str] = set()
+        self._last_read = 0.0  # CPU seconds the last read cost
+        self._reserved = 0.0  # held from the budget when reading resumed: a read's probable cost
+
+    def hold(self, reason: str) -> None:
+        if not self._holds:
+            self._transport.pause_reading()
+        self._holds.add(reason)
+
+    def release(self, reason: str) -> None:
+        if reason not in self._holds:
+            return
+        self._holds.remove(reason)
+        if not self._holds and not self._transport.is_closing():
+            self._transport.resume_reading()
+
+    def data_received(self, data: bytes) -> None:
+        self._meter.reserve(-self._reserved)
+        self._reserved = 0.0
+        started = _clock()
+        try:
+            self._data_received(data)
+        finally:
+            self._last_read = _clock() - started
+            self._meter.charge(self._last_read)
+        if BUDGET not in self._holds and self._meter.wait() > 0:
+            self.hold(BUDGET)
+            self._loop.call_later(self._meter.wait(), self._check_budget)
+
+    def _check_budget(self) -> None:
+        wait = self._meter.wait()
+        if wait > 0:
+            self._loop.call_later(wait, self._check_budget)
+            return
+        # The next read's probable cost is held at once: the address's other connections, due
+        # to resume at the same moment, wait for it instead of all reading together.
+        self._reserved = self._last_read
+        self._meter.reserve(self._reserved)
+        self.release(BUDGET)
+
+
+def meter_reading(protocol: asyncio.Protocol, transport: asyncio.Transport, meter: Meter
+                  ) -> Reading:
+    """Charge ``meter`` for what ``protocol`` does with each read of ``transport``, and stop
+    reading while the meter is in debt (TCP flow control then holds the client back). Call it
+    before the first read: the transport calls the protocol's ``data_received`` attribute."""
+    reading = Reading(protocol, transport, meter)
+    protocol.data_received = reading.data_received  # type: ignore[method-assign]
+    # asyncio's socket transports read up to max_size bytes at a time (256 KiB), all handled in
+    # one callback: 256 KiB of small SSH packets took 0.17 s of CPU, and the budget is checked
+    # between reads.
+    transport.max_size = READ_SIZE  # type: ignore[attr-defined]
+    return reading
+
+
+# The loop hook -----------------------------------------------------------------------------
+
+_handle_run = asyncio.events.Handle._run
+_clock = time.thread_time
+
+
+def _metered_run(self: asyncio.Handle) -> None:
+    meter = self._context.get(METER)  # type: ignore[attr-defined]
+    if meter is None:
+        _handle_run(self)
+        return
+    started = _clock()
+    try:
+        _handle_run(self)
+    finally:
+        meter.charge(_clock() - started)
+
+
+def install() -> None:
+    """Time every loop callback run in a meter's context (idempotent; process-wide)."""
+    asyncio.events.Handle._run = _metered_run  # type: ignore[method-assign]
