@@ -675,26 +675,27 @@ def _fitting(mask: int, profile: int, budget: int) -> _Pattern:
     return next(p for p in _LOADS[mask] if p.wilds <= budget and _under(profile, p.profile))
 
 
-def _takes(counts: list[int], mine: list[int], size: int) -> dict[int, tuple[int, ...]]:
-    """The ways to take ``size`` cards, at most ``mine[i]`` of value i (at least ``size`` in
-    all), by the profile of what they leave of ``counts`` (one way each): take them all, then
-    give back the spare ones in every way (rarely more than one or two); as the values given
-    back (each as often as it is)."""
+def _leaves(counts: list[int], mine: list[int], size: int) -> set[int]:
+    """The profiles of what taking ``size`` cards, at most ``mine[i]`` (0 to 2) of value i,
+    can leave of ``counts`` (``mine`` holds ``size`` cards or more). Take them all, then give
+    back the spare ones in every way: values alike (as many cards left, as many taken) are
+    interchangeable, so for each kind of value only how many give back one card and how many
+    two matters."""
     left = [n - m for n, m in zip(counts, mine, strict=True)]
-    backs: dict[int, tuple[int, ...]] = {}  # profile → the values given back
-    base = _profile(left)
-    for back in itertools.combinations_with_replacement(
-            [i for i, m in enumerate(mine) if m], sum(mine) - size):
-        profile = base
-        again = 0  # how many times the value before was given back
-        for j, i in enumerate(back):
-            again = again + 1 if j and back[j - 1] == i else 0
-            if again == mine[i]:
-                break  # more than there is
-            profile += 1 << (left[i] + again) * _PBITS  # that value holds one more card
-        else:
-            backs.setdefault(profile, back)
-    return backs
+    spare = sum(mine) - size
+    if spare < 2:  # most of the time: none, or one card given back to one of the values
+        base = _profile(left)
+        return {base + (1 << n * _PBITS) for n, m in zip(left, mine, strict=True) if m} \
+            if spare else {base}
+    ways = {(0, 0)}  # (cards given back, profile of the kinds seen)
+    for (n, m), alike in Counter(zip(left, mine, strict=True)).items():
+        options = [(ones + 2 * twos, (alike - ones - twos) * _COLUMN[n]
+                    + (ones and ones * _COLUMN[n + 1]) + (twos and twos * _COLUMN[n + 2]))
+                   for twos in range((alike if m == 2 else 0) + 1)
+                   for ones in range((alike - twos if m else 0) + 1)]
+        ways = {(given + more, profile + gain) for given, profile in ways
+                for more, gain in options if given + more <= spare}
+    return {profile for given, profile in ways if given == spare}
 
 
 # --- The solver, on one collection --------------------------------------------------------------
@@ -774,11 +775,6 @@ def _arc_ways(masks: tuple[int, ...], have: int
     return tuple(found)
 
 
-Placed = tuple[int | None, tuple[int, ...], _Pattern, list[int]]
-"""How ``_Solver.leaf`` fills Couleur and the objectives counted by value: Couleur's colour
-(None without Couleur) and its cards by value, the others' pattern and the counts it fits."""
-
-
 class _Solver:
     """One collection, asked whether sets of objectives fit."""
 
@@ -796,8 +792,7 @@ class _Solver:
         self.arcs = dict(_arc_ways(tuple(pool.colour_masks), self.have))
         self.known: dict[int, tuple[int, int]] = {}  # T → (low, high) of the wild cards it needs
         self.leaves: dict[tuple[int, int, tuple[int, ...] | None], int] = {}
-        self.couleur_ways: dict[tuple[int, tuple[int, ...] | None, int],
-                                dict[int, tuple[int, tuple[int, ...]]]] = {}
+        self.couleur_ways: dict[tuple[int, tuple[int, ...] | None, int], set[int]] = {}
 
     def fits(self, objectives: int, budget: int) -> bool:
         """Can the objectives (1-9, a mask) be filled together with ``budget`` wild cards?"""
@@ -824,7 +819,7 @@ class _Solver:
             if wilds + max(0, size - left) > budget or size - left > count:
                 return False
             if i == len(runs):
-                return self.leaf(grouped, have, arc, budget - wilds) is not None
+                return self.leaf(grouped, have, arc, budget - wilds)
             run = runs[i]
             for values, wild, need in RUN_OPTIONS[run]:
                 if run == ARC_EN_CIEL and values not in self.arcs:
@@ -839,56 +834,47 @@ class _Solver:
 
         return chosen if search(0, self.have, 0, None, self.classic) else None
 
-    def leaf(self, grouped: int, have: int, arc: tuple[int, ...] | None, budget: int
-             ) -> Placed | None:
-        """Whether Couleur and the objectives counted by value (``grouped``) fit in ``have``
-        with ``budget`` wild cards, the runs having taken theirs (``arc``: the Arc-en-ciel's
-        values, if any): then how (see ``Placed``), else None."""
+    def leaf(self, grouped: int, have: int, arc: tuple[int, ...] | None, budget: int) -> bool:
+        """Do Couleur and the objectives counted by value (``grouped``) fit in ``have`` with
+        ``budget`` wild cards, the runs having taken theirs (``arc``: the Arc-en-ciel's values,
+        if any)?"""
         key = (grouped, have, arc)
         if self.leaves.get(key, 0) > budget:
-            return None
+            return False
         counts = [_count(have, f) for f in range(_R)]
         others = grouped & _BY_COUNT_BITS
-        found: Placed | None = None
-        if _need(others, _profile(counts)) > budget:  # Couleur aside: often enough to say no
-            pass
-        elif not grouped & _COULEUR_BIT:
-            found = None, (), _fitting(others, _profile(counts), budget), counts
-        else:
-            for wild in range(min(budget, 1) + 1):
-                for profile, (colour, takes) in self.couleurs(have, arc, counts, wild).items():
-                    if _need(others, profile) <= budget - wild:
-                        left = [n - k for n, k in zip(counts, takes, strict=True)]
-                        found = colour, takes, _fitting(others, profile, budget - wild), left
-                        break
-                if found:
-                    break
-        if found is None:
+        ok = _need(others, _profile(counts)) <= budget  # Couleur aside: often enough to say no
+        if ok and grouped & _COULEUR_BIT:
+            ok = any(_need(others, profile) <= budget - wild
+                     for wild in range(min(budget, 1) + 1)
+                     for profile in self.couleurs(have, arc, counts, wild))
+        if not ok:
             self.leaves[key] = budget + 1
-        return found
+        return ok
 
-    def couleurs(self, have: int, arc: tuple[int, ...] | None, counts: list[int], wild: int
-                 ) -> dict[int, tuple[int, tuple[int, ...]]]:
-        """Every way to fill Couleur from ``have`` (its ``counts``) with ``wild`` wild cards
-        (0 or 1), the runs having taken their cards (``arc``: the Arc-en-ciel's values, if
-        any; the runs take cards of other colours first): by the profile of the counts it
-        leaves, its colour and its cards by value. Remembered: sets of objectives share their
-        runs."""
-        key = (have, arc, wild)
-        found = self.couleur_ways.get(key)
-        if found is not None:
-            return found
-        found = self.couleur_ways[key] = {}
-        size = COLOUR_OBJECTIVE_SIZE - wild
+    def mines(self, counts: list[int], arc: tuple[int, ...] | None
+              ) -> Iterator[tuple[int, list[int]]]:
+        """For Couleur, each colour and the cards of it at hand by value, the runs having left
+        ``counts`` (``arc``: the Arc-en-ciel's values, if any; the runs take cards of other
+        colours first, and the Arc-en-ciel one of each of five colours: each way it can)."""
         for colour in self.colours:
             for taken in self.arcs[arc][colour] if arc else (None,):
-                mine = [min(k - (v == taken), n)
-                        for v, k, n in zip(VALUES, self.by_colour[colour], counts, strict=True)]
+                yield colour, [min(k - (v == taken), n)
+                               for v, k, n in zip(VALUES, self.by_colour[colour], counts,
+                                                  strict=True)]
+
+    def couleurs(self, have: int, arc: tuple[int, ...] | None, counts: list[int], wild: int
+                 ) -> set[int]:
+        """The profiles of what Couleur can leave of ``have`` (its ``counts``) with ``wild``
+        wild cards (0 or 1). Remembered: sets of objectives share their runs."""
+        key = (have, arc, wild)
+        found = self.couleur_ways.get(key)
+        if found is None:
+            size = COLOUR_OBJECTIVE_SIZE - wild
+            found = self.couleur_ways[key] = set()
+            for _, mine in self.mines(counts, arc):
                 if sum(mine) >= size:
-                    for profile, back in _takes(counts, mine, size).items():
-                        if profile not in found:
-                            takes = tuple(m - back.count(i) for i, m in enumerate(mine))
-                            found[profile] = colour, takes
+                    found |= _leaves(counts, mine, size)
         return found
 
     # --- The best selection, and its cards ---
@@ -929,21 +915,41 @@ class _Solver:
             have -= sum(1 << ((v - 1) * _BITS) for v in values)
             wilds += wild
             arc = values if run == ARC_EN_CIEL else arc
-        found = self.leaf(objectives & _GROUPED_BITS, have, arc, budget - wilds)
-        assert found is not None
-        colour, takes, pattern, counts = found
-        by_count: dict[int, list[int]] = {}
-        most_first = sorted(range(len(VALUES)), key=lambda i: -counts[i])
-        for part, i in zip(pattern.parts, most_first, strict=False):
-            for objective, k in part:
-                by_count.setdefault(objective, []).extend([VALUES[i]] * k)
-        plan = [*runs, *((o, tuple(sorted(vs)), SIZES[o] - len(vs)) for o, vs in by_count.items())]
-        if colour is not None:
-            values = tuple(v for v, k in zip(VALUES, takes, strict=True) for _ in range(k))
-            plan.append((COULEUR, values, COLOUR_OBJECTIVE_SIZE - len(values)))
+        plan, colour = self._placed(objectives & _GROUPED_BITS, have, arc, budget - wilds)
+        plan[:0] = runs
         options = self._wild_cards(plan, shadows, colour, suite)
         return tuple(sorted(_pick(self.pool, options), key=lambda c: c.objective))
 
+
+    def _placed(self, grouped: int, have: int, arc: tuple[int, ...] | None, budget: int
+                ) -> tuple[list[tuple[int, tuple[int, ...], int]], int | None]:
+        """How Couleur and the objectives counted by value fill a leaf that fits (``leaf``
+        said so): (objective, values, wild or not) each, and Couleur's colour (None without
+        it). Couleur's cards are tried one by one here; the others' pattern goes on the values
+        with the most cards, its largest load on the value with the most."""
+        counts = [_count(have, f) for f in range(_R)]
+        others = grouped & _BY_COUNT_BITS
+        colour, takes, wild = None, [0] * len(VALUES), 0
+        if grouped & _COULEUR_BIT:
+            colour, takes, wild = next(
+                (colour, takes, wild)
+                for wild in range(min(budget, 1) + 1)
+                for colour, mine in self.mines(counts, arc)
+                for takes in _bounded_multisets(mine, COLOUR_OBJECTIVE_SIZE - wild)
+                if _need(others, _profile(n - k for n, k in zip(counts, takes, strict=True)))
+                <= budget - wild)
+        left = [n - k for n, k in zip(counts, takes, strict=True)]
+        pattern = _fitting(others, _profile(left), budget - wild)
+        by_count: dict[int, list[int]] = {}
+        most_first = sorted(range(len(VALUES)), key=lambda i: -left[i])
+        for part, i in zip(pattern.parts, most_first, strict=False):
+            for objective, k in part:
+                by_count.setdefault(objective, []).extend([VALUES[i]] * k)
+        plan = [(o, tuple(sorted(vs)), SIZES[o] - len(vs)) for o, vs in by_count.items()]
+        if colour is not None:
+            values = tuple(v for v, k in zip(VALUES, takes, strict=True) for _ in range(k))
+            plan.append((COULEUR, values, wild))
+        return plan, colour
 
     def _wild_cards(self, plan: list[tuple[int, tuple[int, ...], int]], shadows: int,
                     colour: int | None, suite: int) -> list[_Option]:
