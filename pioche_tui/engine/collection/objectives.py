@@ -11,8 +11,9 @@ How the solver works (« The solver » below says it in full). What a set of obj
 is known before its cards are chosen: the solver lists the sets, most worth first, and keeps
 the first that the collection can fill — exact for every collection, the whole deck included
 (tests: brute force on small collections, an integer linear program on large ones). Whether a
-set fits: the runs (Arc-en-ciel, Grande and Petite suite) are tried in turn, and the others are
-placed by a search on each value's counts (values alike are interchangeable), Couleur last.
+set fits: the runs (Arc-en-ciel, Grande and Petite suite) are tried in turn; on the values they
+leave, Couleur takes its cards in every way that leaves something different; on what is left,
+the objectives that only count cards of a value are a look-up in a table built at import.
 
 Counts by value are packed into one int (see "Counts, packed") so that the inner loops are a
 few integer operations each.
@@ -488,13 +489,18 @@ def _pick_values(pool: _Pool, option: _Option) -> Combination:
 # Whether T fits with W wild cards (``_Solver.fits``), in three steps, each on what the one
 # before leaves:
 # 1. the runs (Arc-en-ciel, Grande and Petite suite): each of their ways, with a card missing
-#    or not, in turn (``RUN_OPTIONS``);
-# 2. Couleur: in each colour, each way to take five of its cards (or four beside a wild card)
-#    among those left — few, as a collection rarely holds more than six of a colour;
-# 3. the objectives that only count cards of one value (Carré, Full, Brelan, Double paire,
-#    Paire): a look-up in a table built at import (« Loads » below), a few integer operations.
-# The runs and Couleur take cards of colours nobody else needs first (the objectives of step 3
-# do not care about colours), which is why Couleur is placed before them without loss.
+#    or not, in turn (``RUN_OPTIONS``); they take cards of other colours than Couleur's first;
+# 2. Couleur, in each colour: its cards left, less the spare ones given back in every way —
+#    only what that leaves on each value matters to step 3 (``_leaves``);
+# 3. the objectives that only count cards of a value (Carré, Full, Brelan, Double paire,
+#    Paire): a look-up in a table built at import (« Loads » below).
+# Step 3 does not care about colours, so placing Couleur before it loses nothing. Most sets
+# tried do not fit, and proving it means trying every way of steps 1 and 2: what makes it
+# cheap is that step 3 is a few integer operations, and step 2 counts ways by what they leave
+# (a collection seldom holds more than one or two cards of a colour beyond Couleur's five).
+# Remembered within a collection: the fewest wild cards each set is known to need or not to
+# be enough (``_Solver.known``), the leaves (steps 2 and 3) that do not fit, what Couleur can
+# leave after each way of the runs; across collections: the table's look-ups (``_NEEDS``).
 
 INF = 99  # more wild cards than any collection holds: "cannot be filled"
 BY_COUNT = (CARRE, FULL, BRELAN, DOUBLE_PAIRE, PAIRE)
@@ -554,9 +560,11 @@ RUN_OPTIONS = {o: _run_options(o) for o in RUN_OBJECTIVES}
 # profile is at most the counts' (the same two partitions read by columns). A value's count
 # adds _COLUMN[n] to a profile, no sorting needed.
 #
-# _LOADS[mask][w] holds every pattern of the objectives of ``mask`` with at most w wild cards
-# standing in, but for those another one makes easier (each of its loads, sorted, at most the
-# other's): built at import, objective by objective, a few dozen patterns per entry.
+# _LOADS[mask] holds every pattern of the objectives of ``mask``, one per profile, fewest wild
+# cards first: built at import, objective by objective — 1,908 patterns, 455 of them for the
+# five objectives together, in about 35 ms. (None is worth dropping: a pattern with w wild
+# cards holds w cards fewer than the objectives' full size, so a pattern easier than another
+# always needs more wild cards.) ``_need`` scans them, and remembers.
 
 _MOST = len(COLOURS) * COPIES  # cards of one value, at most
 _PBITS = 4  # up to 6 values per field, and a guard bit
@@ -572,11 +580,6 @@ def _under(counts: int, loads: int) -> bool:
 
 def _profile(counts: Iterable[int]) -> int:
     return sum(_COLUMN[n] for n in counts)
-
-
-def _cards_of(profile: int) -> int:
-    """How many cards (or loads) a profile counts in all."""
-    return sum(profile >> (t * _PBITS) & (1 << _PBITS) - 1 for t in range(_MOST))
 
 
 @dataclass(frozen=True, slots=True)
@@ -617,29 +620,17 @@ def _put(pattern: _Pattern, objective: int, blocks: tuple[int, ...], wild: int
             yield found
 
 
-def _easiest(patterns: Iterable[_Pattern]) -> tuple[_Pattern, ...]:
-    """The patterns no other makes easier (loads under theirs, no more wild cards), fewest
-    wild cards first. In that order, then by cards, whatever makes a pattern easier comes
-    before it: comparing with those kept is enough."""
-    unique: dict[int, _Pattern] = {}
-    for p in sorted(patterns, key=lambda p: p.wilds):
-        unique.setdefault(p.profile, p)
-    kept: list[_Pattern] = []
-    for p in sorted(unique.values(), key=lambda p: (p.wilds, _cards_of(p.profile))):
-        loads = p.profile | _PGUARDS
-        if not any((loads - q.profile) & _PGUARDS == _PGUARDS for q in kept):
-            kept.append(p)
-    return tuple(kept)
-
-
 def _loads() -> dict[int, tuple[_Pattern, ...]]:
     table: dict[int, tuple[_Pattern, ...]] = {0: (_Pattern((), 0, 0),)}
     for size in range(1, len(BY_COUNT) + 1):
         for chosen in itertools.combinations(BY_COUNT, size):
             first, rest = chosen[0], _mask(chosen[1:])
-            table[_mask(chosen)] = _easiest(
-                found for blocks, wild in SHAPES[first] for pattern in table[rest]
-                for found in _put(pattern, first, blocks, wild))
+            found: dict[int, _Pattern] = {}  # one pattern per profile
+            for blocks, wild in SHAPES[first]:
+                for pattern in table[rest]:
+                    for new in _put(pattern, first, blocks, wild):
+                        found.setdefault(new.profile, new)
+            table[_mask(chosen)] = tuple(sorted(found.values(), key=lambda p: p.wilds))
     return table
 
 
@@ -654,7 +645,7 @@ _NEEDS_MAX = 1 << 18
 def _need(mask: int, profile: int) -> int:
     """The fewest wild cards with which the objectives of ``mask`` (some of BY_COUNT) fit values
     of ``profile`` (INF: none)."""
-    key = profile << len(ALL_OBJECTIVES) + 1 | mask
+    key = profile << 16 | mask  # a mask of objectives is under 2 ** 11
     found = _NEEDS.get(key)
     if found is None:
         found = INF
