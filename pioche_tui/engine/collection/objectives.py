@@ -638,8 +638,9 @@ _LOADS = _loads()
 _LOAD_PROFILES = {mask: tuple((p.wilds, p.profile) for p in ps) for mask, ps in _LOADS.items()}
 _NEEDS: dict[int, int] = {}
 """(profile, mask) packed → what ``_need`` found. Kept across calls (the same counts come back
-game after game), emptied past _NEEDS_MAX."""
-_NEEDS_MAX = 1 << 18
+game after game: 3,445 entries after the 1,000 largest collections of bench/solver.py), emptied
+past _NEEDS_MAX (a few MB)."""
+_NEEDS_MAX = 1 << 16
 
 
 def _need(mask: int, profile: int) -> int:
