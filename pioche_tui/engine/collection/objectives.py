@@ -912,7 +912,6 @@ class _Solver:
         options = self._wild_cards(plan, shadows, colour, suite)
         return tuple(sorted(_pick(self.pool, options), key=lambda c: c.objective))
 
-
     def _placed(self, grouped: int, have: int, arc: tuple[int, ...] | None, budget: int
                 ) -> tuple[list[tuple[int, tuple[int, ...], int]], int | None]:
         """How Couleur and the objectives counted by value fill a leaf that fits (``leaf``
