@@ -9,7 +9,8 @@ Collections: basic bots on every seat at 2 to 6 seats, both modes, ``--games`` g
 case) and warm (in a row, memos kept, as a server runs), each ``--repeat`` times, keeping each
 collection's least CPU time (``time.process_time``: the machine is shared). Prints the worst,
 the 99th percentile and the median per collection. ``--check`` compares each best selection's
-points with the integer program's (tests/engine/collection_ilp.py, scipy/HiGHS).
+points with the integer program's (tests/engine/collection_ilp.py, scipy/HiGHS). ``--save``
+writes the collections solved, ``--load`` solves them again without playing the games.
 """
 
 from __future__ import annotations
@@ -54,7 +55,6 @@ def harvest(games: int, seed: int) -> list[Case]:
 def forget() -> None:
     """Empty every memo of the solver."""
     objectives._best_selection.cache_clear()
-    objectives._candidates.cache_clear()
     objectives._arc_ways.cache_clear()
     objectives._NEEDS.clear()
 
@@ -88,16 +88,21 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--check", action="store_true", help="compare with the integer program")
     parser.add_argument("--save", type=Path, help="write the collections solved (JSON)")
+    parser.add_argument("--load", type=Path,
+                        help="solve the collections --save wrote instead of playing games")
     args = parser.parse_args()
-    start = time.process_time()
-    cases = harvest(args.games, args.seed)
-    harvest_seconds = time.process_time() - start
+    result: dict[str, Any] = {}
+    if args.load:
+        cases = [(cards, open_) for cards, open_ in json.loads(args.load.read_text())]
+    else:
+        start = time.process_time()
+        cases = harvest(args.games, args.seed)
+        result["harvest_cpu_s"] = round(time.process_time() - start, 1)
     cases.sort(key=lambda case: -len(case[0]))
     largest = cases[: args.largest]
-    result: dict[str, Any] = {
+    result |= {
         "collections": len(cases), "solved": len(largest),
         "sizes": [len(largest[-1][0]), len(largest[0][0])],
-        "harvest_cpu_s": round(harvest_seconds, 1),
         "cold": summary(timed(largest, True, args.repeat)),
         "warm": summary(timed(largest, False, args.repeat)),
         "load": os.getloadavg(),

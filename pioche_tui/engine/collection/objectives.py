@@ -11,8 +11,9 @@ How the solver works (« The solver » below says it in full). What a set of obj
 is known before its cards are chosen: the solver lists the sets, most worth first, and keeps
 the first that the collection can fill — exact for every collection, the whole deck included
 (tests: brute force on small collections, an integer linear program on large ones). Whether a
-set fits: the runs (Arc-en-ciel, Grande and Petite suite) are tried in turn, and the others are
-placed by a search on each value's counts (values alike are interchangeable), Couleur last.
+set fits: the runs (Arc-en-ciel, Grande and Petite suite) are tried in turn; on the values they
+leave, Couleur takes its cards in every way that leaves something different; on what is left,
+the objectives that only count cards of a value are a look-up in a table built at import.
 
 Counts by value are packed into one int (see "Counts, packed") so that the inner loops are a
 few integer operations each.
@@ -20,16 +21,18 @@ few integer operations each.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from .cards import (
     CLASSIC,
     COLOUR,
     COLOURS,
+    COPIES,
     KIND,
     OBJECTIVES,
     RAINBOW,
@@ -37,6 +40,7 @@ from .cards import (
     SHADOW,
     SHADOW_TYPE,
     SHADOW_WILD_BONUS,
+    SHADOWS,
     SUITE_LENGTH,
     SUITE_SHADOW_POINTS,
     TYPE,
@@ -479,23 +483,32 @@ def _pick_values(pool: _Pool, option: _Option) -> Combination:
 #     points(T) = base points of T + Suite pure + 10 · min(s, |T|)
 # as soon as T can be filled with at most W wild cards standing in — and is not worth having
 # otherwise. The solver lists every (T, Suite pure) by that worth, best first, and returns the
-# first one that fits: that is the best selection, exactly. Whether T fits is a question of the
-# fewest wild cards it needs (``_Solver.fits``): the runs (Arc-en-ciel, Grande and Petite
-# suite, each with a card missing or not) are tried in turn, then the other objectives and
-# Couleur are placed on the values left by a search that only looks at each value's counts
-# (values with the same counts are interchangeable for them; see ``_need``). A set that does
-# not fit makes every larger set unfit too: those are skipped.
+# first one that fits: that is the best selection, exactly. A set that does not fit makes
+# every larger set unfit too: those are skipped.
+#
+# Whether T fits with W wild cards (``_Solver.fits``), in three steps, each on what the one
+# before leaves:
+# 1. the runs (Arc-en-ciel, Grande and Petite suite): each of their ways, with a card missing
+#    or not, in turn (``RUN_OPTIONS``); they take cards of other colours than Couleur's first;
+# 2. Couleur, in each colour: its cards left, less the spare ones given back in every way —
+#    only what that leaves on each value matters to step 3 (``_leaves``);
+# 3. the objectives that only count cards of a value (Carré, Full, Brelan, Double paire,
+#    Paire): a look-up in a table built at import (« Loads » below).
+# Step 3 does not care about colours, so placing Couleur before it loses nothing. Most sets
+# tried do not fit, and proving it means trying every way of steps 1 and 2: what makes it
+# cheap is that step 3 is a few integer operations, and step 2 counts ways by what they leave
+# (a collection seldom holds more than one or two cards of a colour beyond Couleur's five).
+# Remembered within a collection: the fewest wild cards each set is known to need or not to
+# be enough (``_Solver.known``), the leaves (steps 2 and 3) that do not fit, what Couleur can
+# leave after each way of the runs; across collections: the table's look-ups (``_NEEDS``).
 
 INF = 99  # more wild cards than any collection holds: "cannot be filled"
-_GROUPED_ORDER = (CARRE, FULL, BRELAN, DOUBLE_PAIRE, PAIRE, COULEUR)
-"""The objectives placed by counts, Couleur last: once the others are placed it is a count of
-the cards of its colour left."""
-_GROUPED_BITS = sum(1 << o for o in _GROUPED_ORDER)
+BY_COUNT = (CARRE, FULL, BRELAN, DOUBLE_PAIRE, PAIRE)
+"""The objectives that only count how many cards some values have, whichever the values."""
+_BY_COUNT_BITS = _mask(BY_COUNT)
 _COULEUR_BIT = 1 << COULEUR
+_GROUPED_BITS = _BY_COUNT_BITS | _COULEUR_BIT  # placed on the values the runs leave
 RUN_OBJECTIVES = (ARC_EN_CIEL, GRANDE_SUITE, PETITE_SUITE)
-Pairs = tuple[tuple[int, int], ...]
-"""Per value: (cards of that value, how many of them are of Couleur's colour, at most 2),
-sorted: values are interchangeable for the objectives placed by counts."""
 
 
 def _shapes(objective: int) -> tuple[tuple[tuple[int, ...], int], ...]:
@@ -510,9 +523,7 @@ def _shapes(objective: int) -> tuple[tuple[tuple[int, ...], int], ...]:
     return tuple(sorted(found, key=lambda shape: shape[1]))
 
 
-SHAPES = {o: _shapes(o) for o in _GROUPED_ORDER if o != COULEUR}
-_NATURAL = {o: SHAPES[o][0][0] for o in SHAPES}
-_BIGGEST = {o: max(blocks[0] for blocks, _ in SHAPES[o]) for o in SHAPES}
+SHAPES = {o: _shapes(o) for o in BY_COUNT}
 
 
 def _run_options(objective: int) -> tuple[tuple[tuple[int, ...], int, int], ...]:
@@ -533,112 +544,153 @@ def _run_options(objective: int) -> tuple[tuple[tuple[int, ...], int, int], ...]
 RUN_OPTIONS = {o: _run_options(o) for o in RUN_OBJECTIVES}
 
 
-@cache
-def _value_cap(mask: int) -> int:
-    """Cards of one value beyond which more cannot help the objectives of ``mask``."""
-    cap = sum(_BIGGEST[o] for o in SHAPES if mask >> o & 1)
-    return cap + (2 if mask & _COULEUR_BIT else 0)
+# --- Loads: the objectives that only count cards of a value ------------------------------------
+#
+# Carré, Full, Brelan, Double paire and Paire take blocks of cards of one value each (Full:
+# three of one value and two of another; a wild card shortens one block of an objective by
+# one). Which values does not matter, only how many cards each has. Put a set of them on
+# values: what each value gives (its *load*) is a *pattern*, Carré + Paire: loads (4, 2), or
+# (6) on one value. A pattern fits cards iff its loads, largest first, are each at most the
+# values' counts, largest first (the largest load on the value with the most cards, and so on:
+# any fitting placement can be rearranged into that one).
+#
+# That comparison is one subtraction on *profiles*. A profile stores, for t = 1..10, how many
+# loads (or how many values) are of t cards or more, 4 bits each with a guard bit on top as
+# in « Counts, packed »: sorted loads are under sorted counts iff each field of the loads'
+# profile is at most the counts' (the same two partitions read by columns). A value's count
+# adds _COLUMN[n] to a profile, no sorting needed.
+#
+# _LOADS[mask] holds every pattern of the objectives of ``mask``, one per profile, fewest wild
+# cards first: built at import, objective by objective — 1,908 patterns, 455 of them for the
+# five objectives together, in about 35 ms. (None is worth dropping: a pattern with w wild
+# cards holds w cards fewer than the objectives' full size, so a pattern easier than another
+# always needs more wild cards.) ``_need`` scans them, and remembers.
+
+_MOST = len(COLOURS) * COPIES  # cards of one value, at most
+_PBITS = 4  # up to 6 values per field, and a guard bit
+_PGUARDS = sum(1 << (t * _PBITS + _PBITS - 1) for t in range(_MOST))
+_COLUMN = tuple(sum(1 << (t * _PBITS) for t in range(n)) for n in range(_MOST + 1))
+"""The profile of one value of n cards (or one load of n): a one in each field 1..n."""
 
 
-def _canon(mask: int, pairs: Iterable[tuple[int, int]]) -> Pairs:
-    cap = _value_cap(mask)
-    if mask & _COULEUR_BIT:
-        return tuple(sorted((min(n, cap), min(c, n)) for n, c in pairs if n))
-    return tuple(sorted((min(n, cap), 0) for n, _ in pairs if n))
+def _under(counts: int, loads: int) -> bool:
+    """Do the loads of the profile ``loads`` fit the values of the profile ``counts``?"""
+    return ((counts | _PGUARDS) - loads) & _PGUARDS == _PGUARDS
 
 
-def _place(pairs: Pairs, blocks: tuple[int, ...], used: int = 0) -> Iterator[Pairs]:
-    """``pairs`` less each block at its own value (not in ``used``), taking the cards of other
-    colours than Couleur's first. Values alike are interchangeable: only the first is tried."""
-    if not blocks:
-        yield pairs
-        return
-    tried = set()
-    block = blocks[0]
-    for i, (n, c) in enumerate(pairs):
-        if n >= block and not used >> i & 1 and (n, c) not in tried:
-            tried.add((n, c))
-            rest = (*pairs[:i], (n - block, min(c, n - block)), *pairs[i + 1 :])
-            yield from _place(rest, blocks[1:], used | 1 << i)
+def _profile(counts: Iterable[int]) -> int:
+    return sum(_COLUMN[n] for n in counts)
 
 
-def _greedy_fits(mask: int, pairs: Pairs) -> bool:
-    """Every objective of ``mask`` with no wild card, greedily: each block on the value with
-    the most cards of other colours (then the most cards), Couleur last. True proves it fits;
-    False proves nothing."""
-    left = list(pairs)
-    for objective in _GROUPED_ORDER[:-1]:
-        if mask >> objective & 1:
-            taken: set[int] = set()
-            for block in _NATURAL[objective]:
-                spots = [(n - c, n, i) for i, (n, c) in enumerate(left)
-                         if i not in taken and n >= block]
-                if not spots:
-                    return False
-                i = max(spots)[2]
-                taken.add(i)
-                n, c = left[i]
-                left[i] = (n - block, min(c, n - block))
-    return not mask & _COULEUR_BIT or sum(c for _, c in left) >= COLOUR_OBJECTIVE_SIZE
+@dataclass(frozen=True, slots=True)
+class _Pattern:
+    """Blocks put on values: ``parts``, one per value, most cards first, each a tuple of
+    (objective, cards); ``profile`` of the loads; the ``wilds`` standing in."""
+
+    parts: tuple[tuple[tuple[int, int], ...], ...]
+    profile: int
+    wilds: int
 
 
-_NEEDS: dict[tuple[int, Pairs], tuple[int, int]] = {}
-"""(mask, pairs) → (low, high): what ``_need`` has learnt of the fewest wild cards they need.
-Kept across calls (the same situations come back game after game), emptied past _NEEDS_MAX."""
-_NEEDS_MAX = 1 << 18
+def _pattern(parts: Iterable[tuple[tuple[int, int], ...]], wilds: int) -> _Pattern | None:
+    """The pattern of these parts, or None if some value would need more cards than it can
+    hold or more values than there are."""
+    loads = sorted(((sum(k for _, k in part), part) for part in parts if part), reverse=True)
+    if len(loads) > len(VALUES) or (loads and loads[0][0] > _MOST):
+        return None
+    return _Pattern(tuple(part for _, part in loads), _profile(n for n, _ in loads), wilds)
 
 
-def _need(mask: int, pairs: Pairs, budget: int) -> int:
-    """The fewest wild cards that fill every objective of ``mask`` (those placed by counts, and
-    Couleur) on ``pairs``, if that is at most ``budget``; otherwise a number above it."""
-    key = (mask, pairs)
-    low, high = _NEEDS.get(key, (0, INF))
-    if high <= budget:
-        return high
-    if low > budget:
-        return low
-    found = _need_search(mask, pairs, budget, low)
-    if len(_NEEDS) >= _NEEDS_MAX:
-        _NEEDS.clear()
-    _NEEDS[key] = (low, found) if found <= budget else (budget + 1, high)
+def _put(pattern: _Pattern, objective: int, blocks: tuple[int, ...], wild: int
+         ) -> Iterator[_Pattern]:
+    """``pattern`` with the blocks of ``objective`` added, each on its own value: on a value
+    already loaded or on a new one, every way (new values in order, equal blocks in order:
+    the others would repeat these)."""
+    old = len(pattern.parts)
+    for chosen in itertools.permutations(range(old + len(blocks)), len(blocks)):
+        new = [i for i in chosen if i >= old]
+        if new != list(range(old, old + len(new))) or (
+                len(blocks) == 2 and blocks[0] == blocks[1] and chosen[0] > chosen[1]):
+            continue
+        parts = [*pattern.parts, *[()] * len(blocks)]
+        for block, i in zip(blocks, chosen, strict=True):
+            parts[i] = (*parts[i], (objective, block))
+        found = _pattern(parts, pattern.wilds + wild)
+        if found is not None:
+            yield found
+
+
+def _loads() -> dict[int, tuple[_Pattern, ...]]:
+    table: dict[int, tuple[_Pattern, ...]] = {0: (_Pattern((), 0, 0),)}
+    for size in range(1, len(BY_COUNT) + 1):
+        for chosen in itertools.combinations(BY_COUNT, size):
+            first, rest = chosen[0], _mask(chosen[1:])
+            found: dict[int, _Pattern] = {}  # one pattern per profile
+            for blocks, wild in SHAPES[first]:
+                for pattern in table[rest]:
+                    for new in _put(pattern, first, blocks, wild):
+                        found.setdefault(new.profile, new)
+            table[_mask(chosen)] = tuple(sorted(found.values(), key=lambda p: p.wilds))
+    return table
+
+
+_LOADS = _loads()
+_LOAD_PROFILES = {mask: tuple((p.wilds, p.profile) for p in ps) for mask, ps in _LOADS.items()}
+_NEEDS: dict[int, int] = {}
+"""(profile, mask) packed → what ``_need`` found. Kept across calls (the same counts come back
+game after game: 3,445 entries after the 1,000 largest collections of bench/solver.py), emptied
+past _NEEDS_MAX (a few MB)."""
+_NEEDS_MAX = 1 << 16
+
+
+def _need(mask: int, profile: int) -> int:
+    """The fewest wild cards with which the objectives of ``mask`` (some of BY_COUNT) fit values
+    of ``profile`` (INF: none)."""
+    key = profile << 16 | mask  # a mask of objectives is under 2 ** 11
+    found = _NEEDS.get(key)
+    if found is None:
+        found = INF
+        counts = profile | _PGUARDS
+        for wilds, loads in _LOAD_PROFILES[mask]:  # fewest wild cards first
+            if (counts - loads) & _PGUARDS == _PGUARDS:  # _under, inline: the hottest loop
+                found = wilds
+                break
+        if len(_NEEDS) >= _NEEDS_MAX:
+            _NEEDS.clear()
+        _NEEDS[key] = found
     return found
 
 
-def _need_search(mask: int, pairs: Pairs, budget: int, low: int) -> int:
-    objective = next((o for o in _GROUPED_ORDER if mask >> o & 1), None)
-    if objective is None:
-        return 0
-    if objective == COULEUR:
-        cards = sum(c for _, c in pairs)
-        return 0 if cards >= COLOUR_OBJECTIVE_SIZE else 1 if cards >= COLOUR_OBJECTIVE_SIZE - 1 \
-            else INF
-    # Each objective can save one card with a wild card, no more.
-    short = sum(SIZES[o] for o in _GROUPED_ORDER if mask >> o & 1) - sum(n for n, _ in pairs)
-    objectives = (mask & _GROUPED_BITS).bit_count()
-    if short > objectives:
-        return INF
-    low = max(low, short)
-    if low > budget:
-        return low
-    if mask & _COULEUR_BIT:
-        # The others take at least this many cards; those beyond the cards of other colours
-        # are Couleur's.
-        others = objectives - 1
-        taken = sum(SIZES[o] for o in SHAPES if mask >> o & 1) - min(others, budget)
-        mine = sum(c for _, c in pairs)
-        if mine - max(0, taken - (sum(n for n, _ in pairs) - mine)) < COLOUR_OBJECTIVE_SIZE - 1:
-            return budget + 1
-    if low == 0 and _greedy_fits(mask, pairs):
-        return 0
-    rest = mask & ~(1 << objective)
-    for blocks, wild in SHAPES[objective]:
-        if wild > budget:
-            break
-        for left in set(_place(pairs, blocks)):
-            found = wild + _need(rest, _canon(rest, left), budget - wild)
-            if found <= budget:
-                return found
-    return budget + 1
+def _fitting(mask: int, profile: int, budget: int) -> _Pattern:
+    """A pattern of the objectives of ``mask`` with at most ``budget`` wild cards that fits
+    values of ``profile``: there must be one."""
+    return next(p for p in _LOADS[mask] if p.wilds <= budget and _under(profile, p.profile))
+
+
+def _leaves(counts: list[int], mine: list[int], size: int) -> set[int]:
+    """The profiles of what taking ``size`` cards, at most ``mine[i]`` (0 to 2) of value i,
+    can leave of ``counts`` (``mine`` holds ``size`` cards or more). Take them all, then give
+    back the spare ones in every way: values alike (as many cards left, as many taken) are
+    interchangeable, so for each kind of value only how many give back one card and how many
+    two matters."""
+    left = [n - m for n, m in zip(counts, mine, strict=True)]
+    spare = sum(mine) - size
+    if spare < 2:  # most of the time: none, or one card given back to one of the values
+        base = _profile(left)
+        return {base + (1 << n * _PBITS) for n, m in zip(left, mine, strict=True) if m} \
+            if spare else {base}
+    ways = {(0, 0)}  # (cards given back, profile of the kinds seen)
+    for (n, m), alike in Counter(zip(left, mine, strict=True)).items():
+        options = [(ones + 2 * twos, (alike - ones - twos) * _COLUMN[n]
+                    + (ones and ones * _COLUMN[n + 1]) + (twos and twos * _COLUMN[n + 2]))
+                   for twos in range((alike if m == 2 else 0) + 1)
+                   for ones in range((alike - twos if m else 0) + 1)]
+        ways = {(given + more, profile + gain) for given, profile in ways
+                for more, gain in options if given + more <= spare}
+    return {profile for given, profile in ways if given == spare}
+
+
+# --- The solver, on one collection --------------------------------------------------------------
 
 
 def _distinct(masks: list[int]) -> bool:
@@ -658,23 +710,37 @@ def _distinct(masks: list[int]) -> bool:
     return assign(0, 0)
 
 
-@lru_cache(maxsize=4096)
-def _candidates(alone: tuple[int, ...], suites: tuple[tuple[int, int, int, int], ...]
-                ) -> tuple[tuple[int, int, int, int], ...]:
-    """Every set of the objectives ``alone`` (1-9, each fillable by itself) with each Suite
-    pure of ``suites`` — (points, Rainbows left, Shadows left, its wild card) — as
-    (objectives, Rainbows left, Shadows left, Suite pure's wild card), most worth first.
-    Remembered: few situations recur."""
+def _by_worth(shadows: int) -> tuple[tuple[int, int], ...]:
+    """Every set of objectives 1-9 as (minus its worth with ``shadows`` Shadows to stand in,
+    the set as a mask), most worth first, then by mask."""
     found = []
-    for size in range(len(alone) + 1):
-        for chosen in itertools.combinations(alone, size):
-            objectives = _mask(chosen)
-            base = sum(base_points(o) for o in chosen)
-            for suite, r2, s2, wild in suites:
-                worth = suite + base + SHADOW_WILD_BONUS * min(s2, size)
-                found.append((-worth, objectives, r2, s2, wild))
-    found.sort()
-    return tuple(item[1:] for item in found)
+    nine = [o for o in ALL_OBJECTIVES if o != SUITE_PURE]
+    for size in range(len(nine) + 1):
+        for chosen in itertools.combinations(nine, size):
+            worth = sum(base_points(o) for o in chosen) + SHADOW_WILD_BONUS * min(shadows, size)
+            found.append((-worth, _mask(chosen)))
+    return tuple(sorted(found))
+
+
+_BY_WORTH = tuple(_by_worth(s) for s in range(SHADOWS + 1))
+"""By the number of Shadows left to stand in: every set of objectives 1-9 by worth."""
+
+
+def _candidates(alone: int, suites: list[tuple[int, int, int, int]]
+                ) -> Iterator[tuple[int, int, int, int]]:
+    """Every set of the objectives ``alone`` (a mask of 1-9, each fillable by itself) with each
+    Suite pure of ``suites`` — (points, Rainbows left, Shadows left, its wild card) — as
+    (objectives, Rainbows left, Shadows left, Suite pure's wild card), most worth first, then
+    by objectives: lazily, as the first few dozen are all the solver usually asks for."""
+
+    def ways(points: int, r2: int, s2: int, wild: int
+             ) -> Iterator[tuple[int, int, int, int, int]]:
+        for worth, objectives in _BY_WORTH[s2]:
+            if not objectives & ~alone:
+                yield worth - points, objectives, r2, s2, wild
+
+    for _, objectives, r2, s2, wild in heapq.merge(*(ways(*suite) for suite in suites)):
+        yield objectives, r2, s2, wild
 
 
 @lru_cache(maxsize=4096)
@@ -718,6 +784,7 @@ class _Solver:
         self.arcs = dict(_arc_ways(tuple(pool.colour_masks), self.have))
         self.known: dict[int, tuple[int, int]] = {}  # T → (low, high) of the wild cards it needs
         self.leaves: dict[tuple[int, int, tuple[int, ...] | None], int] = {}
+        self.couleur_ways: dict[tuple[int, tuple[int, ...] | None, int], set[int]] = {}
 
     def fits(self, objectives: int, budget: int) -> bool:
         """Can the objectives (1-9, a mask) be filled together with ``budget`` wild cards?"""
@@ -736,7 +803,7 @@ class _Solver:
             return None
         runs = [o for o in RUN_OBJECTIVES if objectives >> o & 1]
         grouped = objectives & _GROUPED_BITS
-        size = sum(SIZES[o] for o in _GROUPED_ORDER if grouped >> o & 1)
+        size = sum(SIZES[o] for o in ALL_OBJECTIVES if grouped >> o & 1)
         count = grouped.bit_count()
         chosen: list[tuple[int, tuple[int, ...], int]] = []
 
@@ -744,7 +811,7 @@ class _Solver:
             if wilds + max(0, size - left) > budget or size - left > count:
                 return False
             if i == len(runs):
-                return self.leaf(grouped, have, arc, budget - wilds) is not None
+                return self.leaf(grouped, have, arc, budget - wilds)
             run = runs[i]
             for values, wild, need in RUN_OPTIONS[run]:
                 if run == ARC_EN_CIEL and values not in self.arcs:
@@ -759,34 +826,48 @@ class _Solver:
 
         return chosen if search(0, self.have, 0, None, self.classic) else None
 
-    def leaf(self, grouped: int, have: int, arc: tuple[int, ...] | None, budget: int
-             ) -> tuple[int | None, list[tuple[int, int]]] | None:
-        """Whether the objectives placed by counts (``grouped``, Couleur among them) fit in
-        ``have`` with ``budget`` wild cards, the runs having taken theirs (``arc``: the
-        Arc-en-ciel's values, if any): then Couleur's colour (None without Couleur) and the
-        pairs by value (in value order), else None."""
+    def leaf(self, grouped: int, have: int, arc: tuple[int, ...] | None, budget: int) -> bool:
+        """Do Couleur and the objectives counted by value (``grouped``) fit in ``have`` with
+        ``budget`` wild cards, the runs having taken theirs (``arc``: the Arc-en-ciel's values,
+        if any)?"""
         key = (grouped, have, arc)
         if self.leaves.get(key, 0) > budget:
-            return None
+            return False
         counts = [_count(have, f) for f in range(_R)]
-        if not grouped & _COULEUR_BIT:
-            pairs = [(n, 0) for n in counts]
-            if _need(grouped, _canon(grouped, pairs), budget) <= budget:
-                return None, pairs
-        else:
-            blind = grouped & ~_COULEUR_BIT  # the others alone first: often enough to say no
-            if _need(blind, _canon(blind, [(n, 0) for n in counts]), budget) <= budget:
-                for c in self.colours:
-                    for taken in (self.arcs[arc][c] if arc else (None,)):
-                        mine = list(self.by_colour[c])
-                        if taken is not None:
-                            mine[taken - 1] -= 1
-                        pairs = [(n, min(k, n)) for n, k in zip(counts, mine, strict=True)]
-                        if sum(k for _, k in pairs) >= COLOUR_OBJECTIVE_SIZE - 1 and _need(
-                                grouped, _canon(grouped, pairs), budget) <= budget:
-                            return c, pairs
-        self.leaves[key] = budget + 1
-        return None
+        others = grouped & _BY_COUNT_BITS
+        ok = _need(others, _profile(counts)) <= budget  # Couleur aside: often enough to say no
+        if ok and grouped & _COULEUR_BIT:
+            ok = any(_need(others, profile) <= budget - wild
+                     for wild in range(min(budget, 1) + 1)
+                     for profile in self.couleurs(have, arc, counts, wild))
+        if not ok:
+            self.leaves[key] = budget + 1
+        return ok
+
+    def mines(self, counts: list[int], arc: tuple[int, ...] | None
+              ) -> Iterator[tuple[int, list[int]]]:
+        """For Couleur, each colour and the cards of it at hand by value, the runs having left
+        ``counts`` (``arc``: the Arc-en-ciel's values, if any; the runs take cards of other
+        colours first, and the Arc-en-ciel one of each of five colours: each way it can)."""
+        for colour in self.colours:
+            for taken in self.arcs[arc][colour] if arc else (None,):
+                yield colour, [min(k - (v == taken), n)
+                               for v, k, n in zip(VALUES, self.by_colour[colour], counts,
+                                                  strict=True)]
+
+    def couleurs(self, have: int, arc: tuple[int, ...] | None, counts: list[int], wild: int
+                 ) -> set[int]:
+        """The profiles of what Couleur can leave of ``have`` (its ``counts``) with ``wild``
+        wild cards (0 or 1). Remembered: sets of objectives share their runs."""
+        key = (have, arc, wild)
+        found = self.couleur_ways.get(key)
+        if found is None:
+            size = COLOUR_OBJECTIVE_SIZE - wild
+            found = self.couleur_ways[key] = set()
+            for _, mine in self.mines(counts, arc):
+                if sum(mine) >= size:
+                    found |= _leaves(counts, mine, size)
+        return found
 
     # --- The best selection, and its cards ---
 
@@ -799,10 +880,10 @@ class _Solver:
                         s - SUITE_LENGTH * (w == SHADOW_TYPE), w)
                        for w, points in SUITE_PURE_POINTS.items()
                        if (r if w == RAINBOW_TYPE else s) >= SUITE_LENGTH]
-        alone = tuple(o for o in ALL_OBJECTIVES if o != SUITE_PURE and o in opened
+        alone = _mask(o for o in ALL_OBJECTIVES if o != SUITE_PURE and o in opened
                       and self.fits(1 << o, min(1, r + s)))
         unfit: list[tuple[int, int]] = []  # (objectives, budget) that do not fit
-        for objectives, r2, s2, wild in _candidates(alone, tuple(suites)):
+        for objectives, r2, s2, wild in _candidates(alone, suites):
             budget = r2 + s2
             if any(u & objectives == u and b >= budget for u, b in unfit):
                 continue
@@ -813,71 +894,53 @@ class _Solver:
 
     def _cards(self, objectives: int, budget: int, shadows: int, suite: int
                ) -> tuple[Combination, ...]:
-        """The combinations of a set that fits: the runs, then the others on the values left,
-        Couleur last; wild cards where a card is missing, Shadows first, then the Shadows
-        left standing in elsewhere (+10 each)."""
+        """The combinations of a set that fits: the runs, Couleur and the others on the values
+        left (the pattern's loads, largest first, on the values with the most cards); wild
+        cards where a card is missing, Shadows first, then the Shadows left standing in
+        elsewhere (+10 each)."""
         runs = self._fits(objectives, budget)
         assert runs is not None
         have = self.have
         arc = None
         wilds = 0
-        plan: list[tuple[int, tuple[int, ...], int]] = []  # (objective, values, wild or not)
         for run, values, wild in runs:
             have -= sum(1 << ((v - 1) * _BITS) for v in values)
             wilds += wild
             arc = values if run == ARC_EN_CIEL else arc
-            plan.append((run, values, wild))
-        grouped = objectives & _GROUPED_BITS
-        found = self.leaf(grouped, have, arc, budget - wilds)
-        assert found is not None
-        colour, pairs = found
-        budget -= wilds
-        mask = grouped
-        for objective in _GROUPED_ORDER[:-1]:
-            if not mask >> objective & 1:
-                continue
-            mask &= ~(1 << objective)
-            placed = self._place_real(objective, mask, pairs, budget)
-            values, wild, pairs = placed
-            budget -= wild
-            plan.append((objective, values, wild))
-        couleur: list[tuple[int, int]] = []
-        if grouped & _COULEUR_BIT:
-            assert colour is not None
-            want = COLOUR_OBJECTIVE_SIZE - (sum(k for _, k in pairs) < COLOUR_OBJECTIVE_SIZE)
-            for v, (_, k) in zip(VALUES, pairs, strict=True):
-                take = min(k, want - sum(x for _, x in couleur))
-                if take:
-                    couleur.append((v, take))
-            plan.append((COULEUR, tuple(v for v, x in couleur for _ in range(x)),
-                         int(want < COLOUR_OBJECTIVE_SIZE)))
+        plan, colour = self._placed(objectives & _GROUPED_BITS, have, arc, budget - wilds)
+        plan[:0] = runs
         options = self._wild_cards(plan, shadows, colour, suite)
         return tuple(sorted(_pick(self.pool, options), key=lambda c: c.objective))
 
-    @staticmethod
-    def _place_real(objective: int, rest: int, pairs: list[tuple[int, int]], budget: int
-                    ) -> tuple[tuple[int, ...], int, list[tuple[int, int]]]:
-        """A filling of ``objective`` on real values that leaves the objectives of ``rest``
-        room with the wild cards left: its values, whether a wild card stands in, the pairs
-        left."""
-        for blocks, wild in SHAPES[objective]:
-            if wild > budget:
-                break
-            for spots in itertools.permutations(range(len(VALUES)), len(blocks)):
-                left = list(pairs)
-                ok = True
-                for block, i in zip(blocks, spots, strict=True):
-                    n, c = left[i]
-                    if n < block:
-                        ok = False
-                        break
-                    left[i] = (n - block, min(c, n - block))
-                if ok and wild + _need(rest, _canon(rest, left), budget - wild) <= budget:
-                    values = tuple(sorted(
-                        VALUES[i] for block, i in zip(blocks, spots, strict=True)
-                        for _ in range(block)))
-                    return values, wild, left
-        raise AssertionError("the set was found to fit")
+    def _placed(self, grouped: int, have: int, arc: tuple[int, ...] | None, budget: int
+                ) -> tuple[list[tuple[int, tuple[int, ...], int]], int | None]:
+        """How Couleur and the objectives counted by value fill a leaf that fits (``leaf``
+        said so): (objective, values, wild or not) each, and Couleur's colour (None without
+        it). Couleur's cards are tried one by one here; the others' pattern goes on the values
+        with the most cards, its largest load on the value with the most."""
+        counts = [_count(have, f) for f in range(_R)]
+        others = grouped & _BY_COUNT_BITS
+        colour, takes, wild = None, [0] * len(VALUES), 0
+        if grouped & _COULEUR_BIT:
+            colour, takes, wild = next(
+                (colour, takes, wild)
+                for wild in range(min(budget, 1) + 1)
+                for colour, mine in self.mines(counts, arc)
+                for takes in _bounded_multisets(mine, COLOUR_OBJECTIVE_SIZE - wild)
+                if _need(others, _profile(n - k for n, k in zip(counts, takes, strict=True)))
+                <= budget - wild)
+        left = [n - k for n, k in zip(counts, takes, strict=True)]
+        pattern = _fitting(others, _profile(left), budget - wild)
+        by_count: dict[int, list[int]] = {}
+        most_first = sorted(range(len(VALUES)), key=lambda i: -left[i])
+        for part, i in zip(pattern.parts, most_first, strict=False):
+            for objective, k in part:
+                by_count.setdefault(objective, []).extend([VALUES[i]] * k)
+        plan = [(o, tuple(sorted(vs)), SIZES[o] - len(vs)) for o, vs in by_count.items()]
+        if colour is not None:
+            values = tuple(v for v, k in zip(VALUES, takes, strict=True) for _ in range(k))
+            plan.append((COULEUR, values, wild))
+        return plan, colour
 
     def _wild_cards(self, plan: list[tuple[int, tuple[int, ...], int]], shadows: int,
                     colour: int | None, suite: int) -> list[_Option]:
