@@ -20,10 +20,11 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import functools
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, Protocol, TextIO
+from typing import Any, BinaryIO, Literal, Protocol, TextIO, cast
 
 import textual.app
 from textual import constants, events
@@ -114,26 +115,20 @@ class Terminal:
     async def run(self, app: App[Any]) -> int:
         """Run ``app`` on this terminal until it exits; returns its return code."""
         self._app = app
-        app.driver_class = self._driver_class()
-        await app.run_async(size=self.size)
+        # Textual builds the driver itself, as driver_class(app, debug=, mouse=, size=). A
+        # partial, not a class made per session: a class is a reference cycle, and this one
+        # would hold the terminal and the app after the session (server/cycles.py says why
+        # that matters).
+        app.driver_class = cast("type[SSHDriver]", functools.partial(SSHDriver, terminal=self))
+        try:
+            await app.run_async(size=self.size)
+        finally:
+            # What would keep the app after the session (server/cycles.py says why that
+            # matters): this terminal holds it, and the parser (a cycle with its generator)
+            # holds the last key it made, which names the app.
+            self._app = None
+            self._parser._gen.close()
         return app.return_code or 0
-
-    def _driver_class(self) -> type[SSHDriver]:
-        terminal = self
-
-        class SessionDriver(SSHDriver):
-            # Textual builds the driver itself, as driver_class(app, debug=, mouse=, size=).
-            def __init__(
-                self,
-                app: App[Any],
-                *,
-                debug: bool = False,
-                mouse: bool = True,
-                size: tuple[int, int] | None = None,
-            ) -> None:
-                super().__init__(app, terminal, debug=debug, mouse=mouse, size=size)
-
-        return SessionDriver
 
     # Input ----------------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from ..engine import GAMES
 from ..engine.base import BadOptions, Game
 from ..store.db import Database, SeatResult
 from ..store.log import END, SEAT, LogError, LogWriter, read_log
+from .clock import later
 from .mailbox import Mailbox, Notice
 from .model import ChatLine, LobbySnapshot, OnlineEntry, Player, Refused
 from .table import STAND_IN, Seat, Table
@@ -286,8 +287,7 @@ class Coordinator:
         seat = table.seats[seat_no]
         seat.away_since = now
         seat.session = None
-        loop = asyncio.get_running_loop()
-        seat.grace = loop.call_later(self.settings.grace, self._grace_over, table, seat_no)
+        seat.grace = later(self.settings.grace, self._grace_over, table, seat_no)
 
     def _grace_over(self, table: Table, seat_no: int) -> None:
         seat = table.seats[seat_no]
@@ -331,8 +331,7 @@ class Coordinator:
         except RuntimeError:  # no loop (start-up or shutdown): nobody to tell
             return
         self._lobby_pending = True
-        loop.call_at(max(loop.time(), self._lobby_sent + self.settings.lobby_interval),
-                     self._send_lobby)
+        later(self._lobby_sent + self.settings.lobby_interval - loop.time(), self._send_lobby)
 
     def _send_lobby(self) -> None:
         self._lobby_pending = False
@@ -544,7 +543,7 @@ class Coordinator:
             if seat.grace is not None:
                 seat.grace.cancel()
                 seat.grace = None
-        asyncio.get_running_loop().call_soon(self._maybe_close, table)
+        later(0, self._maybe_close, table)
 
     def notify_seat(self, table: Table, seat_no: int, code: str, text: str) -> None:
         session = table.seats[seat_no].session

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.base import Event, Game, IllegalAction, derive_seed
 from ..store.db import SeatResult
 from ..store.log import LogWriter, read_log
+from .clock import later
 from .model import Refused, SeatInfo, SeatKind, TableStatus, TableSummary, TableUpdate
 
 if TYPE_CHECKING:
@@ -297,8 +298,7 @@ class Table:
 
     def _later(self, delay: float, callback: Callable[[int, int], None], seat: int,
                step: int) -> None:
-        loop = asyncio.get_running_loop()
-        self._handles.append(loop.call_later(max(delay, 0.0), callback, seat, step))
+        self._handles.append(later(delay, callback, seat, step))
 
     def _bot_for(self, seat: int) -> Any:
         return self.game.bot(self.seats[seat].bot)

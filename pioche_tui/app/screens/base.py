@@ -65,6 +65,12 @@ class KeyBarMixin:
         # Once the screen is up: its bindings do not resolve before it is the active screen.
         screen.call_after_refresh(self._bindings_changed, screen)
 
+    def _on_unmount(self) -> None:
+        # The signal is the screen's and holds our bound method: a cycle that would keep a
+        # closed screen alive for the garbage collector to find (server/collector.py).
+        screen = cast(Screen[Any], self)
+        screen.bindings_updated_signal.unsubscribe(screen)
+
     @cached_property
     def key_bar(self) -> KeyBar | None:
         """The screen's key bar (composed with it), found once: a query walks the whole
