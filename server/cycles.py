@@ -1,4 +1,5 @@
-"""Reference cycles Textual 8.2.8 leaves in what a session drops, broken where they are made.
+"""Reference cycles in what a session drops (Textual 8.2.8's, a few of asyncssh's), broken where
+they are made.
 
 The server freezes what survives a full collection (``server/collector.py``): a frozen object is
 still freed as soon as nothing refers to it, but never by the cycle collector. So whatever a
@@ -25,6 +26,8 @@ breaks them:
 - **Keys**: Textual caches the parsing of each key sequence by parser and sequence, and the
   events it made name the app they were made for: the cache kept ended sessions' parsers and
   apps.
+- **A connection closed**: asyncssh's connection keeps its packet reader, a bound method of
+  itself (its ciphers, buffers and options with it).
 - **Each layout**: ``Compositor._arrange_root`` builds a recursive closure (a cycle) that holds
   the map of widgets it returns, so an old layout's widgets outlived it.
 
@@ -41,6 +44,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from asyncssh.connection import SSHConnection
 from textual._compositor import Compositor  # private modules: only server/ touches them
 from textual._styles_cache import StylesCache
 from textual._xterm_parser import XTermParser
@@ -78,6 +82,7 @@ def install() -> None:
     StylesCache.get_inner_outer = _inner_outer  # type: ignore[method-assign,assignment]
     XTermParser._parse_extended_key = _parse_key  # type: ignore[method-assign,assignment]
     _wrap_arrange_root()
+    _wrap_connection_cleanup()
 
 
 # --- removed widgets and screens ------------------------------------------------------------
@@ -250,3 +255,20 @@ def _wrap_arrange_root() -> None:
         return kept
 
     Compositor._arrange_root = arrange  # type: ignore[method-assign]
+
+
+# --- SSH connections ------------------------------------------------------------------------
+
+
+def _nothing_more() -> bool:
+    return False  # (as asyncssh's own reader after a fatal error: reads nothing more)
+
+
+def _wrap_connection_cleanup() -> None:
+    cleanup = SSHConnection._cleanup
+
+    def clean_up_and_let_go(self: SSHConnection, exc: Exception | None) -> None:
+        cleanup(self, exc)
+        self._recv_handler = _nothing_more  # was a bound method of the connection
+
+    SSHConnection._cleanup = clean_up_and_let_go  # type: ignore[method-assign]

@@ -60,6 +60,8 @@ MAC_ALGS = (
     "hmac-sha2-256", "hmac-sha2-512", "umac-128@openssh.com",
 )
 MAX_ENV_REQUESTS = 32  # environment variables taken per session; the rest are refused
+FORWARDING_HANDLERS = ("_process_auth_agent_req_at_openssh_dot_com_request",
+                       "_process_x11_req_request")  # a channel's handlers a session replaces
 CLIENT_CLOSE_WAIT = 1.0  # seconds clients get, at shutdown, to close after their session ended
 INPUT_WINDOW = 64 * 1024  # SSH receive window: what a client may send before the server reads
 SHA1_SIGNATURES = frozenset({b"ssh-rsa"})
@@ -282,6 +284,9 @@ class _Connection(asyncssh.SSHServer):
         self._stop_idle()
         self._lost = True
         self._server._forget(self)
+        # Let go of asyncssh's connection and of the session (which holds this object): a
+        # cycle would keep them after the connection (server/cycles.py says why that matters).
+        self._conn = self._session = None
 
     # A connection holds a slot: logged in with no session (none yet, or its one session over),
     # it may keep it only login_timeout seconds.
@@ -427,8 +432,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         # has no callback for these two requests, so this channel's handlers for them are
         # replaced by one that denies and remembers; session_started then refuses the session.
         # (asyncssh names a request's handler `_process_<request>_request`.)
-        for handler in ("_process_auth_agent_req_at_openssh_dot_com_request",
-                        "_process_x11_req_request"):
+        for handler in FORWARDING_HANDLERS:
             setattr(chan, handler, self._forwarding_requested)
         # Same for environment variables, which asyncssh keeps without limit: only the first
         # MAX_ENV_REQUESTS are taken (OpenSSH sends LANG, LC_* and SetEnv's, a handful).
@@ -625,6 +629,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self._resume_reading = self._stall_timer = None
         self._end()
         self._connection.session_closed()
+        if self._chan is not None:  # its handlers are ours: a cycle holding the connection
+            for handler in (*FORWARDING_HANDLERS, "_process_env_request"):
+                vars(self._chan).pop(handler, None)
 
     def _end(self) -> None:
         self._ended = True
