@@ -36,6 +36,9 @@ SWEEP_MIN_ENDED = 20
 """Sessions that must have ended since the last sweep before the next one is considered."""
 SWEEP_PAUSE = 0.05
 """Seconds a sweep may stop the process for: one is run only when its estimate fits."""
+HEADROOM = 2 / 3
+"""A sweep is estimated from the last one's speed, which the machine's load moves: it is run
+only when its estimate takes at most this share of ``SWEEP_PAUSE``."""
 APP_OBJECTS = 30_000
 """Objects the collector tracks per running app, about (docs/performance.md): counting the
 frozen generation takes a walk through it, so it is not counted when the apps alone make a
@@ -64,7 +67,7 @@ class Collector:
             return
         self._running = True
         cycles.install()
-        self._collect_all()
+        self._collect_all(len(gc.get_objects()) + gc.get_freeze_count())
         gc.callbacks.append(self._after_collection)
 
     def stop(self) -> None:
@@ -79,20 +82,19 @@ class Collector:
         if phase == "stop" and info["generation"] == 2 and not self._sweeping:
             gc.freeze()
 
-    def _collect_all(self) -> tuple[int, float]:
-        """Unfreeze, collect everything, freeze what is left: objects freed and seconds taken
-        (the collection speed is measured on the way)."""
+    def _collect_all(self, objects: int) -> tuple[int, float]:
+        """Unfreeze, collect everything, freeze what is left: objects freed and seconds taken.
+        ``objects``, about how many there are, gives the collection's speed."""
         self._sweeping = True
         try:
-            gc.unfreeze()
-            looked_at = len(gc.get_objects())
             started = time.perf_counter()
+            gc.unfreeze()
             found = gc.collect()
-            took = time.perf_counter() - started
             gc.freeze()
+            took = time.perf_counter() - started
         finally:
             self._sweeping = False
-        self.seconds_per_object = took / max(looked_at, 1)
+        self.seconds_per_object = took / max(objects, 1)
         return found, took
 
     def sweep_estimate(self) -> float:
@@ -107,14 +109,15 @@ class Collector:
         self.live = live
         if not self._running or self.ended < self.min_ended:
             return
-        if live * APP_OBJECTS * self.seconds_per_object > self.pause:
+        budget = self.pause * HEADROOM
+        if live * APP_OBJECTS * self.seconds_per_object > budget:
             return  # a busy server: not now (nor worth counting)
-        if self.sweep_estimate() <= self.pause:
+        if self.sweep_estimate() <= budget:
             self.sweep()
 
     def sweep(self) -> None:
         """Collect everything, frozen or not, then freeze what is left."""
-        found, took = self._collect_all()
+        found, took = self._collect_all(gc.get_freeze_count())  # (the young ones: few)
         self.sweeps += 1
         log.info("garbage sweep after %d sessions ended (%d live): %d objects freed in %.0f ms",
                  self.ended, self.live, found, took * 1000)

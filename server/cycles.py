@@ -27,7 +27,8 @@ breaks them:
   events it made name the app they were made for: the cache kept ended sessions' parsers and
   apps.
 - **A connection closed**: asyncssh's connection keeps its packet reader, a bound method of
-  itself (its ciphers, buffers and options with it).
+  itself (its ciphers, buffers and options with it); asyncio's socket transport keeps its read
+  callback, a bound method of itself.
 - **Each layout**: ``Compositor._arrange_root`` builds a recursive closure (a cycle) that holds
   the map of widgets it returns, so an old layout's widgets outlived it.
 
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+from asyncio import selector_events
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -83,6 +85,7 @@ def install() -> None:
     XTermParser._parse_extended_key = _parse_key  # type: ignore[method-assign,assignment]
     _wrap_arrange_root()
     _wrap_connection_cleanup()
+    _wrap_transport_lost()
 
 
 # --- removed widgets and screens ------------------------------------------------------------
@@ -272,3 +275,14 @@ def _wrap_connection_cleanup() -> None:
         self._recv_handler = _nothing_more  # was a bound method of the connection
 
     SSHConnection._cleanup = clean_up_and_let_go  # type: ignore[method-assign]
+
+
+def _wrap_transport_lost() -> None:
+    transport: Any = selector_events._SelectorSocketTransport  # type: ignore[attr-defined]
+    connection_lost = transport._call_connection_lost
+
+    def lost_and_let_go(self: Any, exc: BaseException | None) -> None:
+        connection_lost(self, exc)
+        self._read_ready_cb = None  # was a bound method of the transport; it reads no more
+
+    transport._call_connection_lost = lost_and_let_go
