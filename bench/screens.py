@@ -40,7 +40,6 @@ from typing import Any
 from app_load import report, start_app
 from textual import events
 from textual.screen import Screen
-from textual.widgets._toast import Toast
 
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.coordinator.core import Coordinator, Settings
@@ -219,9 +218,9 @@ async def memory_per_round(rounds: int) -> None:
     async def toast(app: PiocheApp) -> None:
         with app._context():
             app.notify("Bonjour", timeout=0.1)
-        await until(lambda: bool(app.screen.query(Toast)), "toast")
+        await until(lambda: bool(app.screen.query("Toast")), "toast")
         gc.collect()
-        await until(lambda: not app.screen.query(Toast), "toast gone")
+        await until(lambda: not app.screen.query("Toast"), "toast gone")
 
     cases: list[tuple[str, bool, Round]] = [
         ("help", False, key_round("question_mark", "escape")),

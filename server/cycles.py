@@ -1,5 +1,5 @@
-"""Reference cycles in what a session drops (Textual 8.2.8's, a few of asyncssh's), broken where
-they are made.
+"""Reference cycles in what a session drops (Textual 8.2.8's, and one each of asyncssh's and
+asyncio's), broken where they are made.
 
 The server freezes what survives a full collection (``server/collector.py``): a frozen object is
 still freed as soon as nothing refers to it, but never by the cycle collector. So whatever a
@@ -69,7 +69,7 @@ _installed = False
 
 
 def install() -> None:
-    """Break Textual's cycles from now on, for every app of the process (idempotent)."""
+    """Break these cycles from now on, for every app and connection of the process (once)."""
     global _installed
     if _installed:
         return

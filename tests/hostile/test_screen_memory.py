@@ -19,14 +19,13 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import asyncssh
 import pytest
 from textual.cache import LRUCache
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets._toast import Toast
 
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.screens.colour import ColourPicker
@@ -105,14 +104,14 @@ async def toast(app: PiocheApp, pilot: Pilot[None]) -> None:
     app.notify("Bonjour", timeout=0.3)  # then it goes by itself
     for _ in range(100):
         await pilot.pause(0.01)
-        if app.screen.query(Toast):
+        if app.screen.query("Toast"):
             return
 
 
 async def toast_gone(app: PiocheApp, pilot: Pilot[None]) -> None:
     for _ in range(200):
         await pilot.pause(0.02)
-        if not app.screen.query(Toast):
+        if not app.screen.query("Toast"):
             return
 
 
@@ -172,7 +171,7 @@ CASES = {
     "code_prompt": Case(None, push(lambda app: CodePrompt("T1")), press("escape"),
                         on_top(CodePrompt)),
     "lobby_chat": Case(None, press("c"), press("escape"), chatting),
-    "toast": Case(None, toast, toast_gone, lambda app: bool(app.screen.query(Toast))),
+    "toast": Case(None, toast, toast_gone, lambda app: bool(app.screen.query("Toast"))),
     "too_small": Case(None, too_small, large_enough, on_top(TooSmallScreen)),
     "table_defausse": Case(None, quick_game("defausse"), leave_table, on_top(TableScreen)),
     "table_collection": Case(None, quick_game("collection"), leave_table, on_top(TableScreen)),
@@ -225,6 +224,11 @@ async def test_opening_and_closing_leaves_nothing_frozen(
 # --- whole sessions, over SSH -----------------------------------------------------------------
 
 
+def gone(text: str) -> Callable[[str], bool]:
+    """A test of the screen: ``text`` is no longer on it."""
+    return lambda screen: text not in screen
+
+
 class WatchedService(PiocheService):
     """The real service; remembers its apps weakly, to tell whether they were freed."""
 
@@ -258,12 +262,11 @@ async def test_ended_sessions_are_freed_without_a_sweep(
         for i in range(5):
             conn, client = await player(server.port, f"joueur{i}")
             async with conn:
-                for key_pressed, shown in (("?", "Touches"), ("\x1b", "Touches"),
-                                           ("s", "Vos statistiques"),
-                                           ("\x1b", "Vos statistiques")):
-                    client.send(key_pressed)  # open, then close: shown, then not
-                    await client.wait_for(lambda screen, text=shown, key=key_pressed:
-                                          (text in screen) == (key != "\x1b"))
+                for key, text in (("?", "Touches"), ("s", "Vos statistiques")):
+                    client.send(key)
+                    await client.wait_for(text)
+                    client.send("\x1b")
+                    await client.wait_for(gone(text))
                 client.send("p")
                 await client.wait_for("Défausse · table")
                 gc.collect()  # while the app runs: all of it is frozen
@@ -296,7 +299,8 @@ async def player(port: int, name: str) -> tuple[asyncssh.SSHClientConnection, Cl
     )
     options: dict[str, Any] = {"encoding": None, "term_type": "xterm-256color",
                                "term_size": (100, 30)}
-    _chan, client = await conn.create_session(Client, **options)
+    _chan, session = await conn.create_session(Client, **options)
+    client = cast(Client, session)
     client.conn = conn
     client.screen.resize(100, 30)
     await client.wait_for(f"Bonjour {name}")
@@ -322,7 +326,7 @@ async def test_pressing_help_again_and_again_keeps_the_server_flat(tmp_path: Pat
                     client.send("?")
                     await client.wait_for("Touches")
                     client.send("\x1b")
-                    await client.wait_for(lambda screen: "Touches" not in screen)
+                    await client.wait_for(gone("Touches"))
 
             await presses(10)
             before = rss_mib(served.process.pid)
