@@ -36,9 +36,11 @@ SWEEP_MIN_ENDED = 20
 """Sessions that must have ended since the last sweep before the next one is considered."""
 SWEEP_PAUSE = 0.05
 """Seconds a sweep may stop the process for: one is run only when its estimate fits."""
-HEADROOM = 2 / 3
-"""A sweep is estimated from the last one's speed, which the machine's load moves: it is run
-only when its estimate takes at most this share of ``SWEEP_PAUSE``."""
+HEADROOM = 1 / 2
+"""A sweep is estimated from the last collection's speed, which the machine's load moves (an
+estimate of 33 ms took up to 48 ms on the loaded machine), and counting the frozen generation
+first takes some milliseconds too: a sweep is run only when its estimate takes at most this
+share of ``SWEEP_PAUSE``."""
 APP_OBJECTS = 30_000
 """Objects the collector tracks per running app, about (docs/performance.md): counting the
 frozen generation takes a walk through it, so it is not counted when the apps alone make a
