@@ -117,15 +117,14 @@ class Terminal:
         self._app = app
         # Textual builds the driver itself, as driver_class(app, debug=, mouse=, size=). A
         # partial, not a class made per session: a class is a reference cycle, and this one
-        # would hold the terminal and the app after the session (server/cycles.py says why
-        # that matters).
+        # would hold the terminal and the app after the session. (Nothing of a session may
+        # outlive it in a cycle: server/cycles.py says why.)
         app.driver_class = cast("type[SSHDriver]", functools.partial(SSHDriver, terminal=self))
         try:
             await app.run_async(size=self.size)
         finally:
-            # What would keep the app after the session (server/cycles.py says why that
-            # matters): this terminal holds it, and the parser (a cycle with its generator)
-            # holds the last key it made, which names the app.
+            # This terminal holds the app, and the parser (a cycle with its generator) holds
+            # the last key it made, which names the app.
             self._app = None
             self._parser._gen.close()
         return app.return_code or 0
