@@ -8,9 +8,17 @@ and with apps making objects at every frame, it came every few seconds.
 So what survives a full collection is frozen (``gc.freeze``): the collector no longer looks at
 it, and the next full collections only look at what came since (tens of milliseconds). Frozen
 objects are still freed when nothing refers to them any more; only cycles among them are not.
-An app that ends leaves such cycles behind (a widget and its parent refer to each other), so
-once enough sessions have ended since the last time, a sweep unfreezes everything and collects
-it all: a pause as long as an old full collection, rare, and logged with its length.
+That is safe only if what a session drops — a closed window, a toast, the whole app when the
+player leaves — is freed by reference counting alone: ``server/cycles.py`` breaks the cycles
+Textual leaves in it, and ``start()`` installs those fixes. Before them each help opened and
+closed left 1 MiB frozen for good, and only a sweep (everything unfrozen and collected: a pause
+of a second or more on a busy server) got it back.
+
+The sweep stays, as a safety net for cycles nobody has found yet, but it never stops the world
+for long: it runs once some sessions have ended and only when it fits in its pause budget — the
+frozen generation's size times the collection speed measured at start and at each sweep. On a
+busy server it waits for a quieter moment. Each sweep logs what it freed: much means a new
+cycle to break.
 """
 
 from __future__ import annotations
@@ -20,21 +28,37 @@ import logging
 import time
 from typing import Any
 
+from . import cycles
+
 log = logging.getLogger("pioche.server")
 
 SWEEP_MIN_ENDED = 20
-"""Sessions that must have ended since the last sweep before the next one; with many sessions
-live, at least half as many as are live (their leftovers are then at most half the heap)."""
+"""Sessions that must have ended since the last sweep before the next one is considered."""
+SWEEP_PAUSE = 0.05
+"""Seconds a sweep may stop the process for: one is run only when its estimate fits."""
+HEADROOM = 1 / 2
+"""A sweep is estimated from the last collection's speed, which the machine's load moves (an
+estimate of 33 ms took up to 48 ms on the loaded machine), and counting the frozen generation
+first takes some milliseconds too: a sweep is run only when its estimate takes at most this
+share of ``SWEEP_PAUSE``."""
+APP_OBJECTS = 30_000
+"""Objects the collector tracks per running app, about (docs/performance.md): counting the
+frozen generation takes a walk through it, so it is not counted when the apps alone make a
+sweep too long."""
 
 
 class Collector:
     """``start()`` once the process is ready, ``session_ended()`` after each session,
     ``stop()`` at the end."""
 
-    def __init__(self, min_ended: int = SWEEP_MIN_ENDED) -> None:
+    def __init__(self, min_ended: int = SWEEP_MIN_ENDED, pause: float = SWEEP_PAUSE) -> None:
         self.min_ended = min_ended
+        self.pause = pause
         self.ended = 0  # sessions ended since the last sweep
+        self.live = 0  # sessions running when the last one ended
         self.sweeps = 0
+        self.seconds_per_object = 0.0
+        """How long a full collection takes per object it looks at, as last measured."""
         self._running = False
         self._sweeping = False
 
@@ -44,8 +68,8 @@ class Collector:
         if self._running:
             return
         self._running = True
-        gc.collect()
-        gc.freeze()
+        cycles.install()
+        self._collect_all(len(gc.get_objects()) + gc.get_freeze_count())
         gc.callbacks.append(self._after_collection)
 
     def stop(self) -> None:
@@ -60,23 +84,43 @@ class Collector:
         if phase == "stop" and info["generation"] == 2 and not self._sweeping:
             gc.freeze()
 
+    def _collect_all(self, objects: int) -> tuple[int, float]:
+        """Unfreeze, collect everything, freeze what is left: objects freed and seconds taken.
+        ``objects``, about how many there are, gives the collection's speed."""
+        self._sweeping = True
+        try:
+            started = time.perf_counter()
+            gc.unfreeze()
+            found = gc.collect()
+            gc.freeze()
+            took = time.perf_counter() - started
+        finally:
+            self._sweeping = False
+        self.seconds_per_object = took / max(objects, 1)
+        return found, took
+
+    def sweep_estimate(self) -> float:
+        """Seconds a sweep would take now (counting the frozen generation takes a few
+        milliseconds per 100,000 objects)."""
+        return gc.get_freeze_count() * self.seconds_per_object
+
     def session_ended(self, live: int) -> None:
-        """A session ended; ``live`` are still running. Sweeps when enough have ended."""
+        """A session ended; ``live`` are still running. Sweeps when enough have ended and the
+        sweep fits in its pause budget."""
         self.ended += 1
-        if self._running and self.ended >= max(self.min_ended, live // 2):
+        self.live = live
+        if not self._running or self.ended < self.min_ended:
+            return
+        budget = self.pause * HEADROOM
+        if live * APP_OBJECTS * self.seconds_per_object > budget:
+            return  # a busy server: not now (nor worth counting)
+        if self.sweep_estimate() <= budget:
             self.sweep()
 
     def sweep(self) -> None:
         """Collect everything, frozen or not, then freeze what is left."""
-        started = time.perf_counter()
-        self._sweeping = True
-        try:
-            gc.unfreeze()
-            found = gc.collect()
-            gc.freeze()
-        finally:
-            self._sweeping = False
+        found, took = self._collect_all(gc.get_freeze_count())  # (the young ones: few)
         self.sweeps += 1
-        log.info("garbage sweep after %d sessions ended: %d objects freed in %.0f ms",
-                 self.ended, found, (time.perf_counter() - started) * 1000)
+        log.info("garbage sweep after %d sessions ended (%d live): %d objects freed in %.0f ms",
+                 self.ended, self.live, found, took * 1000)
         self.ended = 0

@@ -21,11 +21,12 @@ import asyncio
 import codecs
 import contextlib
 import contextvars
+import functools
 import logging
 from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, Protocol, TextIO
+from typing import Any, BinaryIO, Literal, Protocol, TextIO, cast
 
 import textual.app
 from textual import constants, events
@@ -175,27 +176,20 @@ class Terminal:
     async def run(self, app: App[Any]) -> int:
         """Run ``app`` on this terminal until it exits; returns its return code."""
         self._app = app
-        app.driver_class = self._driver_class()
+        # Textual builds the driver itself, as driver_class(app, debug=, mouse=, size=). A
+        # partial, not a class made per session: a class is a reference cycle, and this one
+        # would hold the terminal and the app after the session. (Nothing of a session may
+        # outlive it in a cycle: server/cycles.py says why.)
+        app.driver_class = cast("type[SSHDriver]", functools.partial(SSHDriver, terminal=self))
         METER.set(self.meter)  # the app's tasks inherit it: their time is charged to it
-        await app.run_async(size=self.size)
+        try:
+            await app.run_async(size=self.size)
+        finally:
+            # This terminal holds the app, and the parser (a cycle with its generator) holds
+            # the last key it made, which names the app.
+            self._app = None
+            self._parser._gen.close()
         return app.return_code or 0
-
-    def _driver_class(self) -> type[SSHDriver]:
-        terminal = self
-
-        class SessionDriver(SSHDriver):
-            # Textual builds the driver itself, as driver_class(app, debug=, mouse=, size=).
-            def __init__(
-                self,
-                app: App[Any],
-                *,
-                debug: bool = False,
-                mouse: bool = True,
-                size: tuple[int, int] | None = None,
-            ) -> None:
-                super().__init__(app, terminal, debug=debug, mouse=mouse, size=size)
-
-        return SessionDriver
 
     # Input ----------------------------------------------------------------------------------
 

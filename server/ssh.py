@@ -95,6 +95,8 @@ MAC_ALGS = (
     "hmac-sha2-256", "hmac-sha2-512", "umac-128@openssh.com",
 )
 MAX_ENV_REQUESTS = 32  # environment variables taken per session; the rest are refused
+FORWARDING_HANDLERS = ("_process_auth_agent_req_at_openssh_dot_com_request",
+                       "_process_x11_req_request")  # a channel's handlers a session replaces
 CLIENT_CLOSE_WAIT = 1.0  # seconds clients get, at shutdown, to close after their session ended
 INPUT_WINDOW = 64 * 1024  # SSH receive window: what a client may send before the server reads
 DRAIN_CHECK = 0.1  # seconds between looks at a client's queue while its output is held back
@@ -422,6 +424,9 @@ class _Connection(asyncssh.SSHServer):
             self.failed(AUTH_FAILED, why)
         elif self._session is None:
             self.failed(NO_SESSION, why)
+        # Let go of asyncssh's connection and of the session (which holds this object): a
+        # cycle would keep them after the connection (server/cycles.py says why that matters).
+        self._conn = self._session = None
 
     def failed(self, reason: str, detail: str, level: int = logging.WARNING) -> None:
         """Tell the operator that this connection attempt failed, and why (once)."""
@@ -619,8 +624,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         # has no callback for these two requests, so this channel's handlers for them are
         # replaced by one that denies and remembers; session_started then refuses the session.
         # (asyncssh names a request's handler `_process_<request>_request`.)
-        for handler in ("_process_auth_agent_req_at_openssh_dot_com_request",
-                        "_process_x11_req_request"):
+        for handler in FORWARDING_HANDLERS:
             setattr(chan, handler, self._forwarding_requested)
         # Same for environment variables, which asyncssh keeps without limit: only the first
         # MAX_ENV_REQUESTS are taken (OpenSSH sends LANG, LC_* and SetEnv's, a handful).
@@ -842,6 +846,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self._drain_timer = None
         self._end()
         self._connection.session_closed()
+        if self._chan is not None:  # its handlers are ours: a cycle holding the connection
+            for handler in (*FORWARDING_HANDLERS, "_process_env_request"):
+                vars(self._chan).pop(handler, None)
 
     def _end(self) -> None:
         self._ended = True

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, TypeVar, cast
 
 from textual import events
 from textual.app import App
@@ -37,6 +38,7 @@ from .screens.too_small import TooSmallScreen, too_small
 log = logging.getLogger("pioche.app")
 
 CHAT_SEEN = 64  # chat lines remembered per scope, to drop the history sent again on return
+ScreenT = TypeVar("ScreenT", bound=Screen[Any])
 
 
 class PiocheApp(App[None]):
@@ -271,6 +273,24 @@ class PiocheApp(App[None]):
         self.push_screen(screen, callback)
         if covered:
             self.push_screen(TooSmallScreen())
+
+    def reusable(self, name: str, make: Callable[[], ScreenT]) -> ScreenT:
+        """The app's window ``name``: built by ``make`` the first time, then kept and shown
+        again (the help, the scores). Showing it again costs a fraction of building it (no
+        widgets made, mounted and styled anew), and closing it frees nothing. A window already
+        on the stack, under another, is not taken from there: a second one is built."""
+        if not self.is_screen_installed(name):
+            self.install_screen(make(), name)
+        screen = cast(ScreenT, self.get_screen(name))
+        return make() if screen in self.screen_stack else screen
+
+    def show_help(self, under: Screen[Any], games: Sequence[str]) -> None:
+        """The keys of ``under`` and the rules of ``games``."""
+        from .screens.help import HelpScreen
+
+        screen = self.reusable("help", lambda: HelpScreen(under, games))
+        screen.show_for(under, games)
+        self.push_screen(screen)
 
     def on_resize(self, event: events.Resize) -> None:
         self._check_size(event.size.width, event.size.height)

@@ -35,6 +35,7 @@ from ..engine.base import BadOptions, Game
 from ..store import retention
 from ..store.db import Database, SeatResult
 from ..store.log import END, SEAT, LogError, LogWriter, read_log
+from .clock import later
 from .guests import GuestPass, Guests
 from .mailbox import Mailbox, Notice
 from .model import ChatLine, LobbySnapshot, OnlineEntry, Player, Refused
@@ -297,7 +298,7 @@ class Coordinator:
         # Everyone was cut off at once: the table waits the grace period for its players and
         # spectators to come back, holding still until one does (Table.schedule), then closes
         # if nobody has.
-        table.hold = loop.call_later(self.settings.grace, self._hold_over, table)
+        table.hold = later(self.settings.grace, self._hold_over, table)
         for i, seat in enumerate(table.seats):
             if seat.kind == "player":
                 # Everyone dropped at once: give them the turn timer to come back before the
@@ -489,8 +490,7 @@ class Coordinator:
         seat = table.seats[seat_no]
         seat.away_since = now
         seat.session = None
-        loop = asyncio.get_running_loop()
-        seat.grace = loop.call_later(self.settings.grace, self._grace_over, table, seat_no)
+        seat.grace = later(self.settings.grace, self._grace_over, table, seat_no)
 
     def _hold_over(self, table: Table) -> None:
         table.hold = None
@@ -541,8 +541,7 @@ class Coordinator:
         except RuntimeError:  # no loop (start-up or shutdown): nobody to tell
             return
         self._lobby_pending = True
-        loop.call_at(max(loop.time(), self._lobby_sent + self.settings.lobby_interval),
-                     self._send_lobby)
+        later(self._lobby_sent + self.settings.lobby_interval - loop.time(), self._send_lobby)
 
     def _send_lobby(self) -> None:
         self._lobby_pending = False
@@ -838,7 +837,7 @@ class Coordinator:
         if table.hold is not None:  # (restored, then found over: nobody to wait for)
             table.hold.cancel()
             table.hold = None
-        asyncio.get_running_loop().call_soon(self._maybe_close, table)
+        later(0, self._maybe_close, table)
 
     def notify_seat(self, table: Table, seat_no: int, code: str, text: str) -> None:
         session = table.seats[seat_no].session
@@ -892,7 +891,7 @@ class Coordinator:
         if self.db is None:
             return
         self._persist("the heartbeat", self.db.set_alive, time.time())
-        self._heartbeat = asyncio.get_running_loop().call_later(HEARTBEAT, self._beat)
+        self._heartbeat = later(HEARTBEAT, self._beat)
 
     def keep_waiting(self, table: Table) -> bool:
         """Store a table waiting for players as it stands; forget it once it has started or

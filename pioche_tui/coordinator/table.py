@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.base import Event, Game, IllegalAction, derive_seed
 from ..store.db import SeatResult
 from ..store.log import LogError, LogWriter, read_log
+from .clock import later
 from .mailbox import Notice
 from .model import Refused, SeatInfo, SeatKind, TableStatus, TableSummary, TableUpdate
 
@@ -324,7 +325,7 @@ class Table:
                         self.deadlines.items()}
         self.deadlines.clear()
         self.schedule()
-        self._retry = asyncio.get_running_loop().call_later(RETRY, self.try_log)
+        self._retry = later(RETRY, self.try_log)
         self.changed()
         self.tell("paused", PAUSED)
         self.publish()
@@ -341,7 +342,7 @@ class Table:
                 self.writer.append_seat(seat_no, info)
                 del self._unlogged_seats[seat_no]
         except OSError:
-            self._retry = asyncio.get_running_loop().call_later(RETRY, self.try_log)
+            self._retry = later(RETRY, self.try_log)
             return
         log.info("table %s: its log takes writes again; the table resumes", self.id)
         self.paused = False
@@ -449,8 +450,7 @@ class Table:
 
     def _later(self, delay: float, callback: Callable[[int, int], None], seat: int,
                step: int) -> None:
-        loop = asyncio.get_running_loop()
-        self._handles.append(loop.call_later(max(delay, 0.0), callback, seat, step))
+        self._handles.append(later(delay, callback, seat, step))
 
     def _bot_for(self, seat: int) -> Any:
         return self.game.bot(self.seats[seat].bot)

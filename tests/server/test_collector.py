@@ -1,5 +1,5 @@
 """The garbage collector's schedule: what survives a full collection is frozen; a sweep frees
-the cycles that ended sessions leave among frozen objects."""
+the cycles left among frozen objects, but only when it fits in its pause budget."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def cycle() -> Node:
 
 @pytest.fixture
 def collector() -> Iterator[Collector]:
-    made = Collector(min_ended=3)
+    made = Collector(min_ended=3, pause=60.0)  # any sweep fits: the schedule alone decides
     made.start()
     yield made
     made.stop()
@@ -45,7 +45,7 @@ def test_survivors_of_a_full_collection_are_frozen(collector: Collector) -> None
 def test_a_sweep_frees_cycles_among_frozen_objects(collector: Collector) -> None:
     held = [cycle() for _ in range(1000)]
     gc.collect()  # frozen with the rest
-    del held  # an app that ended: cycles the frozen generation keeps
+    del held  # cycles nobody broke: the frozen generation keeps them
     assert gc.collect() == 0  # a full collection does not see them
     collector.session_ended(live=10)
     collector.session_ended(live=10)
@@ -56,12 +56,15 @@ def test_a_sweep_frees_cycles_among_frozen_objects(collector: Collector) -> None
     assert gc.get_freeze_count() <= frozen - 2000
 
 
-def test_many_live_sessions_wait_for_more_to_end(collector: Collector) -> None:
-    for _ in range(9):
-        collector.session_ended(live=20)
-    assert collector.sweeps == 0
-    collector.session_ended(live=20)  # half as many as are live
-    assert collector.sweeps == 1
+def test_a_sweep_too_long_for_its_budget_waits(collector: Collector) -> None:
+    assert collector.seconds_per_object > 0  # measured at start
+    collector.pause = collector.sweep_estimate() / 2  # the process is too big for a sweep now
+    for _ in range(10):
+        collector.session_ended(live=50)
+    assert collector.sweeps == 0 and collector.ended == 10
+    collector.pause = collector.sweep_estimate() * 2  # quieter: it fits
+    collector.session_ended(live=1)
+    assert collector.sweeps == 1 and collector.ended == 0
 
 
 def test_stop_thaws_everything() -> None:

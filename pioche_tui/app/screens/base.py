@@ -47,14 +47,15 @@ class KeyBarMixin:
         colour is asked), or the session ending while it was built (the client left). Textual
         8.2.8 still sends such a screen Mount, its widgets gone: a query there raises NoMatches,
         which ended the player's whole session (bench/soak.py found it). Such a screen gets no
-        Mount handler at all (``on_event`` below), so no screen's ``on_mount`` needs to ask."""
+        Mount nor ScreenResume handler at all (``on_event`` below), so no screen's ``on_mount``
+        or ``on_screen_resume`` needs to ask."""
         screen = cast(Screen[Any], self)
         app = screen.app
         leaving = app.return_code is not None or not app.is_running  # exit() was called
         return leaving or screen not in app.screen_stack
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Mount) and self.closed_unseen:
+        if isinstance(event, (events.Mount, events.ScreenResume)) and self.closed_unseen:
             return  # nobody will see it: its handlers would query widgets that are gone
         await super().on_event(event)  # type: ignore[misc]
 
@@ -64,6 +65,12 @@ class KeyBarMixin:
         screen.bindings_updated_signal.subscribe(screen, self._bindings_changed)
         # Once the screen is up: its bindings do not resolve before it is the active screen.
         screen.call_after_refresh(self._bindings_changed, screen)
+
+    def _on_unmount(self) -> None:
+        # The signal is the screen's and holds our bound method: a cycle that would keep a
+        # closed screen alive for the garbage collector to find (server/collector.py).
+        screen = cast(Screen[Any], self)
+        screen.bindings_updated_signal.unsubscribe(screen)
 
     @cached_property
     def key_bar(self) -> KeyBar | None:

@@ -39,6 +39,9 @@ class TableRequest:
 
 
 class CreateTableScreen(Dialog[TableRequest | None]):
+    """Built once per app (``PiocheApp.reusable``): opened again, it shows the choices made
+    last time."""
+
     CSS_PATH = "create.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("tab", "app.focus_next", "key.next_field", show=True),
@@ -91,6 +94,9 @@ class CreateTableScreen(Dialog[TableRequest | None]):
 
     async def on_mount(self) -> None:
         await self._game_changed()
+
+    def on_screen_resume(self) -> None:
+        self.query_one("#create-error", Static).update("")
         self.query_one("#game", Select).focus()
 
     async def _game_changed(self) -> None:

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
-from rich.markdown import Markdown
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from widgets.document import MarkdownPage
 from widgets.keybar import KeyBar
 
 from ..games import game_title, game_ui
@@ -44,6 +45,8 @@ def merge_keys(keys: Sequence[str]) -> str:
 
 
 class HelpScreen(Dialog[None]):
+    """Built once per app and shown again for whichever screen asks (``show_for``)."""
+
     CSS_PATH = "help.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark,q", "close", "key.close", show=False),
@@ -51,18 +54,35 @@ class HelpScreen(Dialog[None]):
 
     def __init__(self, under: Screen[Any], games: Sequence[str]) -> None:
         super().__init__()
-        self.under = under
-        self.games = tuple(games)
+        self.show_for(under, games)
 
     def compose(self) -> ComposeResult:
         yield Static(self.t("help.title"), id="help-title", classes="title", markup=False)
         with VerticalScroll(id="help-scroll"):
-            # Rich's Markdown in one Static: Textual's Markdown widget builds a widget per
-            # block, which costs seconds of CPU for a page of rules on a shared server.
-            yield Static(Markdown(self.document()), id="help-text")
+            # Not Textual's Markdown widget (a widget per block: seconds of CPU for a page of
+            # rules on a shared server), nor Rich's in a Static (rendered again at each
+            # opening): rendered once for the process (widgets/document.py).
+            yield MarkdownPage(self.document(), id="help-text")
         yield KeyBar()
 
-    def on_mount(self) -> None:
+    def show_for(self, under: Screen[Any], games: Sequence[str]) -> None:
+        """Show the keys of ``under`` and the rules of ``games`` from now on, from the top."""
+        # Weakly: the help, kept for the next time, does not keep the screen it was opened
+        # from (a table screen, long closed).
+        self._under = weakref.ref(under)
+        self.games = tuple(games)
+        if self.is_mounted:
+            self.query_one(MarkdownPage).markdown = self.document()
+            self.query_one("#help-scroll", VerticalScroll).scroll_home(animate=False)
+
+    @property
+    def under(self) -> Screen[Any]:
+        """The screen the help was opened from (it is under the help while it is shown)."""
+        under = self._under()
+        assert under is not None, "the screen under the help is gone"
+        return under
+
+    def on_screen_resume(self) -> None:
         self.query_one("#help-scroll").focus()
 
     def keys_table(self) -> list[str]:

@@ -268,17 +268,17 @@ class LobbyScreen(PiocheScreen[None]):
                     private=request.private,
                 )
 
-        self.app.push_screen(CreateTableScreen(self.pioche.coordinator), created)
+        self.app.push_screen(self.pioche.reusable(
+            "create", lambda: CreateTableScreen(self.pioche.coordinator)), created)
 
     def action_scores(self) -> None:
         from .scores import ScoresScreen
 
-        self.app.push_screen(ScoresScreen(self.pioche.coordinator, self.session.player))
+        self.app.push_screen(self.pioche.reusable(
+            "scores", lambda: ScoresScreen(self.pioche.coordinator, self.session.player)))
 
     def action_help(self) -> None:
-        from .help import HelpScreen
-
-        self.app.push_screen(HelpScreen(self, tuple(self.pioche.coordinator.games)))
+        self.pioche.show_help(self, tuple(self.pioche.coordinator.games))
 
     def action_chat(self) -> None:
         self.query_one(ChatInput).focus()

@@ -21,6 +21,8 @@ BOARD_SIZE = 20
 
 
 class ScoresScreen(Dialog[None]):
+    """Built once per app (``PiocheApp.reusable``); read again each time it is shown."""
+
     CSS_PATH = "scores.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("g", "next_game", "key.game_filter"),
@@ -48,6 +50,8 @@ class ScoresScreen(Dialog[None]):
         board = self.query_one("#board", DataTable)
         for key in ("rank", "name", "games", "wins", "points"):
             board.add_column(Text(t(f"scores.col.{key}")), key=key)
+
+    def on_screen_resume(self) -> None:
         self.show_board()
         self.show_mine()
 

@@ -376,19 +376,20 @@ class TableScreen(PiocheScreen[None]):
         self.app.push_screen(Confirm(self.t("confirm.leave")), answered)
 
     def action_help(self) -> None:
-        from .help import HelpScreen
-
-        self.app.push_screen(HelpScreen(self, (self.update.table.game,)))
+        self.pioche.show_help(self, (self.update.table.game,))
 
     def action_chat(self) -> None:
-        self.add_class("-chatting")
-        self.query_one(ChatInput).focus()
+        # The input's own display, not a class on the screen: a screen's class restyles every
+        # widget on it (most of the cost of this key).
+        chat = self.query_one(ChatInput)
+        chat.display = True
+        chat.focus()
 
     def on_chat_input_send(self, event: ChatInput.Send) -> None:
         self.pioche.call(self.session.chat, event.text)
 
     def on_chat_input_done(self) -> None:
-        self.remove_class("-chatting")
+        self.query_one(ChatInput).display = False
         self.focus_game()
 
     def focus_game(self) -> None:
