@@ -13,7 +13,8 @@ quick game when a game ends). Every ``--every`` seconds ``--churn`` of the conne
 dropped — half by a TCP reset, half by a clean close — and reconnect 1–3 s later with the same
 key. Each client connects from its own loopback address (127.0.1.1, …), as players do.
 ``--attack KIND`` adds ``--attackers`` sessions from one address (127.0.0.1), in their own
-process, attacking for the whole run with one of ``tests/hostile/input_attacks.py``'s attacks.
+process, attacking for the whole run with one of ``tests/hostile/input_attacks.py``'s attacks
+(``mixed``: each of them, one per session in turn).
 
 What it checks, and prints as JSON at the end:
 
@@ -62,7 +63,7 @@ sys.path.insert(0, str(ROOT))
 from pioche_tui.store.log import END, SEAT, read_log  # noqa: E402
 from server.keys import fingerprint  # noqa: E402
 from server.ssh import MSG_CRASH  # noqa: E402
-from tests.hostile.input_attacks import ATTACKS, attacker  # noqa: E402
+from tests.hostile.input_attacks import ATTACKS, MIXED, attacker  # noqa: E402
 from tests.server.process import loopback, reset, serve_process  # noqa: E402
 
 # The table screen's title (« Défausse · table K7PX »), as the client's bytes carry it.
@@ -433,8 +434,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--verbose", action="store_true", help="a line every 10 s")
     parser.add_argument("--server-log", metavar="PATH", help="keep the server's log there")
-    parser.add_argument("--attack", choices=sorted(ATTACKS),
-                        help="attackers alongside the players (tests/hostile/input_attacks.py)")
+    parser.add_argument("--attack", choices=[*sorted(ATTACKS), MIXED],
+                        help="attackers alongside the players (tests/hostile/input_attacks.py;"
+                        f" {MIXED}: every attack, one per session in turn)")
     parser.add_argument("--attackers", type=int, default=8,
                         help="attacking sessions, all from one address (default 8)")
     args = parser.parse_args()
