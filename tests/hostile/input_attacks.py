@@ -162,17 +162,20 @@ async def sink(port: int, name: str, address: str) -> tuple[asyncssh.SSHClientCo
 
 @contextlib.asynccontextmanager
 async def attacker(
-    port: int, attack: str, sessions: int, seconds: float = 60.0, address: str = "127.0.0.1"
+    port: int, attack: str, sessions: int, seconds: float = 60.0, address: str = "127.0.0.1",
+    niceness: int = 0,
 ) -> AsyncIterator[dict[str, int]]:
     """This module as a process attacking ``pioche serve`` on ``port``: entered once its
     sessions are in the lobby and attacking; stopped on leaving (or after ``seconds``). What
     it yields is filled as it stops: ``received``, the bytes the server sent its sessions
     meanwhile, ``closed``, how many the server closed, and ``cpu_ms``, the CPU it used itself
-    (on one machine, the attacker's CPU is taken from the server's)."""
+    (on one machine, the attacker's CPU is taken from the server's: ``niceness`` lowers its
+    priority, so that it takes what the server and the players leave, as if elsewhere)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.hostile.input_attacks", str(port), attack,
         "--sessions", str(sessions), "--seconds", str(seconds), "--address", address,
         cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        preexec_fn=(lambda: os.nice(niceness)) if niceness else None,
     )
     assert process.stdin is not None and process.stdout is not None
     report: dict[str, int] = {}
