@@ -411,8 +411,8 @@ class CollectionTableScreen(TableScreen):
 
     def end_reason(self, update: TableUpdate) -> str:
         """Who filled their scorecard, or how many rounds were played."""
-        view = self.view
-        if view is None:
+        view = cast("CollectionView | None", update.view)
+        if view is None or view.outcome is None:
             return ""
         t = self.t
         full = [self.name_of(s.seat) for s in view.seats

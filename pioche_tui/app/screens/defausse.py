@@ -190,7 +190,7 @@ class DefausseTableScreen(TableScreen):
 
     def end_reason(self, update: TableUpdate) -> str:
         """The target reached (by the best scores), or the single round played."""
-        view = self.view
+        view = cast("DefausseView | None", update.view)
         if view is None or view.outcome is None:
             return ""
         t = self.t

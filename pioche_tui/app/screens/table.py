@@ -182,7 +182,8 @@ class TableScreen(PiocheScreen[None]):
             outcome = self.outcome(update)
             if outcome is not None and not self._podium_shown:
                 self._podium_shown = True
-                self.show_podium(outcome)
+                why = self.end_reason(update)
+                self.show_podium(outcome, self.t("tev.end", why=why) if why else "")
         else:
             self.show_waiting(update)
         self.sync_keys()
@@ -242,10 +243,9 @@ class TableScreen(PiocheScreen[None]):
         else:
             start, end, rows = summary
             lines = [*self.narrate(events[:start]), *rows, *self.narrate(events[end:])]
-        if any(event.kind == "game_end" for event in events):
-            why = self.end_reason(update)
-            if why:
-                lines.append(self.t("tev.end", why=why))
+        why = self.end_reason(update) if any(e.kind == "game_end" for e in events) else ""
+        if why:
+            lines.append(self.t("tev.end", why=why))
         return lines
 
     def round_summary_at(self, update: TableUpdate) -> tuple[int, int, list[Text]] | None:
@@ -337,14 +337,14 @@ class TableScreen(PiocheScreen[None]):
         self.log_widget.display = True
         self.sync_keys()
 
-    def show_podium(self, outcome: Outcome) -> None:
+    def show_podium(self, outcome: Outcome, reason: str = "") -> None:
         from .podium import PodiumScreen
 
         def closed(leave: bool | None) -> None:
             if leave:
                 self.action_leave()
 
-        self.pioche.open(PodiumScreen(self.names, outcome), closed)
+        self.pioche.open(PodiumScreen(self.names, outcome, reason), closed)
 
     # --- keys -----------------------------------------------------------------------------
 
