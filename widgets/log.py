@@ -16,14 +16,16 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 
 from .lines import TextLines
 
-HISTORY = 1000
-"""Entries (sentences, chat lines) kept per log: some 300 KiB at most. A Défausse game to 500
-points is some 100 to 300 lines, a Collection game of five rounds some 250."""
+HISTORY = 1500
+"""Entries (sentences, chat lines) kept per log. A whole game of four is some 710 lines of
+Défausse to 500 points (1,290 at most in 30 games) and 580 of Collection (650 at most). Kept
+as the plain strings most of them are, 1,500 lines take some 250 KiB (as `Text`, 570)."""
 WHEEL = 3  # rows per notch of the mouse wheel
 
 
@@ -44,9 +46,10 @@ class GameLog(TextLines):
         """``below(n)`` says that ``n`` rows wait below the view (the player's language)."""
         super().__init__(id=id, classes=classes)
         self.below = below or (lambda n: f"↓ {n}")
-        self.entries: deque[Text] = deque(maxlen=HISTORY)
+        # Plain lines stay strings (a third of a Text's memory); a Text only where styled.
+        self.entries: deque[str | Text] = deque(maxlen=HISTORY)
         self._heights: deque[int] = deque(maxlen=HISTORY)  # rows of each entry
-        self._rows: list[Text] = []  # the entries wrapped to the width, oldest first
+        self._rows: list[str | Text] = []  # the entries wrapped to the width, oldest first
         self._top = 0  # the first row shown
         self.following = True  # the view is at the bottom and follows new lines
 
@@ -54,8 +57,7 @@ class GameLog(TextLines):
 
     def add_lines(self, lines: Iterable[str | Text]) -> None:
         width = self.content_size.width
-        for line in lines:
-            entry = line if isinstance(line, Text) else Text(line)
+        for entry in lines:
             if len(self.entries) == HISTORY:  # the oldest goes, with its rows
                 gone = self._heights[0]
                 del self._rows[:gone]
@@ -117,13 +119,14 @@ class GameLog(TextLines):
             self._top = self._bottom
         self._show()
 
-    def _wrap(self, entry: Text, width: int) -> list[Text]:
+    def _wrap(self, entry: str | Text, width: int) -> list[str | Text]:
         """``entry`` cut into rows of ``width`` cells. Most lines fit in one row as they are,
         and Rich's word wrapping costs more than the rest of adding a line."""
-        plain = entry.plain
-        if entry.cell_len <= width and "\n" not in plain and "\t" not in plain:
+        plain = entry.plain if isinstance(entry, Text) else entry
+        if cell_len(plain) <= width and "\n" not in plain and "\t" not in plain:
             return [entry]
-        return list(entry.wrap(self.app.console, width))
+        text = entry if isinstance(entry, Text) else Text(entry)
+        return list(text.wrap(self.app.console, width))
 
     def _show(self) -> None:
         height = self.content_size.height
@@ -132,7 +135,8 @@ class GameLog(TextLines):
         if self.following:
             self._top = self._bottom
         self._top = min(self._top, self._bottom)
-        shown = self._rows[self._top:self._top + height]
+        shown = [row if isinstance(row, Text) else Text(row)
+                 for row in self._rows[self._top:self._top + height]]
         waiting = len(self._rows) - self._top - height
         if waiting > 0 and not self.following:  # the bottom row says what waits below
             style = self.get_component_rich_style("gamelog--below", partial=True)
