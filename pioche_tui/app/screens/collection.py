@@ -5,7 +5,8 @@ prompt.
 Choices that need more than a key — the target of a Double, a Passe Ton Tour or a Swipe, the
 draw pile of a Quantique, the card to keep from a Quantique, the combinations to validate at the
 end of a round — are asked in a list that takes the log's place (no window over the table during
-play: docs/performance.md says why). The round's summary takes it too, for a while.
+play: docs/performance.md says why); so does the game's final summary. A round's summary goes
+in the log, where it hides nothing of the next round (docs/screens.md).
 
 Each view is split into slices, and each widget given only its own: the board (one widget)
 repaints only the rows that changed.
@@ -380,7 +381,7 @@ class CollectionTableScreen(TableScreen):
         """Everybody has validated a round (not the last: its summary stays in the log's
         place): the summary, titled, in place of the lines of what each validated, which it
         repeats."""
-        view = self.view
+        view = cast("CollectionView | None", update.view)
         told = [i for i, e in enumerate(update.events) if e.kind == "validate"]
         if not told or view is None or view.outcome is not None:
             return None

@@ -165,7 +165,7 @@ class DefausseTableScreen(TableScreen):
 
     def round_summary_at(self, update: TableUpdate) -> tuple[int, int, list[Text]] | None:
         """After the line of the last round's end (the podium follows the game's last)."""
-        view = self.view
+        view = cast("DefausseView | None", update.view)
         ends = [i for i, e in enumerate(update.events) if e.kind == "round_end"]
         if not ends or view is None or view.last_round is None or view.outcome is not None:
             return None

@@ -172,7 +172,7 @@ class TableScreen(PiocheScreen[None]):
         self.set_class(update.seat is None, "-spectator")
         self.title_bar.title = self.header_text(update)
         self.title_bar.deadline = update.deadline
-        if self._history:  # (before the game starts too: a restored waiting room has none)
+        if self._history:  # what happened before we came, once, before the news
             history, self._history = self._history, ()
             self.log_widget.add_lines(self.narrate(history))
         if started:
