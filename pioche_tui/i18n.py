@@ -364,11 +364,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
                      "{name} did not announce: x to catch them!"),
     "df.over": ("Partie terminée.", "Game over."),
     "df.pick_colour": ("Quelle couleur ?", "Which colour?"),
-    "df.round_over": ("Fin de la manche {n}", "End of round {n}"),
-    "df.round_winner": ("{name} gagne la manche et marque {gained} points.",
-                        "{name} wins the round and scores {gained} points."),
-    "df.col.hand": ("En main", "In hand"),
-    "df.col.total": ("Total", "Total"),
     # Défausse's log: one sentence per action, its consequences joined with " — "
     "replay.bot_takes_over": ("un robot prend la place jusqu'à la fin",
                               "a bot takes the seat to the end"),

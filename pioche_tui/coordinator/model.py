@@ -12,6 +12,7 @@ from typing import Any, Literal
 from ..engine.base import Event
 
 SeatKind = Literal["free", "player", "bot"]
+TableStatus = Literal["waiting", "playing", "finished", "closed"]
 
 TABLE_EVENTS = frozenset({"drop", "back", "leave", "gone", "timeout", "stand_in"})
 """The coordinator's own events, told in the table's log beside the game's (``seat`` is the
@@ -20,7 +21,6 @@ for them meanwhile), they came ``back``, they ``leave`` the game (the stand-in k
 they were ``gone`` past the grace period (the same), their turn timer ran out (``timeout``: the
 stand-in plays the turn). ``stand_in`` comes just before the events of a move the stand-in made
 for a player's seat: the log marks it (« le robot a joué pour vous : … »)."""
-TableStatus = Literal["waiting", "playing", "finished", "closed"]
 
 
 class Refused(Exception):

@@ -61,10 +61,12 @@ def tell(events: Sequence[Event], names: Sequence[str], t: Catalogue, me: int | 
 
     def flush() -> None:
         nonlocal marked
-        told = narrate(run, names, t) if narrate is not None and run else []
+        if not run:
+            return
+        told = narrate(run, names, t) if narrate is not None else []
         if marked and told:
             told[0] = t("tev.stand_in_you", line=told[0])
-            marked = False
+        marked = False
         lines.extend(told)
         run.clear()
 

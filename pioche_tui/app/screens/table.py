@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from ..app import PiocheApp
 
 TABLE_ACTIONS = {"start", "chat", "leave", "help", "log_page"}  # keys every table screen has
-PANEL_SECONDS = 15.0  # how long a panel (a round's summary) stays before the log returns
+PANEL_SECONDS = 15.0  # how long a panel stays in the log's place, unless told otherwise
 RESUME_NOTICE_SECONDS = 10.0  # a guest's resume command in a notice (it covers the hand's end)
 
 
