@@ -224,3 +224,24 @@ async def test_the_history_comes_back_after_a_restart(make_coordinator: Make) ->
     (update,) = updates(alice)
     assert update.step == moves
     assert update.history == tuple(e.seen_by(0) for h in kept for e in h)
+
+
+@pytest.mark.parametrize("game", BOTH)
+async def test_a_late_arrival_reads_at_least_the_last_50_lines(
+    make_coordinator: Make, game: str
+) -> None:
+    c = await make_coordinator()
+    watcher = c.connect(player("watcher"))
+    tid = watcher.create_table(game, seats=4, bots={i: "random" for i in range(4)}, sit=False)
+    table = c.tables[tid]
+    await until(lambda: table.step >= 120 or table.status != "playing", timeout=30)
+    late = c.connect(player("late"))
+    late.watch(tid)
+    (update,) = updates(late)
+    names = tuple(seat.name for seat in update.table.seats)
+    told = lines(update.history, game, names, None)
+    assert len(told) >= 50
+    if len(table.history) < table_module.HISTORY:  # (the bots may have gone on past it)
+        assert told[0].startswith("Manche 1 : ")
+    newest = tuple(e.seen_by(None) for e in table.history[-1])
+    assert told[-1] == lines(newest, game, names, None)[-1]
