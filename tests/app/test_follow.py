@@ -7,6 +7,7 @@ tests/coordinator/test_history.py; over a real server process: tests/server/test
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -168,7 +169,7 @@ async def test_back_after_a_drop_the_log_tells_what_happened(
     for _ in range(2000):
         if sum(e.kind == "stand_in" for h in table.history for e in h) >= 2:
             break
-        await pilot.pause(0.005)
+        await asyncio.sleep(0.005)
     bob.leave()  # (the table holds still until she is back)
     again = make_app("Alice")
     async with again.run_test(size=(80, 24)) as pilot:
