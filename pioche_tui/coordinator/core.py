@@ -283,11 +283,15 @@ class Coordinator:
         table.started_at = float(h.get("started", time.time()))
         table.state = game.new_game(len(table.seats), table.options, table.seed)
         table.bot_rng.seed(table.seed)
+        # The history comes back too, but for the table events (drops, stand-ins' marks): the
+        # log holds the moves, not who made them.
+        table.remember(getattr(table.state, "opening", ()))
         for record in contents.records:
             if record[0] == SEAT:
                 table.seats[record[1]] = Seat.from_log(record[2])
             elif record[0] != END:
-                game.apply(table.state, record[1], game.action_from_wire(record[2]))
+                table.remember(game.apply(table.state, record[1],
+                                          game.action_from_wire(record[2])))
                 table.step += 1
         table.writer = LogWriter.reopen(path, contents)
         table.status = "playing"
@@ -444,7 +448,10 @@ class Coordinator:
             self._place(session, table, seat_no)
             table.changed()
             table.schedule()
-            table.publish()
+            if table.status == "playing":
+                table.announce("back", seat_no)
+            else:
+                table.publish()
             session.mailbox.put_notice(Notice("reclaimed", "Vous retrouvez votre place."))
             return
 
@@ -467,7 +474,10 @@ class Coordinator:
             self._start_grace(table, seat_no, asyncio.get_running_loop().time())
             table.changed()
             table.schedule()
-            table.publish()
+            if replaced:  # (a newer connection takes the seat back at once)
+                table.publish()
+            else:
+                table.announce("drop", seat_no)
             session.table = session.seat = None
             if not replaced:
                 self._maybe_close(table)
@@ -503,15 +513,16 @@ class Coordinator:
         seat = table.seats[seat_no]
         seat.grace = None
         if seat.kind == "player" and seat.session is None and table.status == "playing":
-            self._hand_to_bot(table, seat_no)
+            self._hand_to_bot(table, seat_no, "gone")
         elif seat.kind == "player" and seat.session is None and table.status == "waiting":
             self._free_seat(table, seat_no)  # (a waiting table brought back by a restart)
             table.changed()
             table.publish()
         self._maybe_close(table)
 
-    def _hand_to_bot(self, table: Table, seat_no: int) -> None:
-        """The stand-in keeps this seat to the end of the game."""
+    def _hand_to_bot(self, table: Table, seat_no: int, why: str) -> None:
+        """The stand-in keeps this seat to the end of the game: the player left (``why`` is
+        "leave") or did not come back in time ("gone"); everyone's log says so."""
         seat = table.seats[seat_no]
         seat.kind, seat.bot, seat.session, seat.away_since = "bot", STAND_IN, None, None
         if seat.grace is not None:
@@ -520,7 +531,7 @@ class Coordinator:
         table.log_seat(seat_no)
         table.changed()
         table.schedule()
-        table.publish()
+        table.announce(why, seat_no)
 
     # --- the lobby ------------------------------------------------------------------------
 
@@ -757,7 +768,7 @@ class Coordinator:
                 self._free_seat(table, seat_no)
             elif table.status == "playing":
                 seat.session = None
-                self._hand_to_bot(table, seat_no)
+                self._hand_to_bot(table, seat_no, "leave")
             else:
                 seat.session = None
             table.changed()

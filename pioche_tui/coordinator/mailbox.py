@@ -1,8 +1,9 @@
 """A session's mailbox: the newest of each kind of news, never a growing queue.
 
 The coordinator writes, the session's app reads. However slow the reader, a mailbox holds one
-lobby snapshot, one table update (whose events pile up to a cap, newest kept), and the last few
-chat lines and notices: memory stays bounded whatever a client does.
+lobby snapshot, one table update (whose events pile up to a cap, newest kept; the table's
+history it carries after subscribing is bounded by the table), and the last few chat lines and
+notices: memory stays bounded whatever a client does.
 """
 
 from __future__ import annotations
@@ -54,9 +55,11 @@ class Mailbox:
 
     def put_table(self, update: TableUpdate) -> None:
         pending = self._table
-        if pending is not None and pending.table.id == update.table.id and pending.events:
-            events = (pending.events + update.events)[-MAX_EVENTS:]
-            update = replace(update, events=events)
+        if pending is not None and pending.table.id == update.table.id:
+            if pending.events:
+                update = replace(update, events=(pending.events + update.events)[-MAX_EVENTS:])
+            if pending.history and not update.history:  # (sent once: kept until read)
+                update = replace(update, history=pending.history)
         self._table = update
         self._left_table = False
         self._ready.set()

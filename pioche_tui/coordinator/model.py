@@ -14,6 +14,14 @@ from ..engine.base import Event
 SeatKind = Literal["free", "player", "bot"]
 TableStatus = Literal["waiting", "playing", "finished", "closed"]
 
+TABLE_EVENTS = frozenset({"drop", "back", "leave", "gone", "timeout", "stand_in"})
+"""The coordinator's own events, told in the table's log beside the game's (``seat`` is the
+player concerned, ``args`` empty): a player's connection dropped (``drop``: the stand-in plays
+for them meanwhile), they came ``back``, they ``leave`` the game (the stand-in keeps the seat),
+they were ``gone`` past the grace period (the same), their turn timer ran out (``timeout``: the
+stand-in plays the turn). ``stand_in`` comes just before the events of a move the stand-in made
+for a player's seat: the log marks it (« le robot a joué pour vous : … »)."""
+
 
 class Refused(Exception):
     """A request the coordinator turns down; nothing changed.
@@ -106,7 +114,9 @@ class TableUpdate:
     ``step`` counts the actions applied so far: an action sent with an older step is stale and
     refused. ``events`` are those since the subscriber's previous update (several actions'
     worth when it was slow to read), already filtered for its eyes. ``deadline`` is the event
-    loop's time at which the turn timer of the seats in ``to_act`` runs out.
+    loop's time at which the turn timer of the seats in ``to_act`` runs out. ``history``, in
+    the first update after subscribing only, is what happened at the table before (its last
+    ``table.HISTORY`` actions and table events), filtered for the same eyes.
     """
 
     table: TableSummary
@@ -116,3 +126,4 @@ class TableUpdate:
     events: tuple[Event, ...] = ()
     to_act: tuple[int, ...] = ()
     deadline: float | None = None
+    history: tuple[Event, ...] = ()

@@ -18,8 +18,9 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..engine.base import Event, Game, IllegalAction, derive_seed
@@ -39,6 +40,10 @@ FILE``): bench/load.py compares it with the moment each screen shows that step. 
 costing one level check) otherwise; ``time.monotonic`` is the same clock in every process."""
 
 STAND_IN = "basic"  # the bot that plays for an absent or slow player
+HISTORY = 200
+"""Moves (each with what it caused) and table events a table keeps for whoever arrives or comes
+back: their screen's log starts with them. A few hundred events, a few tens of KiB per table:
+a Défausse round is some 30 to 60 moves, a Collection round some 40."""
 RETRY = 2.0  # seconds between a paused table's tries of its log
 PAUSED = ("La table est en pause : le serveur ne peut plus enregistrer la partie (disque plein "
           "ou en panne). Elle reprendra d'elle-même.")
@@ -124,6 +129,9 @@ class Table:
         self._unlogged_seats: dict[int, dict[str, Any]] = {}  # written when the log is back
         self.clock_saved: dict[int, float] = {}  # the deadlines the coordinator last stored
         self.saved_waiting = False  # the coordinator stored it while it waited for players
+        # What happened lately, unfiltered (hidden cards in their owners' ``secret``): each
+        # subscriber gets it filtered for its eyes when it arrives (``subscribe``).
+        self.history: deque[tuple[Event, ...]] = deque(maxlen=HISTORY)
 
     # --- what others see ------------------------------------------------------------------
 
@@ -168,9 +176,10 @@ class Table:
         self.subscribers[session] = seat
         if seat is None:
             self.changed()
-        if self.idle:  # someone is back: the bots and the clock go on (first: their view
-            self.schedule()  # shows the clock; nobody else was here to be told)
-        session.mailbox.put_table(self._update(seat, ()))
+        if self.idle:  # someone is back: the bots and the clock go on (first: the update
+            self.schedule()  # below carries the turn's deadline)
+        history = tuple(e.seen_by(seat) for happened in self.history for e in happened)
+        session.mailbox.put_table(replace(self._update(seat, ()), history=history))
 
     def unsubscribe(self, session: Session) -> None:
         seat = self.subscribers.pop(session, "absent")
@@ -178,6 +187,18 @@ class Table:
             self.changed()
         if not self.subscribers:
             self.schedule()  # the last one gone: hold still
+
+    def remember(self, events: Iterable[Event]) -> None:
+        """Keep what just happened in the table's history (``HISTORY``)."""
+        happened = tuple(events)
+        if happened:
+            self.history.append(happened)
+
+    def announce(self, kind: str, seat: int) -> None:
+        """A table event (``model.TABLE_EVENTS``) for everyone's log, with the newest views."""
+        event = Event(kind, seat)
+        self.remember((event,))
+        self.publish([event])
 
     def publish(self, events: list[Event] | None = None) -> None:
         """Give every subscriber the newest view of its seat (computed once per seat)."""
@@ -230,7 +251,9 @@ class Table:
         self.status = "playing"
         self.coordinator.keep_waiting(self)  # no longer waiting: its log holds it now
         self.changed()
-        self.after_change([])
+        # The deal and the first card's effect, told as later rounds' are. Those seated now see
+        # them in this update, whoever sits down afterwards in the history.
+        self.after_change(list(getattr(self.state, "opening", ())))
 
     def header(self) -> dict[str, Any]:
         return {
@@ -261,9 +284,10 @@ class Table:
         self.apply(seat, action)
         self.human_acted = True
 
-    def apply(self, seat: int, action: Any) -> None:
-        """Apply an action (the rules check it), log it, then tell everyone. An action the log
-        refuses is undone, and the table pauses."""
+    def apply(self, seat: int, action: Any, said: tuple[Event, ...] = ()) -> None:
+        """Apply an action (the rules check it), log it, then tell everyone, with the table
+        events ``said`` before it (a stand-in's move). An action the log refuses is undone,
+        and the table pauses."""
         if self.paused:
             raise Refused("paused", NOT_TAKEN)
         try:
@@ -283,7 +307,7 @@ class Table:
         if trace.isEnabledFor(logging.DEBUG):
             trace.debug("%.6f %s %d", time.monotonic(), self.id, self.step)
         self.deadlines.pop(seat, None)
-        self.after_change(events)
+        self.after_change([*said, *events])
 
     def undo_unlogged(self) -> None:
         """The log refused the action just applied: rebuild the state from the log (which the
@@ -391,6 +415,7 @@ class Table:
         self.writer.close()
 
     def after_change(self, events: list[Event]) -> None:
+        self.remember(events)
         outcome = self.game.outcome(self.state)
         if outcome is not None:
             self.finish(outcome.scores, outcome.winners, outcome.rounds)
@@ -455,7 +480,9 @@ class Table:
     def _bot_for(self, seat: int) -> Any:
         return self.game.bot(self.seats[seat].bot)
 
-    def bot_move(self, seat: int, step: int) -> None:
+    def bot_move(self, seat: int, step: int, timed_out: bool = False) -> None:
+        """The bot of a bot seat, or a player's stand-in, plays (``timed_out``: because the
+        player's turn timer ran out). A stand-in's move is marked so in everyone's log."""
         if self.status != "playing" or step != self.step:
             return
         if seat not in self.game.to_act(self.state):
@@ -464,11 +491,13 @@ class Table:
         try:
             # A player's stand-in does what the rules say where they say it (Collection: the
             # best selection at validation), else what the bot chooses.
-            action = (self.game.stand_in_action(self.state, seat)
-                      if self.seats[seat].kind == "player" else None)
+            stand_in = self.seats[seat].kind == "player"
+            action = self.game.stand_in_action(self.state, seat) if stand_in else None
             if action is None:
                 action = self._bot_for(seat).choose(self.state, seat, legal, self.bot_rng)
-            self.apply(seat, action)
+            said = ((*((Event("timeout", seat),) if timed_out else ()), Event("stand_in", seat))
+                    if stand_in else ())
+            self.apply(seat, action, said)
         except Refused as e:
             if e.code != "paused":  # (paused: it plays again when the table resumes)
                 log.error("table %s: the bot of seat %d was refused: %s", self.id, seat, e)
@@ -498,7 +527,7 @@ class Table:
         self.autoplay.add(seat)
         self.coordinator.notify_seat(self, seat, "timeout",
                                      "Temps écoulé : le robot joue ce tour pour vous.")
-        self.bot_move(seat, step)
+        self.bot_move(seat, step, timed_out=True)
 
     def cancel_timers(self) -> None:
         for handle in self._handles:

@@ -380,15 +380,16 @@ async def test_round_summary_after_a_round(make_app: MakeApp) -> None:
                          events=(Event("round_end", 0, ((0, 37), 37)),))
         screen.show_update(update)
         await settle(pilot)
-        # The summary takes the log's place; the game's keys still act meanwhile.
-        assert app.screen is screen and not screen.query_one(GameLog).display
-        text = screen_text(app)
-        assert "Fin de la manche 1" in text and "Alice gagne la manche et marque 37" in text
-        assert "esc" in keys_shown(app) and "d" in keys_shown(app)
-        assert "Alice gagne la manche : +37 points" in str(screen.query_one(GameLog).entries[-1])
-        await pilot.press("escape")
-        await settle(pilot)
-        assert screen.query_one(GameLog).display and "esc" not in keys_shown(app)
+        # The summary sits in the log, under the round's end: it hides nothing (the next
+        # round's clock runs), and the next round's lines follow it.
+        log = screen.query_one(GameLog)
+        assert log.display and not screen.query_one("#panel").display
+        bot = screen.names[1]
+        told = [str(entry) for entry in log.entries][-3:]
+        assert told == ["Alice gagne la manche : +37 points", f"  En main : Alice 0, {bot} 37",
+                        f"  Totaux : Alice 37, {bot} 0"]
+        assert f"Totaux : Alice 37, {bot} 0" in screen_text(app)
+        assert "esc" not in keys_shown(app) and "d" in keys_shown(app)
 
 
 async def test_keep_is_sent_for_a_drawn_card(make_app: MakeApp) -> None:

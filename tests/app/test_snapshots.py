@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from pioche_tui.app.screens.defausse import DefausseTableScreen
 from pioche_tui.app.screens.podium import PodiumScreen
 from pioche_tui.coordinator.core import Coordinator
 from pioche_tui.coordinator.model import Player
-from pioche_tui.engine.base import Outcome
+from pioche_tui.engine.base import Event, Outcome
 from pioche_tui.engine.defausse.rules import RoundResult
 from pioche_tui.store.db import SeatResult
 
@@ -133,17 +134,35 @@ async def colour(pilot: Pilot[Any], coordinator: Coordinator) -> None:
 
 
 async def round_summary(pilot: Pilot[Any], coordinator: Coordinator) -> None:
+    """A round ended: its summary sits in the log, the next round's lines under it."""
     await table(pilot, coordinator)
     screen = await at_my_turn(pilot)
-    screen.show_panel(screen.round_summary(RoundResult(1, 2, (23, 7, 0, 41), 71),
-                                           (0, 0, 71, 0)))
+    result = RoundResult(1, 2, (23, 7, 0, 41), 71)
+    view = screen.view
+    assert view is not None
+    screen.show_update(replace(
+        screen.update, view=replace(view, last_round=result, scores=(0, 0, 71, 0)),
+        events=(Event("round_end", 2, (result.hand_points, 71)), Event("round", None, (2, 3)))))
+    await still(pilot)
+
+
+async def log_back(pilot: Pilot[Any], coordinator: Coordinator) -> None:
+    """Back in the log (PageUp) while lines come: the bottom row says how many wait."""
+    await table(pilot, coordinator)
+    screen = await at_my_turn(pilot)
+    screen.log_widget.add_lines(f"{i}." for i in range(1, 31))
+    await pilot.press("pageup")
+    screen.log_widget.add_lines(["31.", "32."])
     await still(pilot)
 
 
 async def podium(pilot: Pilot[Any], coordinator: Coordinator) -> None:
     await table(pilot, coordinator)
     screen = await at_my_turn(pilot)
-    app_of(pilot).open(PodiumScreen(screen.names, Outcome((512, 140, 505, 88), (0,), 6)))
+    t = screen.t
+    why = t("tev.end", why=t.count("tev.end.target", 2, names=t.names(["Alice", "Capucine"]),
+                                   target=500))
+    app_of(pilot).open(PodiumScreen(screen.names, Outcome((512, 140, 505, 88), (0,), 6), why))
     await still(pilot)
 
 
@@ -155,7 +174,7 @@ async def too_small(pilot: Pilot[Any], coordinator: Coordinator) -> None:
 SCENES: dict[str, Scene] = {
     "nickname": nickname, "lobby": lobby, "create": create, "help": help_lobby,
     "scores": scores, "waiting": waiting, "table": table, "spectator": spectator,
-    "colour": colour, "round_summary": round_summary, "podium": podium,
+    "colour": colour, "round_summary": round_summary, "log_back": log_back, "podium": podium,
     "too_small": too_small,
 }
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}

@@ -5,7 +5,8 @@ prompt.
 Choices that need more than a key — the target of a Double, a Passe Ton Tour or a Swipe, the
 draw pile of a Quantique, the card to keep from a Quantique, the combinations to validate at the
 end of a round — are asked in a list that takes the log's place (no window over the table during
-play: docs/performance.md says why). The round's summary takes it too, for a while.
+play: docs/performance.md says why); so does the game's final summary. A round's summary goes
+in the log, where it hides nothing of the next round (docs/screens.md).
 
 Each view is split into slices, and each widget given only its own: the board (one widget)
 repaints only the rows that changed.
@@ -157,8 +158,8 @@ class CollectionTableScreen(TableScreen):
             cached("scorecard", (shown.scorecard, shown.total), lambda: self.scorecard(shown)))
         self.prompt_line.text = self.prompt(view)
         self.sync_choice(view)
-        if any(event.kind == "validate" for event in update.events):
-            self.show_summary(view)  # everybody has validated: the round is over
+        if view.outcome is not None and any(event.kind == "validate" for event in update.events):
+            self.show_summary(view)  # everybody has validated the last round
 
     def cached(self, part: str, key: Any, build: Callable[[], Any]) -> Any:
         """``build()``, or the value it gave last time for ``part`` if ``key`` is the same."""
@@ -376,17 +377,28 @@ class CollectionTableScreen(TableScreen):
 
     # --- summaries ------------------------------------------------------------------------
 
-    def round_summary(self, view: CollectionView) -> Text:
+    def round_summary_at(self, update: TableUpdate) -> tuple[int, int, list[Text]] | None:
+        """Everybody has validated a round (not the last: its summary stays in the log's
+        place): the summary, titled, in place of the lines of what each validated, which it
+        repeats."""
+        view = cast("CollectionView | None", update.view)
+        told = [i for i, e in enumerate(update.events) if e.kind == "validate"]
+        if not told or view is None or view.outcome is not None:
+            return None
+        title = Text(self.t("col.round_over", n=view.round - 1), "bold")
+        return told[0], told[-1] + 1, [title, *self.round_summary(view)]
+
+    def round_summary(self, view: CollectionView) -> list[Text]:
         """One row per seat: the points of the round that just ended, the total, the
-        objectives, and what they validated. (The panel's title says which round.)"""
+        objectives, and what they validated."""
         t = self.t
         width = self.name_width()
-        text = Text()
+        rows = []
         for seat in view.seats:
             combos = view.last_results[seat.seat] if seat.seat < len(view.last_results) else ()
             won = view.outcome is not None and seat.seat in view.outcome.winners
-            if seat.seat:
-                text.append("\n")
+            text = Text()
+            rows.append(text)
             text.append("★ " if won else "  ", "bold")
             text.append_text(fit(self.name_of(seat.seat), width))
             text.append(f" +{sum(c.points for c in combos):>3} ")
@@ -396,22 +408,31 @@ class CollectionTableScreen(TableScreen):
                 text.append(", ".join(f"{t(f'obj.{c.objective}')} {c.points}" for c in combos))
             else:
                 text.append(t("col.sum.nothing"), "dim")
-        return text
+        return rows
+
+    def end_reason(self, update: TableUpdate) -> str:
+        """Who filled their scorecard, or how many rounds were played."""
+        view = cast("CollectionView | None", update.view)
+        if view is None or view.outcome is None:
+            return ""
+        t = self.t
+        full = [self.name_of(s.seat) for s in view.seats
+                if s.scorecard and all(s.scorecard)]
+        if full:
+            return t.count("tev.end.complete", len(full), names=t.names(full))
+        return t.count("tev.end.rounds", view.round)
 
     def show_summary(self, view: CollectionView) -> None:
-        """After a round, its summary in the log's place for a while; after the last, the
-        final one, which stays."""
+        """After the last round, the final summary in the log's place: it stays (no clock
+        runs any more)."""
+        assert view.outcome is not None
         t = self.t
-        if view.outcome is None:
-            self.panel.border_title = Text(t("col.round_over", n=view.round - 1))
-            self.show_panel(self.round_summary(view))
-            return
         winners = view.outcome.winners
         # Text, never a str: a str border title is read as markup, and it holds names.
         names = t.names([self.name_of(w) for w in winners])
         self.panel.border_title = Text(
             t.count("col.game_over", len(winners), round=view.round, names=names))
-        self.show_panel(self.round_summary(view), ENDLESS)
+        self.show_panel(Text("\n").join(self.round_summary(view)), ENDLESS)
 
     # --- the choice list ------------------------------------------------------------------
 

@@ -11,8 +11,6 @@ from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, cast
 
 from rich.cells import cell_len
-from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 from textual.app import CSSPathType
 from textual.binding import Binding, BindingType
@@ -97,7 +95,6 @@ class DefausseTableScreen(TableScreen):
                            view.drawn if my_turn else None)
         self.board.show(self.seat_lines(update, view), view.top, self.pile_info(view))
         self.prompt_line.text = self.prompt(view, me)
-        self._maybe_show_round(update, view)
         if my_turn and view.phase == "choose_colour" and self._picker_step != update.step:
             self._picker_step = update.step
             self.ask_colour(lambda colour: self.act(ChooseColour(colour)))
@@ -166,28 +163,43 @@ class DefausseTableScreen(TableScreen):
             text.append("  " + t("df.can_catch", name=names[view.catchable]), "bold")
         return text
 
-    def _maybe_show_round(self, update: TableUpdate, view: DefausseView) -> None:
-        """After a round (not the last: the podium follows that one), its summary."""
-        if view.outcome is None and view.last_round is not None and any(
-                e.kind == "round_end" for e in update.events):
-            self.show_panel(self.round_summary(view.last_round, view.scores))
+    def round_summary_at(self, update: TableUpdate) -> tuple[int, int, list[Text]] | None:
+        """After the line of the last round's end (the podium follows the game's last)."""
+        view = cast("DefausseView | None", update.view)
+        ends = [i for i, e in enumerate(update.events) if e.kind == "round_end"]
+        if not ends or view is None or view.last_round is None or view.outcome is not None:
+            return None
+        return ends[-1] + 1, ends[-1] + 1, self.round_summary(view.last_round, view.scores)
 
-    def round_summary(self, result: RoundResult, scores: tuple[int, ...]) -> Group:
-        """Who won the round and what it scored; the points left in each hand; the totals."""
+    def round_summary(self, result: RoundResult, scores: tuple[int, ...]) -> list[Text]:
+        """Under the line that says who won the round and what it scored: the points left in
+        each hand, then the totals, best first (each wraps on a second row at many seats)."""
         t = self.t
-        table = Table(box=None, padding=(0, 2), show_edge=False, pad_edge=False)
-        table.add_column(Text(t("scores.col.name")))
-        table.add_column(Text(t("df.col.hand")), justify="right")
-        table.add_column(Text(t("df.col.total")), justify="right")
-        for seat, name in enumerate(self.names):
-            style = "bold" if seat == result.winner else ""
-            table.add_row(Text(name, style), Text(str(result.hand_points[seat])),
-                          Text(str(scores[seat]), style))
-        return Group(
-            Text(t("df.round_over", n=result.round), "bold"),
-            Text(t("df.round_winner", name=self.names[result.winner], gained=result.gained)),
-            table,
-        )
+        names = self.names
+        hands = ", ".join(f"{names[s]} {p}" for s, p in enumerate(result.hand_points)
+                          if s < len(names))
+        order = sorted(range(min(len(scores), len(names))), key=lambda s: (-scores[s], s))
+        totals = Text(t("tev.summary_totals", totals=""), "bold")
+        for i, seat in enumerate(order):
+            if i:
+                totals.append(", ")
+            totals.append(f"{names[seat]} {scores[seat]}",
+                          "bold" if seat == result.winner else "")
+        return [Text("  " + t("tev.summary_hands", hands=hands), "dim"),
+                Text("  ").append_text(totals)]
+
+    def end_reason(self, update: TableUpdate) -> str:
+        """The target reached (by the best scores), or the single round played."""
+        view = cast("DefausseView | None", update.view)
+        if view is None or view.outcome is None:
+            return ""
+        t = self.t
+        if update.table.option("single_round"):
+            return t("tev.end.single")
+        reached = [self.names[s] for s, p in enumerate(view.outcome.scores)
+                   if p >= view.target and s < len(self.names)]
+        return t.count("tev.end.target", len(reached), names=t.names(reached),
+                       target=view.target)
 
     # --- keys -----------------------------------------------------------------------------
 

@@ -26,10 +26,12 @@ class PodiumScreen(Dialog[bool | None]):
         Binding("escape", "close", "key.see_table"),
     ]
 
-    def __init__(self, names: Sequence[str], outcome: Outcome) -> None:
+    def __init__(self, names: Sequence[str], outcome: Outcome, reason: str = "") -> None:
+        """``reason``: why the game ended, a sentence (« La partie s'arrête : … »)."""
         super().__init__()
         self.names = tuple(names)
         self.outcome = outcome
+        self.reason = reason
 
     def compose(self) -> ComposeResult:
         t = self.t
@@ -56,6 +58,8 @@ class PodiumScreen(Dialog[bool | None]):
         with Vertical(id="podium-box"):
             yield Static(t("podium.title"), classes="title", markup=False)
             yield Static(t(key, names=t.names(winners)), id="podium-winners", markup=False)
+            if self.reason:
+                yield Static(self.reason, id="podium-reason", markup=False)
             yield Static(ranking, id="podium-ranking")
             yield KeyBar()
 

@@ -37,15 +37,15 @@ from ...coordinator.core import Session
 from ...coordinator.model import Refused, SeatInfo, TableUpdate
 from ...coordinator.text import CHAT_MAX
 from ...engine.base import Event, Outcome
-from ...narrate import narrator
+from ...narrate import narrator, tell
 from ..games import game_title
 from .base import PiocheScreen
 
 if TYPE_CHECKING:
     from ..app import PiocheApp
 
-TABLE_ACTIONS = {"start", "chat", "leave", "help"}  # the keys every table screen has
-PANEL_SECONDS = 15.0  # how long a panel (a round's summary) stays before the log returns
+TABLE_ACTIONS = {"start", "chat", "leave", "help", "log_page"}  # keys every table screen has
+PANEL_SECONDS = 15.0  # how long a panel stays in the log's place, unless told otherwise
 RESUME_NOTICE_SECONDS = 10.0  # a guest's resume command in a notice (it covers the hand's end)
 
 
@@ -58,6 +58,10 @@ class TableScreen(PiocheScreen[None]):
         Binding("l", "leave", "key.leave", tooltip="help.leave"),
         Binding("question_mark", "help", "key.help"),
         Binding("escape", "hide_panel", "key.close", tooltip="help.close_panel"),
+        # Not in the key bar (it is full): the help lists them.
+        Binding("pageup", "log_page(-1)", "key.log_back", tooltip="help.log_back", show=False),
+        Binding("pagedown", "log_page(1)", "key.log_forward", tooltip="help.log_forward",
+                show=False),
     ]
 
     def __init__(self, session: Session, update: TableUpdate) -> None:
@@ -71,7 +75,9 @@ class TableScreen(PiocheScreen[None]):
         self._panel_timer: Timer | None = None
         self._chat: list[tuple[str, str]] = []  # lines that came before the screen was up
         self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
-        self._backlog: list[Event] = list(update.events)  # events not shown yet
+        # Events not shown yet: what happened before we came (once), then the news.
+        self._history: tuple[Event, ...] = update.history
+        self._backlog: list[Event] = list(update.events)
         self._narrate = narrator(update.table.game)
         self._resume_shown: str | None = None  # the resume command on the log's edge
 
@@ -106,7 +112,7 @@ class TableScreen(PiocheScreen[None]):
         for widget in self.compose_board():
             widget.add_class("game")
             yield widget
-        yield GameLog(id="log")
+        yield GameLog(lambda n: t.count("log.below", n), id="log")
         yield Static(id="panel")
         for widget in self.compose_controls():
             widget.add_class("game")
@@ -166,14 +172,18 @@ class TableScreen(PiocheScreen[None]):
         self.set_class(update.seat is None, "-spectator")
         self.title_bar.title = self.header_text(update)
         self.title_bar.deadline = update.deadline
+        if self._history:  # what happened before we came, once, before the news
+            history, self._history = self._history, ()
+            self.log_widget.add_lines(self.narrate(history))
         if started:
             self.show_view(update)
             if update.events:
-                self.log_widget.add_lines(self.narrate(update.events))
+                self.log_widget.add_lines(self.log_lines(update))
             outcome = self.outcome(update)
             if outcome is not None and not self._podium_shown:
                 self._podium_shown = True
-                self.show_podium(outcome)
+                why = self.end_reason(update)
+                self.show_podium(outcome, self.t("tev.end", why=why) if why else "")
         else:
             self.show_waiting(update)
         self.sync_keys()
@@ -220,7 +230,35 @@ class TableScreen(PiocheScreen[None]):
             self.seat_label(i, seat) for i, seat in enumerate(update.table.seats))
 
     def narrate(self, events: Iterable[Event]) -> list[str]:
-        return self._narrate(tuple(events), self.names, self.t) if self._narrate else []
+        """The game's and the table's events as lines of the log, for this screen's eyes."""
+        return tell(tuple(events), self.names, self.t, self.seat, self._narrate)
+
+    def log_lines(self, update: TableUpdate) -> list[str | Text]:
+        """The lines an update adds to the log: its events told, the round's summary after the
+        event that ends a round (``round_summary_at``), why the game ended after its end."""
+        events = update.events
+        summary = self.round_summary_at(update)
+        if summary is None:
+            lines: list[str | Text] = [*self.narrate(events)]
+        else:
+            start, end, rows = summary
+            lines = [*self.narrate(events[:start]), *rows, *self.narrate(events[end:])]
+        why = self.end_reason(update) if any(e.kind == "game_end" for e in events) else ""
+        if why:
+            lines.append(self.t("tev.end", why=why))
+        return lines
+
+    def round_summary_at(self, update: TableUpdate) -> tuple[int, int, list[Text]] | None:
+        """The summary of a round that just ended, in the log: it takes the place of
+        ``update.events[start:end]`` (often none: ``start == end``), as ``(start, end,
+        lines)``; None when no round ended. The next round's lines follow it: it hides nothing
+        while the next round's clock runs (docs/screens.md)."""
+        return None
+
+    def end_reason(self, update: TableUpdate) -> str:
+        """Why the game ended (« alice a rempli sa feuille »), from the final view; "" when
+        the game does not say."""
+        return ""
 
     def outcome(self, update: TableUpdate) -> Outcome | None:
         """The game's result once it is over: the view's ``outcome`` field, when it has one."""
@@ -299,14 +337,14 @@ class TableScreen(PiocheScreen[None]):
         self.log_widget.display = True
         self.sync_keys()
 
-    def show_podium(self, outcome: Outcome) -> None:
+    def show_podium(self, outcome: Outcome, reason: str = "") -> None:
         from .podium import PodiumScreen
 
         def closed(leave: bool | None) -> None:
             if leave:
                 self.action_leave()
 
-        self.pioche.open(PodiumScreen(self.names, outcome), closed)
+        self.pioche.open(PodiumScreen(self.names, outcome, reason), closed)
 
     # --- keys -----------------------------------------------------------------------------
 
@@ -374,6 +412,11 @@ class TableScreen(PiocheScreen[None]):
                 self.pioche.call(self.session.leave)
 
         self.app.push_screen(Confirm(self.t("confirm.leave")), answered)
+
+    def action_log_page(self, pages: int) -> None:
+        """PageUp/PageDown: back and forth through the log (when it is shown)."""
+        if self.log_widget.display:
+            self.log_widget.page(pages)
 
     def action_help(self) -> None:
         self.pioche.show_help(self, (self.update.table.game,))
