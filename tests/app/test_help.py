@@ -7,7 +7,9 @@ game's rules, with the keys a tab away. The arrows and a click turn the pages; t
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from textual.pilot import Pilot
 from textual.widgets import Tab, Tabs
 
 from pioche_tui.app.app import PiocheApp
@@ -22,9 +24,13 @@ from .conftest import screen_text, settle
 MakeApp = Callable[..., PiocheApp]
 
 
-def help_of(app: PiocheApp) -> HelpScreen:
-    assert isinstance(app.screen, HelpScreen)
-    return app.screen
+async def open_help(pilot: Pilot[Any]) -> HelpScreen:
+    """« ? » pressed once what is on screen has settled."""
+    await settle(pilot)
+    await pilot.press("question_mark")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, HelpScreen)
+    return pilot.app.screen
 
 
 def tabs_shown(help: HelpScreen) -> list[str]:
@@ -34,10 +40,7 @@ def tabs_shown(help: HelpScreen) -> list[str]:
 async def test_from_the_lobby_the_keys_then_each_games_rules(make_app: MakeApp) -> None:
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("question_mark")
-        await settle(pilot)
-        help = help_of(app)
+        help = await open_help(pilot)
         assert tabs_shown(help) == ["Touches", "Règles : Défausse", "Règles : Collection"]
         assert help.page == "keys" and "partie rapide de Défausse" in screen_text(app)
         assert "←/→ page" in screen_text(app)  # the key bar says how
@@ -77,19 +80,14 @@ async def test_at_a_table_the_games_rules_in_english(coordinator: Coordinator,
                                                      make_app: MakeApp) -> None:
     app = make_app("Alice", lang="en")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("question_mark")
-        await settle(pilot)
-        help = help_of(app)
+        help = await open_help(pilot)
         assert tabs_shown(help) == ["Keys", "Rules: Défausse", "Rules: Collection"]
         assert help.page == "keys" and "quick game of Défausse" in screen_text(app)
         await pilot.press("escape")
         assert app.session is not None
         app.session.create_table("collection", seats=2, bots={1: "basic"}, timer=None)
         await settle(pilot, 10)
-        await pilot.press("question_mark")
-        await settle(pilot)
-        assert app.screen is help  # built once, shown again for the table
+        assert await open_help(pilot) is help  # built once, shown again for the table
         assert tabs_shown(help) == ["Keys", "Rules: Collection"]  # not the other game's
         assert help.page == "collection"
         assert "Collection is a game of drawing" in screen_text(app)
@@ -106,9 +104,7 @@ async def test_a_game_without_rules_shows_its_keys_alone(coordinator: Coordinato
         assert app.session is not None
         app.session.create_table("toy", seats=2, bots={1: "random"}, timer=None)
         await settle(pilot, 10)
-        await pilot.press("question_mark")
-        await settle(pilot)
-        help = help_of(app)
+        help = await open_help(pilot)
         assert tabs_shown(help) == ["Touches"] and help.page == "keys"
         assert "←/→" not in screen_text(app)  # nothing to turn to
 
@@ -118,10 +114,7 @@ async def test_no_french_line_starts_with_a_colon(make_app: MakeApp) -> None:
     page of the French help at 80 columns."""
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("question_mark")
-        await settle(pilot)
-        help = help_of(app)
+        help = await open_help(pilot)
         page = help.query_one(MarkdownPage)
         for name in help.pages:
             markdown = typeset(Catalogue("fr"), help.page_text(name))
