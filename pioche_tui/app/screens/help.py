@@ -91,7 +91,7 @@ class HelpScreen(Dialog[None]):
         yield Tabs(*(Tab(t("help.keys") if page == KEYS else t("help.rules",
                                                                 game=game_title(t, page)),
                          id=page) for page in self.all_pages),
-                   active=self.page, id="help-tabs")
+                   id="help-tabs")  # its page is chosen once mounted (_show_tabs)
         with VerticalScroll(id="help-scroll"):
             # Not Textual's Markdown widget (a widget per block: seconds of CPU for a page of
             # rules on a shared server), nor Rich's in a Static (rendered again at each
@@ -100,6 +100,9 @@ class HelpScreen(Dialog[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        # Not in compose: Tabs would choose its page as it is mounted, and Textual mounts the
+        # widgets of a window closed before it was shown (KeyBarMixin.closed_unseen), where
+        # the page's tab is gone.
         # The arrows and a click turn the pages; the focus stays on the page, which scrolls.
         self.query_one(Tabs).can_focus = False
         self._show_tabs()
@@ -110,7 +113,6 @@ class HelpScreen(Dialog[None]):
         # Weakly: the help, kept for the next time, does not keep the screen it was opened
         # from (a table screen, long closed).
         self._under = weakref.ref(under)
-        self.games = tuple(games)
         self.pages = tuple(page for page in self.all_pages if page == KEYS or page in games)
         self.page = self.pages[1] if len(self.pages) == 2 else KEYS
         if self.is_mounted:
@@ -131,6 +133,8 @@ class HelpScreen(Dialog[None]):
         """A tab clicked, or the arrows."""
         event.stop()
         page = event.tab.id or KEYS
+        if page != event.tabs.active:
+            return  # the first tab, which Tabs activates as it is mounted, before _show_tabs
         if page != self.page and page in self.pages:
             self.page = page
             self._show_page()
