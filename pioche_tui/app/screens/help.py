@@ -130,7 +130,7 @@ class HelpScreen(Dialog[None]):
         self.query_one("#help-scroll", VerticalScroll).scroll_home(animate=False)
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
-        """A tab clicked, or the arrows."""
+        """A tab clicked (the arrows have turned the page already)."""
         event.stop()
         page = event.tab.id or KEYS
         if page != event.tabs.active:
@@ -142,7 +142,10 @@ class HelpScreen(Dialog[None]):
     def action_turn(self, step: int) -> None:
         """The page before or after (round the row)."""
         pages = self.pages
-        self.query_one(Tabs).active = pages[(pages.index(self.page) + step) % len(pages)]
+        self.page = pages[(pages.index(self.page) + step) % len(pages)]
+        # The tab and the page together: one layout and one frame, not one each.
+        self.query_one(Tabs).active = self.page
+        self._show_page()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return action != "turn" or len(self.pages) > 1
