@@ -248,8 +248,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "help.col.key": ("Touche", "Key"),
     "help.col.action": ("Action", "Action"),
     "help.rules": ("Règles : {game}", "Rules: {game}"),
-    "help.page": ("la page d'aide précédente ou suivante (les règles, les touches)",
-                  "the previous or next help page (the rules, the keys)"),
     "help.ctrl_q": ("quitter Pioche", "quit Pioche"),
     "help.tab": ("passer d'une zone à l'autre", "move between areas"),
     "help.escape": ("fermer une fenêtre, quitter la saisie", "close a window, leave the input"),

@@ -24,8 +24,8 @@ from textual.widget import Widget
 RowsKey = tuple[str, int, Style]
 _rows: LRUCache[RowsKey, tuple[Strip, ...]] = LRUCache(16)
 """Documents rendered, for every app of the process: the Markdown, the width, the base style.
-A help page is some 100 to 300 rows at 80 columns, up to 0.3 MiB; a few pages (keys of each
-screen, rules of each game), languages and terminal widths are in use at a time."""
+A help page is 20 (keys) to 200 rows (rules) at 80 columns, up to about 0.5 MiB; a few pages
+(the keys of each screen, the rules of each game), languages and widths are in use at a time."""
 NO_BREAK = "\u00a0"
 _HELD = "\ue000"
 """Stands for a no-break space while Rich lays the text out: Rich breaks lines at any Unicode

@@ -72,8 +72,8 @@ class HelpScreen(Dialog[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark,q", "close", "key.close", show=False),
         # Before the scrolling area's own arrows: the help never scrolls sideways.
-        Binding("left", "turn(-1)", "key.page", tooltip="help.page", priority=True),
-        Binding("right", "turn(1)", "key.page", tooltip="help.page", priority=True),
+        Binding("left", "turn(-1)", "key.page", priority=True),
+        Binding("right", "turn(1)", "key.page", priority=True),
     ]
 
     def __init__(self, under: Screen[Any], games: Sequence[str]) -> None:
@@ -100,10 +100,10 @@ class HelpScreen(Dialog[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        # Not in compose: Tabs would choose its page as it is mounted, and Textual mounts the
-        # widgets of a window closed before it was shown (KeyBarMixin.closed_unseen), where
-        # the page's tab is gone.
-        # The arrows and a click turn the pages; the focus stays on the page, which scrolls.
+        # The page's tab is chosen here, not in compose: Tabs would look for it as it is
+        # mounted, and Textual mounts the widgets of a window closed before it was shown
+        # (KeyBarMixin.closed_unseen), where it is gone. The arrows and a click turn the
+        # pages: the focus stays on the page, which scrolls.
         self.query_one(Tabs).can_focus = False
         self._show_tabs()
 
