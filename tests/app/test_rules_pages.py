@@ -6,8 +6,11 @@ create dialog offers. Change a value in the engine without the pages, and a test
 
 from __future__ import annotations
 
+import random
 import re
+from collections import Counter
 from collections.abc import Callable
+from functools import cache
 
 import pytest
 
@@ -17,7 +20,18 @@ from pioche_tui.engine.collection import cards as ccards
 from pioche_tui.engine.collection.objectives import best_selection, total_points
 from pioche_tui.engine.collection.rules import stop_reason
 from pioche_tui.engine.defausse import cards as dcards
-from pioche_tui.engine.defausse.rules import DEFAULT_OPTIONS, HAND_SIZE, TARGET_RANGE
+from pioche_tui.engine.defausse.rules import (
+    DEFAULT_OPTIONS,
+    HAND_SIZE,
+    TARGET_RANGE,
+    Catch,
+    Play,
+    apply,
+    interjectors,
+    legal_actions,
+    new_game,
+    to_act,
+)
 from pioche_tui.i18n import LANGS, Catalogue
 from widgets import collection_cards, defausse_cards
 
@@ -26,14 +40,16 @@ Row = list[str]
 # The few words a test needs to find its table or sentence, per language.
 WORDS = {
     "fr": {"card": "Carte", "option": "Option", "number": "N°", "numbers": "1 à 9",
-           "face_value": "leur chiffre", "seats": r"(\d+) à (\d+) joueurs",
+           "face_value": "leur chiffre", "draws": r"(\d+) cartes",
+           "seats": r"(\d+) à (\d+) joueurs",
            "deal": r"reçoit (\d+) cartes", "default": " (par défaut)",
            "reserve": r"(\d+) places", "double": r"au moins (\d+) cartes",
            "quantique": r"jusqu'à (\d+) cartes", "need": "Ce qu'il faut",
            "end": "Fin de la partie", "stop": "La règle du STOP",
            "options": "Les options de la table"},
     "en": {"card": "Card", "option": "Option", "number": "No.", "numbers": "1 to 9",
-           "face_value": "their number", "seats": r"(\d+) to (\d+) players",
+           "face_value": "their number", "draws": r"(\d+) cards",
+           "seats": r"(\d+) to (\d+) players",
            "deal": r"gets (\d+) cards", "default": " (default)",
            "reserve": r"(\d+) slots", "double": r"at least (\d+) cards",
            "quantique": r"up to (\d+) cards", "need": "What you need",
@@ -196,6 +212,49 @@ def test_defausse_deal_target_and_options(lang: str) -> None:
                                                          *TARGET_RANGE)
     # The end of the game names the default target.
     assert ints(titled(text, WORDS[lang]["end"])) == [DEFAULT_OPTIONS["target"]]
+
+
+@cache
+def penalties(games: int) -> dict[str, Counter[int]]:
+    """The cards drawn as a penalty in random games with the option annonce, by cause: a +2
+    or a Joker +4 laid, or a missing announcement caught."""
+    found: dict[str, Counter[int]] = {"plus2": Counter(), "joker4": Counter(),
+                                      "catch": Counter()}
+    rng = random.Random(14)
+    for seed in range(games):
+        state = new_game(3, {"annonce": True, "target": 100}, seed)
+        while to_act(state):
+            others = interjectors(state)
+            if others and rng.random() < 0.5:
+                seat = rng.choice(others)
+                action = legal_actions(state, seat)[0]
+            else:
+                seat = to_act(state)[0]
+                action = rng.choice(legal_actions(state, seat))
+            events = apply(state, seat, action)
+            cause = ("catch" if isinstance(action, Catch) else
+                     {dcards.PLUS2: "plus2", dcards.JOKER4: "joker4"}.get(
+                         dcards.RANK[action.card], "") if isinstance(action, Play) else "")
+            for event in events:
+                if event.kind == "penalty" and cause:
+                    found[cause][event.args[0]] += 1
+    return found
+
+
+@LANG
+def test_defausse_the_cards_drawn_are_the_engines(lang: str) -> None:
+    """The +2, the Joker +4 and a catch (option annonce): the cards the page says are drawn
+    are those the engine deals out, in random games (all but when the piles run short)."""
+    t = Catalogue(lang)
+    text = page("defausse", lang)
+    draws = WORDS[lang]["draws"]
+    said = {key: one(rf"\*\*{re.escape(t(f'kind.{key}'))}\*\*[^\n]*?{draws}", text)[0]
+            for key in ("plus2", "joker4")}
+    _, rows = table(text, WORDS[lang]["option"])
+    said["catch"] = ints(by_name(rows)[t("opt.annonce")][1])[-1]
+    for cause, counts in penalties(40).items():
+        assert counts, f"no {cause} in the games played"
+        assert counts.most_common(1)[0][0] == said[cause] == max(counts), cause
 
 
 # --- Collection -------------------------------------------------------------------------------
