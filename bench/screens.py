@@ -10,8 +10,8 @@ them.
 
 - **CPU per key** (``--rounds`` each): the process's CPU from the key until the app has drawn
   its frame and gone idle, less the same wait with no key (the idle cost), median. In the lobby
-  and at a Défausse table whose bots wait (so nothing else moves): help, scores, the create
-  dialog, the chat line, an ordinary key.
+  and at a Défausse table whose bots wait (so nothing else moves): help (opened, a page
+  turned, closed), scores, the create dialog, the chat line, an ordinary key.
 - **Memory per open and close** (``--memory-rounds`` each): a full collection while the screen
   is open (so that it is frozen, the worst case), then closed. Per round: growth of the frozen
   generation, of all objects the collector tracks (frozen or not) and of traced memory, and what
@@ -156,6 +156,15 @@ async def cpu_per_app(app: PiocheApp, rounds: int) -> None:
             else:
                 cost = await key_cpu(app, key, back, rounds, idle)
             report(f"{where}: {name}: {cost * 1000:.1f} ms CPU")
+        if where == "lobby":  # a page of the help turned (→: from the keys to a game's rules)
+            samples = []
+            for _ in range(rounds):
+                await press(app, "question_mark")
+                cpu = time.process_time()
+                await press(app, "right")
+                samples.append(time.process_time() - cpu - idle)
+                await press(app, "escape")
+            report(f"lobby: help page turned: {statistics.median(samples) * 1000:.1f} ms CPU")
 
 
 def tracked_objects() -> int:

@@ -5,7 +5,9 @@ rules of both games: hundreds of lines, parsed, laid out, turned into rows, twic
 measure its height), and a server runs many players' apps. Here a document's rows are
 rendered once per width and style for the process, shared by every app that shows it, and a
 frame draws only the rows on screen (Textual's line API). The rows are exactly those a
-``Static`` holding the same Markdown would draw.
+``Static`` holding the same Markdown would draw, but that a no-break space (U+00A0) never
+breaks a line (French puts one before « : » and « ; », which Rich would otherwise start a line
+with).
 """
 
 from __future__ import annotations
@@ -20,10 +22,20 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 RowsKey = tuple[str, int, Style]
-_rows: LRUCache[RowsKey, tuple[Strip, ...]] = LRUCache(8)
+_rows: LRUCache[RowsKey, tuple[Strip, ...]] = LRUCache(16)
 """Documents rendered, for every app of the process: the Markdown, the width, the base style.
-A help page is some 500 rows at 80 columns, about 0.5 MiB; a few languages, screens and
-terminal widths are in use at a time."""
+A help page is 20 (keys) to 200 rows (rules) at 80 columns, up to about 0.5 MiB; a few pages
+(the keys of each screen, the rules of each game), languages and widths are in use at a time."""
+NO_BREAK = "\u00a0"
+_HELD = "\ue000"
+"""Stands for a no-break space while Rich lays the text out: Rich breaks lines at any Unicode
+space, and this private-use character is one cell wide and no space."""
+
+
+def _released(segment: Segment) -> Segment:
+    """The segment with the no-break spaces held during the layout shown as spaces."""
+    text, style, control = segment
+    return Segment(text.replace(_HELD, " "), style, control) if _HELD in text else segment
 
 
 class MarkdownPage(Widget):
@@ -51,9 +63,10 @@ class MarkdownPage(Widget):
         # As textual.visual.RichVisual renders a Static's content (its base style applied).
         app = self.app
         options = app.console_options.update(highlight=False, width=width)
-        segments = app.console.render(self.post_render(Markdown(self.markdown), style), options)
+        markdown = Markdown(self.markdown.replace(NO_BREAK, _HELD))
+        segments = app.console.render(self.post_render(markdown, style), options)
         lines = Segment.split_and_crop_lines(segments, width, include_new_lines=False, pad=False)
-        return tuple(Strip(line) for line in lines)
+        return tuple(Strip([_released(segment) for segment in line]) for line in lines)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.rows(width))

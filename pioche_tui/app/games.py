@@ -1,5 +1,5 @@
 """What the app knows of each game beyond its engine: its table options as the create dialog
-offers them, the screen that shows its table, and where its rules are written.
+offers them, the screen that shows its table, and its rules as players read them (the help).
 
 Adding a game's screen: write ``screens/<game>.py`` with a :class:`TableScreen` subclass and
 name it in ``GAME_UIS``. Until then the generic table screen shows the game's seats and log.
@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -18,7 +19,9 @@ from ..i18n import MESSAGES, Catalogue
 if TYPE_CHECKING:
     from .screens.table import TableScreen
 
-RULES_DIR = Path(__file__).resolve().parents[2] / "docs" / "rules"
+RULES_DIR = Path(__file__).resolve().parents[1] / "rules"
+"""The players' rules, one Markdown page per language and game (``fr/defausse.md``), shipped
+with the package. (The project's own notes on the rules, with their reasons, are in docs/rules.)"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +43,8 @@ class GameUI:
     options: tuple[OptionSpec, ...]
     screen: str = ""  # "module:Class" of its table screen, imported when first needed
 
-    @property
-    def rules_path(self) -> Path:
-        return RULES_DIR / f"{self.name}.md"
+    def rules_path(self, lang: str) -> Path:
+        return RULES_DIR / lang / f"{self.name}.md"
 
 
 GAME_UIS: dict[str, GameUI] = {
@@ -78,6 +80,16 @@ def table_screen_class(game: str) -> type[TableScreen]:
     module, _, name = target.partition(":")
     cls: type[TableScreen] = getattr(importlib.import_module(module), name)
     return cls
+
+
+@cache
+def rules_page(game: str, lang: str) -> str | None:
+    """The rules of ``game`` for players, in ``lang`` (Markdown), read once for the process;
+    None for a game that has none."""
+    try:
+        return game_ui(game).rules_path(lang).read_text(encoding="utf-8")
+    except OSError:
+        return None
 
 
 def game_title(t: Catalogue, game: str) -> str:

@@ -245,12 +245,12 @@ async def test_spectators_see_public_information_and_no_key_acts(
         assert keys_shown(app) == {"c", "l", "?"}
         await press(pilot, "question_mark")  # the rules of the game and every key
         assert isinstance(app.screen, HelpScreen)
-        document = app.screen.document()
-        assert "Règles : Collection" in document and "Quantique" in document
-        assert "piocher la carte du dessus de la pioche A" in document
-        assert "verrouiller votre pile" in document
-        assert "validation : cocher le meilleur choix" in document  # the list's keys too
-        assert "Les cartes et les signes" in document and "`◆` Shadow" in document
+        assert app.screen.page == "collection" and "Quantique" in app.screen.document()
+        keys = app.screen.page_text("keys")
+        assert "piocher la carte du dessus de la pioche A" in keys
+        assert "verrouiller votre pile" in keys
+        assert "validation : cocher le meilleur choix" in keys  # the list's keys too
+        assert "Les cartes et les signes" in keys and "`◆` Shadow" in keys
         await press(pilot, "escape")
         await press(pilot, "a", "b", "v", "s", "1")  # no key acts
         assert view_of(app).seats == view.seats

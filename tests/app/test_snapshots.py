@@ -200,6 +200,29 @@ def test_screen(scene: str, size: str, lang: str, tmp_path: Path,
         coordinator.stop()
 
 
+@pytest.mark.parametrize("lang", ["fr", "en"])
+@pytest.mark.parametrize("game", ["defausse", "collection"])
+def test_rules_page(game: str, lang: str, tmp_path: Path,
+                    snap_compare: Callable[..., bool]) -> None:
+    """The help at a table: the game's rules, its first screenful, at 80×24."""
+    coordinator = make_coordinator(tmp_path, seed=2024)
+    asyncio.run(coordinator.start())
+    app = PiocheApp(coordinator, identity="SHA256:Alice", name="Alice", lang=lang)
+
+    async def setup(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        app_of(pilot).session.create_table(  # type: ignore[union-attr]
+            game, seats=2, bots={1: "basic"}, timer=None)
+        await settle(pilot, 10)
+        await pilot.press("question_mark")
+        await still(pilot)
+
+    try:
+        assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
+    finally:
+        coordinator.stop()
+
+
 def test_table_without_colour(tmp_path: Path, snap_compare: Callable[..., bool],
                               monkeypatch: pytest.MonkeyPatch) -> None:
     """NO_COLOR: the letters and symbols, the raised cards and the heavy border say it all."""

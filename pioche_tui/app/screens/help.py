@@ -1,7 +1,14 @@
-"""Help: every key of the screen it was opened from, then the rules of the game(s)."""
+"""Help: the rules of each game as players read them, and every key of the screen it was opened
+from, one page at a time under a row of tabs.
+
+At a table the help opens on that game's rules (its keys one page away); from the lobby, on the
+keys, with the rules of every game beside them. The pages are the Markdown files of
+pioche_tui/rules/<lang>/, in the player's language (tests/app/test_rules_pages.py holds them to
+the engines)."""
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
@@ -10,12 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Input, Static
+from textual.widgets import Input, Static, Tab, Tabs
 
 from widgets.document import MarkdownPage
 from widgets.keybar import KeyBar
 
-from ..games import game_title, game_ui
+from ...i18n import Catalogue
+from ..games import GAME_UIS, game_title, rules_page
 from .base import Dialog, describe
 
 
@@ -37,6 +45,18 @@ def screen_bindings(screen: Screen[Any]) -> list[Binding]:
     return found
 
 
+KEYS = "keys"
+"""The page of keys; the other pages are named after their game."""
+
+
+def typeset(t: Catalogue, markdown: str) -> str:
+    """French puts a space before « : », « ; », « ! », « ? » and inside « »: a no-break one,
+    so that no line of the help starts with a colon (widgets/document.py keeps it whole)."""
+    if t.lang != "fr":
+        return markdown
+    return re.sub(r" (?=[:;!?»])|(?<=«) ", "\u00a0", markdown)
+
+
 def merge_keys(keys: Sequence[str]) -> str:
     """"1", "2", … "9" → "1–9"; otherwise the keys joined with " / "."""
     if len(keys) > 2 and all(len(k) == 1 and k.isdigit() for k in keys):
@@ -45,35 +65,90 @@ def merge_keys(keys: Sequence[str]) -> str:
 
 
 class HelpScreen(Dialog[None]):
-    """Built once per app and shown again for whichever screen asks (``show_for``)."""
+    """Built once per app and shown again for whichever screen asks (``show_for``): its tabs
+    are made once, for every game with rules, and only those of the games asked are shown."""
 
     CSS_PATH = "help.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark,q", "close", "key.close", show=False),
+        # Before the scrolling area's own arrows: the help never scrolls sideways.
+        Binding("left", "turn(-1)", "key.page", priority=True),
+        Binding("right", "turn(1)", "key.page", priority=True),
     ]
 
     def __init__(self, under: Screen[Any], games: Sequence[str]) -> None:
         super().__init__()
         self.show_for(under, games)
 
+    @property
+    def all_pages(self) -> tuple[str, ...]:
+        """Every page the help can show in this language: the keys, then each game's rules."""
+        return (KEYS, *(game for game in GAME_UIS if rules_page(game, self.t.lang)))
+
     def compose(self) -> ComposeResult:
-        yield Static(self.t("help.title"), id="help-title", classes="title", markup=False)
+        t = self.t
+        yield Static(t("help.title"), id="help-title", classes="title", markup=False)
+        yield Tabs(*(Tab(t("help.keys") if page == KEYS else t("help.rules",
+                                                                game=game_title(t, page)),
+                         id=page) for page in self.all_pages),
+                   id="help-tabs")  # its page is chosen once mounted (_show_tabs)
         with VerticalScroll(id="help-scroll"):
             # Not Textual's Markdown widget (a widget per block: seconds of CPU for a page of
             # rules on a shared server), nor Rich's in a Static (rendered again at each
             # opening): rendered once for the process (widgets/document.py).
-            yield MarkdownPage(self.document(), id="help-text")
+            yield MarkdownPage(self.shown(), id="help-text")
         yield KeyBar()
 
+    def on_mount(self) -> None:
+        # The page's tab is chosen here, not in compose: Tabs would look for it as it is
+        # mounted, and Textual mounts the widgets of a window closed before it was shown
+        # (KeyBarMixin.closed_unseen), where it is gone. The arrows and a click turn the
+        # pages: the focus stays on the page, which scrolls.
+        self.query_one(Tabs).can_focus = False
+        self._show_tabs()
+
     def show_for(self, under: Screen[Any], games: Sequence[str]) -> None:
-        """Show the keys of ``under`` and the rules of ``games`` from now on, from the top."""
+        """Show the keys of ``under`` and the rules of ``games`` from now on: the game's rules
+        when there is one game, else the keys; from the top."""
         # Weakly: the help, kept for the next time, does not keep the screen it was opened
         # from (a table screen, long closed).
         self._under = weakref.ref(under)
-        self.games = tuple(games)
+        self.pages = tuple(page for page in self.all_pages if page == KEYS or page in games)
+        self.page = self.pages[1] if len(self.pages) == 2 else KEYS
         if self.is_mounted:
-            self.query_one(MarkdownPage).markdown = self.document()
-            self.query_one("#help-scroll", VerticalScroll).scroll_home(animate=False)
+            self._show_tabs()
+            self._show_page()
+
+    def _show_tabs(self) -> None:
+        tabs = self.query_one(Tabs)
+        for page in self.all_pages:
+            tabs.query_one(f"#{page}", Tab).set_class(page not in self.pages, "-hidden")
+        tabs.active = self.page
+
+    def _show_page(self) -> None:
+        self.query_one(MarkdownPage).markdown = self.shown()
+        self.query_one("#help-scroll", VerticalScroll).scroll_home(animate=False)
+
+    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        """A tab clicked (the arrows have turned the page already)."""
+        event.stop()
+        page = event.tab.id or KEYS
+        if page != event.tabs.active:
+            return  # the first tab, which Tabs activates as it is mounted, before _show_tabs
+        if page != self.page and page in self.pages:
+            self.page = page
+            self._show_page()
+
+    def action_turn(self, step: int) -> None:
+        """The page before or after (round the row)."""
+        pages = self.pages
+        self.page = pages[(pages.index(self.page) + step) % len(pages)]
+        # The tab and the page together: one layout and one frame, not one each.
+        self.query_one(Tabs).active = self.page
+        self._show_page()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "turn" or len(self.pages) > 1
 
     @property
     def under(self) -> Screen[Any]:
@@ -95,26 +170,26 @@ class HelpScreen(Dialog[None]):
                 keys.append(display)
         everywhere = (("Ctrl+Q", t("help.ctrl_q")), ("Tab", t("help.tab")),
                       ("Esc", t("help.escape")))
-        lines = [f"## {t('help.keys')}", "", f"| {t('help.col.key')} | {t('help.col.action')} |",
-                 "|---|---|"]
+        lines = [f"| {t('help.col.key')} | {t('help.col.action')} |", "|---|---|"]
         lines += [f"| `{merge_keys(keys)}` | {text} |" for text, keys in rows.items()]
         lines += [f"| `{key}` | {text} |" for key, text in everywhere]
         return lines
 
-    def document(self) -> str:
-        t = self.t
+    def page_text(self, page: str) -> str:
+        """The Markdown of ``page``: a game's rules, or the keys of the screen under the help
+        (with what a game's signs mean, where its screen says)."""
+        if page != KEYS:
+            return rules_page(page, self.t.lang) or ""
         parts = ["\n".join(self.keys_table())]
-        legend = getattr(self.under, "legend", None)  # what a game's signs mean, if it says
+        legend = getattr(self.under, "legend", None)
         if callable(legend):
             parts.append(legend())
-        for game in self.games:
-            title = game_title(t, game)
-            path = game_ui(game).rules_path
-            try:
-                rules = path.read_text(encoding="utf-8")
-            except OSError:
-                rules = t("help.no_rules", game=title)
-            note = t("help.rules_french")
-            parts.append(f"## {t('help.rules', game=title)}\n\n" + (f"*{note}*\n\n" if note
-                                                                      else "") + rules)
         return "\n\n".join(parts)
+
+    def document(self) -> str:
+        """The Markdown of the page shown."""
+        return self.page_text(self.page)
+
+    def shown(self) -> str:
+        """The page shown, typeset for the screen."""
+        return typeset(self.t, self.document())
