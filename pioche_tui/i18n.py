@@ -626,10 +626,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "help.hints": ("table d'apprentissage : afficher ou couper les explications",
                    "learn table: show or hide the explanations"),
     "learn.col.first_draw": (
-        "Piochez en A ou en B (a, b) : la carte s'ajoute à votre pile, que tous voient. Une pile "
-        "ne compte qu'une fois verrouillée (v, au début d'un tour).",
-        "Draw from deck A or B (a, b): the card goes on your pile, which all can see. A pile "
-        "only counts once it is locked (v, at the start of a turn).",
+        "Piochez en A ou B (a, b) : une carte de couleur rejoint votre pile, visible de tous. "
+        "Une pile ne compte qu'une fois verrouillée (v, en début de tour).",
+        "Draw from deck A or B (a, b): a coloured card joins your pile, which all can see. "
+        "A pile only counts once it is locked (v, at the start of a turn).",
     ),
     "learn.col.draw_again": (
         "Encore une carte (a, b), ou stop (s) : la pile reste devant vous, pas à l'abri ; au "
@@ -709,10 +709,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "rest is discarded. Then your turn ends.",
     ),
     "learn.col.quantique_keep": (
-        "Vous seul voyez ces cartes. Celle que vous gardez va sur votre pile (avec le STOP) ou, "
-        "spéciale, dans votre réserve ; les autres sont défaussées.",
-        "Only you see these cards. The one you keep goes on your pile (STOP checked) or, a "
-        "special card, into your reserve; the others are discarded.",
+        "Vous seul les voyez. Celle que vous gardez va sur votre pile (STOP vérifié ; une "
+        "Shadow : son choix) ou, spéciale, en réserve ; les autres sont défaussées.",
+        "Only you see these cards. The one you keep goes on your pile (STOP checked; a "
+        "Shadow: its choice) or, a special card, in reserve; the others are discarded.",
     ),
     "learn.col.reserve_full": (
         "Réserve pleine : jouez la nouvelle carte (e), ou une de la réserve (1, 2) : la nouvelle "

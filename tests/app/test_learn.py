@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 from rich.text import Text
+from textual.geometry import Size
 from textual.pilot import Pilot
 
 from pioche_tui.app.app import PiocheApp
@@ -128,6 +129,27 @@ def test_every_line_fits_two_rows_at_80_columns() -> None:
                 Catalogue(lang)(key))
             rows = Text(text).wrap(console, LINE)
             assert len(rows) <= 2, (key, lang, [str(r) for r in rows])
+
+
+async def test_every_line_fits_two_rows_on_the_table(make_app: MakeApp) -> None:
+    """The same, as the table's own line wraps them at 80 columns."""
+    for lang in ("fr", "en"):
+        app = make_app("Alice", lang=lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_learn(pilot, app, "c")
+            await collection_turn(pilot, app)
+            line = learn_screen(app).learn_line
+            for key in (k for k in MESSAGES if k.startswith("learn.") and k.count(".") == 2):
+                text = app.t(key, target=1000) if "{target}" in MESSAGES[key][0] else app.t(key)
+                line.update(text)
+                await pilot.pause()
+                assert line.size.width == LINE  # (the padding is not in it)
+                rows = line.get_content_height(Size(78, 24), Size(80, 24), 78)
+                assert rows <= 2, (key, lang)
+            assert line.get_content_height(Size(78, 24), Size(80, 24), 78) >= 1
+            line.update("mot " * 60)  # the check itself: a longer line is seen as one
+            assert line.get_content_height(Size(78, 24), Size(80, 24), 78) > 2
+        app.coordinator.forget_learned(app.learning.identity)
 
 
 def test_situations_name_lines_that_exist() -> None:
@@ -252,6 +274,21 @@ async def test_collection_explains_each_situation_once(make_app: MakeApp,
                     "col.lock", "col.validation"}
         assert required <= set(shown.ids)
         assert len(shown.ids) == len(set(shown.ids)), shown.ids  # each one once
+
+
+async def test_a_second_learn_table_shows_only_what_is_new(make_app: MakeApp) -> None:
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        shown = await open_learn(pilot, app, "c")
+        await collection_turn(pilot, app)
+        assert hint_shown(app) == text_of(app, "col.first_draw")
+        await press(pilot, "l")
+        await press(pilot, "o")  # leave the game in progress: yes
+        assert app.table_screen is None
+        await press(pilot, "a", "c")
+        await collection_turn(pilot, app)
+        assert learn_screen(app).update.table.learn
+        assert hint_shown(app) == "" and shown.ids == ["col.first_draw"]
 
 
 def stop_legal(screen: TableScreen) -> bool:
