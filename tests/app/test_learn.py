@@ -249,20 +249,7 @@ async def test_collection_explains_each_situation_once(make_app: MakeApp,
         await collection_turn(pilot, app)
 
         # The round's end: one card left, a pair in Alice's collection to validate.
-        loose = [c for c in (*state.discard, *state.draw[0], *state.draw[1])
-                 if KIND[c] == CLASSIC]
-        a_card = next(c for c in loose if sum(VALUE[d] == VALUE[c] for d in loose) >= 3)
-        b_card = next(c for c in loose if c != a_card and VALUE[c] == VALUE[a_card])
-        for card in (a_card, b_card):
-            for cards in (state.discard, *state.draw):
-                if card in cards:
-                    cards.remove(card)
-            state.collections[0].append(card)
-        last = next(c for c in (*state.draw[0], *state.draw[1]) if KIND[c] == CLASSIC)
-        for pile in state.draw:
-            state.discard += [c for c in pile if c != last]
-        state.draw = [[last], []]
-        table.publish()
+        last_card(table)
         await settle(pilot)
         await press(pilot, "a")  # the last card: the round ends, validation
         await settle(pilot, 5)
@@ -289,6 +276,25 @@ async def test_a_second_learn_table_shows_only_what_is_new(make_app: MakeApp) ->
         await collection_turn(pilot, app)
         assert learn_screen(app).update.table.learn
         assert hint_shown(app) == "" and shown.ids == ["col.first_draw"]
+
+
+def last_card(table: Table) -> None:
+    """One classic card left in draw pile A, and a pair in Alice's collection: her draw ends
+    the round, and she has a combination to validate."""
+    state = table.state
+    loose = [c for c in (*state.discard, *state.draw[0], *state.draw[1]) if KIND[c] == CLASSIC]
+    a_card = next(c for c in loose if sum(VALUE[d] == VALUE[c] for d in loose) >= 3)
+    b_card = next(c for c in loose if c != a_card and VALUE[c] == VALUE[a_card])
+    for card in (a_card, b_card):
+        for cards in (state.discard, *state.draw):
+            if card in cards:
+                cards.remove(card)
+        state.collections[0].append(card)
+    last = next(c for c in (*state.draw[0], *state.draw[1]) if KIND[c] == CLASSIC)
+    for pile in state.draw:
+        state.discard += [c for c in pile if c != last]
+    state.draw = [[last], []]
+    table.publish()
 
 
 def stop_legal(screen: TableScreen) -> bool:
@@ -463,6 +469,25 @@ async def test_a_learn_table_counts_for_no_score(coordinator: Coordinator) -> No
     assert table.status == "finished"  # its log ends as a game's does
 
 
+async def test_a_learn_table_stays_one_after_a_restart(tmp_path: Path) -> None:
+    from pioche_tui.coordinator.model import Player
+
+    coordinator = make_coordinator(tmp_path)
+    await coordinator.start()
+    try:
+        alice = coordinator.connect(Player("SHA256:alice", "Alice"))
+        table_id = alice.learn("collection")
+    finally:
+        coordinator.stop()
+    again = make_coordinator(tmp_path)
+    await again.start()
+    try:
+        table = again.tables[table_id]
+        assert table.learn and table.summary().learn and table.timer is None
+    finally:
+        again.stop()
+
+
 async def test_what_was_seen_is_remembered_per_key(tmp_path: Path) -> None:
     coordinator = make_coordinator(tmp_path)
     await coordinator.start()
@@ -514,7 +539,20 @@ async def learn_dialog(pilot: Pilot[Any], app: PiocheApp) -> None:
     await settle(pilot, 5)
 
 
-SCENES = {"collection": learn_collection, "defausse": learn_defausse, "dialog": learn_dialog}
+async def learn_validation(pilot: Pilot[Any], app: PiocheApp) -> None:
+    """The end of Alice's first round: the validation list under its explanation."""
+    await open_learn(pilot, app, "c")
+    await collection_turn(pilot, app)
+    table = table_of(app)
+    app.learning.note("col.risk")  # (her one card drawn: that line is not the one pictured)
+    last_card(table)
+    await settle(pilot)
+    await press(pilot, "a")
+    await settle(pilot, 5)
+
+
+SCENES = {"collection": learn_collection, "defausse": learn_defausse, "dialog": learn_dialog,
+          "validation": learn_validation}
 
 
 @pytest.mark.parametrize("lang", ["fr", "en"])
