@@ -324,8 +324,6 @@ async def test_turned_off_no_line_shows(make_app: MakeApp) -> None:
         # The key at the table turns them on, and the situation at hand is explained.
         await press(pilot, "h")
         assert app.learning.on
-        table.publish()
-        await settle(pilot)
         assert hint_shown(app) == text_of(app, "col.double")
         await press(pilot, "h")  # and off again: the line goes
         assert hint_shown(app) == "" and not app.learning.on

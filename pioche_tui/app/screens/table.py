@@ -233,6 +233,8 @@ class TableScreen(PiocheScreen[None]):
         memory.on = not memory.on
         if not memory.on:
             self.clear_hint()
+        elif self.started:  # the situation at hand, explained now if it is new
+            self.show_hint(replace(self.update, events=()))
         self.pioche.notify(self.t("learn.table_on" if memory.on else "learn.table_off"),
                            markup=False)
 
