@@ -13,12 +13,18 @@ quick game when a game ends). Every ``--every`` seconds ``--churn`` of the conne
 dropped — half by a TCP reset, half by a clean close — and reconnect 1–3 s later with the same
 key. Each client connects from its own loopback address (127.0.1.1, …), as players do.
 ``--attack KIND`` adds ``--attackers`` sessions from one address (127.0.0.1), in their own
-process, attacking for the whole run with one of ``tests/hostile/input_attacks.py``'s attacks.
+process, attacking for the whole run with one of ``tests/hostile/input_attacks.py``'s attacks
+(``mixed``: each of them, one per session in turn).
 
 What it checks, and prints as JSON at the end:
 
 - no error: no ERROR line or traceback in the server's log, no session that ended with the
   crash apology, no client that failed to connect (other than being told the server is full);
+- speed (reported, not a check: compare a run with ``--attack`` to one without): the time from
+  each key an honest player sends to the first bytes the server sends after it (a key that
+  changes nothing on screen is answered by the next change, so this is an upper bound on the
+  answer to keys that change the screen, and the figure of keys that do not drifts with the
+  game's pace: the same in both runs);
 - memory: the server's RSS sampled every 10 s; the growth over the last 10 minutes (median of
   the first minute of that window against the median of the last minute) must stay under 5 %;
 - no lost table: a client dropped while seated at a game in progress sees the same table again
@@ -57,7 +63,7 @@ sys.path.insert(0, str(ROOT))
 from pioche_tui.store.log import END, SEAT, read_log  # noqa: E402
 from server.keys import fingerprint  # noqa: E402
 from server.ssh import MSG_CRASH  # noqa: E402
-from tests.hostile.input_attacks import ATTACKS, attacker  # noqa: E402
+from tests.hostile.input_attacks import ATTACKS, MIXED, attacker  # noqa: E402
 from tests.server.process import loopback, reset, serve_process  # noqa: E402
 
 # The table screen's title (« Défausse · table K7PX »), as the client's bytes carry it.
@@ -77,8 +83,13 @@ class Watching(asyncssh.SSHClientSession[bytes]):
         self.in_lobby = False
         self.closed = asyncio.Event()
         self.changed = asyncio.Event()
+        self.key_sent_at: float | None = None  # a key waiting for the server's answer
+        self.answers: list[float] = []  # seconds from a key to the first bytes after it
 
     def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+        if self.key_sent_at is not None:
+            self.answers.append(time.monotonic() - self.key_sent_at)
+            self.key_sent_at = None
         text = ESCAPES.sub("", self.tail[-200:] + data.decode("utf-8", "replace"))
         for found in TABLE_TITLE.finditer(text):
             self.table = found[1]
@@ -121,6 +132,7 @@ class Stats:
     crashes: int = 0
     unexpected_closes: int = 0
     keys_sent: int = 0
+    answers: list[float] = field(default_factory=list)
 
 
 class Player:
@@ -168,8 +180,10 @@ class Player:
             await asyncio.sleep(self.rng.uniform(1.0, 3.0))
             if session.closed.is_set() or self.dropping:
                 break
+            session.key_sent_at = time.monotonic()
             chan.write(self.rng.choice(KEYS).encode())
             self.stats.keys_sent += 1
+        self.stats.answers += session.answers
         if session.crashed:
             self.stats.crashes += 1
         if session.closed.is_set() and not self.dropping and not stop.is_set():
@@ -251,6 +265,12 @@ async def check_reclaim(player: Player, table: str, stats: Stats, stop: asyncio.
     elif not stop.is_set() and not player.session.closed.is_set() and seated_in_game(
             player, table):
         stats.tables_lost.append(f"{player.name}: table {table} not shown after reconnecting")
+
+
+def percentile_ms(values: list[float], percent: int) -> float:
+    if len(values) < 2:
+        return 0.0
+    return round(statistics.quantiles(values, n=100)[percent - 1] * 1000, 1)
 
 
 def rss(process: psutil.Process) -> int:
@@ -371,6 +391,10 @@ async def soak(args: argparse.Namespace, data: Path) -> dict[str, Any]:
         "seats_given_to_the_stand_in": seats_given_away(logs),
         "tables_lost": stats.tables_lost,
         "keys_sent": stats.keys_sent,
+        "keys_answered": len(stats.answers),
+        "answer_ms_median": percentile_ms(stats.answers, 50),
+        "answer_ms_p95": percentile_ms(stats.answers, 95),
+        "answer_ms_p99": percentile_ms(stats.answers, 99),
         "sessions_crashed": stats.crashes,
         "unexpected_closes": stats.unexpected_closes,
         "server_error_count": len(errors),
@@ -410,8 +434,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--verbose", action="store_true", help="a line every 10 s")
     parser.add_argument("--server-log", metavar="PATH", help="keep the server's log there")
-    parser.add_argument("--attack", choices=sorted(ATTACKS),
-                        help="attackers alongside the players (tests/hostile/input_attacks.py)")
+    parser.add_argument("--attack", choices=[*sorted(ATTACKS), MIXED],
+                        help="attackers alongside the players (tests/hostile/input_attacks.py;"
+                        f" {MIXED}: every attack, one per session in turn)")
     parser.add_argument("--attackers", type=int, default=8,
                         help="attacking sessions, all from one address (default 8)")
     args = parser.parse_args()

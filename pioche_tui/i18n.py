@@ -891,6 +891,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "refused.empty": ("Message vide.", "Empty message."),
     "refused.chat_rate": ("Doucement : 3 messages toutes les 3 secondes au plus.",
                           "Easy: at most 3 messages every 3 seconds."),
+    "refused.chat_rate_address": (
+        "Doucement : 6 messages toutes les 3 secondes au plus depuis votre adresse.",
+        "Easy: at most 6 messages every 3 seconds from your address."),
     "notice.shutdown": ("Le serveur s'arrête. À bientôt !", "The server is stopping. See you!"),
     "notice.replaced": ("Vous vous êtes connecté ailleurs.", "You connected from elsewhere."),
     "notice.reclaimed": ("Vous retrouvez votre place.", "You are back in your seat."),

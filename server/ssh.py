@@ -424,8 +424,13 @@ class _Connection(asyncssh.SSHServer):
             self.failed(AUTH_FAILED, why)
         elif self._session is None:
             self.failed(NO_SESSION, why)
-        # Let go of asyncssh's connection and of the session (which holds this object): a
-        # cycle would keep them after the connection (server/cycles.py says why that matters).
+        # Let go of asyncssh's connection and of the session (which holds this object), and
+        # take back the methods lent to asyncssh's connection (the reading's meter and the
+        # socket watch hold it and this object): cycles would keep them after the connection
+        # (server/cycles.py says why that matters).
+        if self._conn is not None:
+            for lent in ("data_received", "pause_writing", "resume_writing"):
+                vars(self._conn).pop(lent, None)
         self._conn = self._session = None
 
     def failed(self, reason: str, detail: str, level: int = logging.WARNING) -> None:

@@ -163,7 +163,10 @@ class Coordinator:
             secrets.SystemRandom() if settings.seed is None else random.Random(settings.seed)
         )  # table ids, private codes and deal seeds
         self._chat: dict[str, deque[ChatLine]] = {}
-        self._chat_limit = RateLimiter(3, 3.0)
+        self._chat_limit = RateLimiter(3, 3.0)  # by identity
+        # By address too: one address may hold many guests, each a new identity (eight
+        # sessions would say 8 lines a second to every lobby screen). Two chatty players' worth.
+        self._chat_by_address = RateLimiter(6, 3.0)
         per_player, per_address = settings.table_rate
         self._tables_by_player = RateLimiter(per_player, 60.0)  # by identity
         self._tables_by_address = RateLimiter(per_address, 60.0)
@@ -879,6 +882,10 @@ class Coordinator:
         now = time.time()
         if not self._chat_limit.allow(session.player.identity, now):
             raise Refused("chat_rate", "Doucement : 3 messages toutes les 3 secondes au plus.")
+        address = session.player.address
+        if address and not self._chat_by_address.allow(address, now):
+            raise Refused("chat_rate_address", "Doucement : 6 messages toutes les 3 secondes au "
+                          "plus depuis votre adresse.")
         scope = session.table.id if session.table is not None else "lobby"
         line = ChatLine(scope, session.player.name, clean, now)
         self._chat.setdefault(scope, deque(maxlen=CHAT_HISTORY)).append(line)

@@ -171,9 +171,9 @@ class Table:
         self.subscribers[session] = seat
         if seat is None:
             self.changed()
+        if self.idle:  # someone is back: the bots and the clock go on (first: their view
+            self.schedule()  # shows the clock; nobody else was here to be told)
         session.mailbox.put_table(self._update(seat, ()))
-        if self.idle:  # someone is back: the bots and the clock go on
-            self.schedule()
 
     def unsubscribe(self, session: Session) -> None:
         seat = self.subscribers.pop(session, "absent")

@@ -29,7 +29,8 @@ from .toy import TOY
 
 def make_coordinator(data: Path, seed: int = 7) -> Coordinator:
     return Coordinator(Settings(data, bot_delay=(0, 0), turn_timer=None, seed=seed,
-                                lobby_interval=0),  # screens see each change at once
+                                lobby_interval=0,  # screens see each change at once
+                                table_rate=(1000, 1000)),  # screens' tests open many tables
                        games={**GAMES, "toy": TOY})
 
 

@@ -120,6 +120,8 @@ ATTACKS: dict[str, Attack] = {
     "ignore": ignore_packets,
 }
 
+MIXED = "mixed"  # every attack at once, one per session in turn (focus, help, ignore, …)
+
 
 class Sink(asyncssh.SSHClientSession[bytes]):
     """An attacker's session: reads what the server sends (it does not stall) and looks only
@@ -200,7 +202,7 @@ async def _stdin_closed() -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("port", type=int)
-    parser.add_argument("attack", choices=sorted(ATTACKS))
+    parser.add_argument("attack", choices=[*sorted(ATTACKS), MIXED])
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--address", default="127.0.0.1")
@@ -209,8 +211,9 @@ async def main() -> None:
     print("ready", flush=True)
     stop = asyncio.Event()
     rng = random.Random(12)
-    attacks = [asyncio.create_task(ATTACKS[args.attack](session.chan, stop, rng))
-               for _conn, session in opened if session.chan is not None]
+    kinds = sorted(ATTACKS) if args.attack == MIXED else [args.attack]
+    attacks = [asyncio.create_task(ATTACKS[kinds[n % len(kinds)]](session.chan, stop, rng))
+               for n, (_conn, session) in enumerate(opened) if session.chan is not None]
     closed = asyncio.create_task(_stdin_closed())
     await asyncio.wait([closed], timeout=args.seconds)
     stop.set()
