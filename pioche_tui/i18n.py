@@ -655,7 +655,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "learn.col.collection": (
         "Votre collection : les piles verrouillées. En fin de manche, elle remplit vos objectifs "
-        "(la scorecard, à droite).",
+        "(listés à droite).",
         "Your collection: the piles you locked. At the end of the round it fills your objectives "
         "(the scorecard, on the right).",
     ),
