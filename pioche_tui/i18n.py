@@ -612,6 +612,259 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "cev.validate_none": ("{name} ne valide rien", "{name} validates nothing"),
     "cev.game_end": ("Partie terminée : {names} l'emporte.", "Game over: {names} wins."),
     "cev.game_end.many": ("Partie terminée : {names} l'emportent.", "Game over: {names} win."),
+    # --- « Apprendre » (learn by playing): the lobby's dialog and the table's lines ---------
+    # One explanation per situation (pioche_tui/app/learn.py says when), at most two lines
+    # once wrapped at 78 cells (tests/app/test_learn.py); each checked against docs/rules/ and
+    # the engines.
+    "key.learn": ("apprendre", "learn"),
+    "help.learn": ("apprendre en jouant : une table contre des robots qui explique chaque "
+                   "situation",
+                   "learn by playing: a table against bots that explains each situation"),
+    "lobby.hint_learn": ("apprendre en jouant : Collection ou Défausse, expliqués pas à pas",
+                         "learn by playing: Collection or Défausse, explained step by step"),
+    "status.learning": ("apprend", "learning"),
+    "key.learn_collection": ("Collection", "Collection"),
+    "key.learn_defausse": ("Défausse", "Défausse"),
+    "key.learn_hints": ("explications", "explanations"),
+    "key.learn_reset": ("tout revoir", "see all again"),
+    "help.learn_collection": ("apprendre Collection contre deux robots",
+                              "learn Collection against two bots"),
+    "help.learn_defausse": ("apprendre Défausse contre deux robots",
+                            "learn Défausse against two bots"),
+    "help.learn_hints": ("afficher ou couper les explications",
+                         "show or hide the explanations"),
+    "help.learn_reset": ("remontrer les explications déjà vues",
+                         "show the explanations already seen again"),
+    "learn.title": ("Apprendre en jouant", "Learn by playing"),
+    "learn.intro": (
+        "Une table contre deux robots, sans minuteur. La première fois que chaque situation "
+        "se présente, une ligne explique ce qui se passe et ce que veulent dire vos choix. "
+        "Elle ne joue jamais à votre place, et la partie ne compte pas dans les scores.",
+        "A table against two bots, with no timer. The first time each situation comes up, "
+        "a line explains what is happening and what your choices mean. It never plays for "
+        "you, and the game does not count in the scores.",
+    ),
+    "learn.hints_on": ("Explications : oui (e pour les couper).",
+                       "Explanations: on (e turns them off)."),
+    "learn.hints_off": ("Explications : non (e pour les remettre).",
+                        "Explanations: off (e turns them on)."),
+    "learn.seen": ("Déjà vues : {n} (elles ne reviennent pas).",
+                   "Already seen: {n} (they do not come back)."),
+    "learn.table_on": ("Explications affichées (h pour les couper).",
+                       "Explanations shown (h turns them off)."),
+    "learn.table_off": ("Explications coupées (h pour les remettre).",
+                        "Explanations off (h brings them back)."),
+    "key.hints": ("explications", "explanations"),
+    "help.hints": ("table d'apprentissage : afficher ou couper les explications",
+                   "learn table: show or hide the explanations"),
+    "learn.col.first_draw": (
+        "Piochez en A ou B (a, b) : une carte de couleur rejoint votre pile, visible de tous. "
+        "Une pile ne compte qu'une fois verrouillée (v, en début de tour).",
+        "Draw from deck A or B (a, b): a coloured card joins your pile, which all can see. "
+        "A pile only counts once it is locked (v, at the start of a turn).",
+    ),
+    "learn.col.draw_again": (
+        "Encore une carte (a, b), ou stop (s) : la pile reste devant vous, pas à l'abri ; au "
+        "début de votre prochain tour, v la verrouille dans votre collection.",
+        "Draw again (a, b), or stop (s): your pile stays in front of you, not yet safe; at the "
+        "start of your next turn, v locks it into your collection.",
+    ),
+    "learn.col.risk": (
+        "Deux cartes de même valeur ou trois de même couleur à la suite : pile perdue. "
+        "« STOP si » les nomme ; « risque » : la chance que ce soit la suivante.",
+        "Two cards of one value, or three of one colour, in a row: the pile is lost. "
+        "\"STOP on\" names those cards; \"risk\" is the chance the next card is one.",
+    ),
+    "learn.col.bust": (
+        "Pile perdue : ses cartes sont défaussées. Seule une pile verrouillée est à l'abri.",
+        "Pile lost: its cards are discarded. Only a locked pile is safe.",
+    ),
+    "learn.col.lock": (
+        "v verrouille votre pile : elle rejoint votre collection, et c'est tout le tour. Ou "
+        "piochez (a, b) pour la grossir, au risque de la perdre.",
+        "v locks your pile: it joins your collection, and that is your whole turn. Or draw (a, "
+        "b) to make it bigger, at the risk of losing it.",
+    ),
+    "learn.col.collection": (
+        "Votre collection : les piles verrouillées. En fin de manche, elle remplit vos objectifs "
+        "(listés à droite).",
+        "Your collection: the piles you locked. At the end of the round it fills your objectives "
+        "(the scorecard, on the right).",
+    ),
+    "learn.col.rainbow": (
+        "Rainbow : ni couleur ni valeur, elle coupe les suites ; repiochez aussitôt (a, b).",
+        "Rainbow: no colour, no value, it breaks a run; draw again at once (a, b).",
+    ),
+    "learn.col.shadow": (
+        "Shadow ! k : la défausser, votre pile reste · n : perdre la pile, la Shadow en commence "
+        "une nouvelle. Dans les deux cas, votre tour finit.",
+        "Shadow! k: discard it, your pile stays · n: lose your pile, the Shadow starts a new "
+        "one. Either way, your turn ends.",
+    ),
+    "learn.col.shadow_joker": (
+        "Shadow ! j : le Joker l'annule, vous continuez · k : la défausser, pile gardée · "
+        "n : pile perdue, la Shadow en commence une ; k et n finissent le tour.",
+        "Shadow! j: the Joker cancels it and you go on · k: discard it, the pile stays · "
+        "n: the pile is lost, the Shadow starts a new one; k and n end your turn.",
+    ),
+    "learn.col.joker": (
+        "Joker : gardez-le en réserve. Contre une Shadow que vous piochez, j l'annule : la pile "
+        "reste et le tour continue. Joué à un autre moment, il ne fait rien.",
+        "Joker: keep it in reserve. Against a Shadow you draw, j cancels it: the pile stays and "
+        "your turn goes on. Played at any other time, it does nothing.",
+    ),
+    "learn.col.double": (
+        "Double : le joueur visé ne pourra pas verrouiller à son prochain tour, et devra y "
+        "piocher au moins 2 cartes.",
+        "Double: the player you aim at cannot lock on their next turn, and must draw at least 2 "
+        "cards in it.",
+    ),
+    "learn.col.passe": (
+        "Passe Ton Tour : le joueur visé passe son prochain tour (ni pioche ni verrou).",
+        "Passe Ton Tour: the player you aim at loses their next turn (no draw, no lock).",
+    ),
+    "learn.col.flip": (
+        "Flip : vous seul voyez le dessus des deux pioches, puis vous piochez encore une carte "
+        "ou vous vous arrêtez (s).",
+        "Flip: you alone see the top card of both decks, then you draw once more or stop (s).",
+    ),
+    "learn.col.swipe": (
+        "Swipe : échangez votre pile avec celle d'un voisin (ses cartes non verrouillées) ; "
+        "aucun STOP n'est vérifié sur les piles échangées.",
+        "Swipe: swap your pile with a neighbour's (the cards they have not locked); no STOP is "
+        "checked on the swapped piles.",
+    ),
+    "learn.col.quantique": (
+        "Quantique : prenez jusqu'à 3 cartes d'une pioche, que vous seul voyez ; gardez-en une "
+        "ou aucune, le reste est défaussé. Puis votre tour finit.",
+        "Quantique: take up to 3 cards from a deck, which only you see; keep one or none, the "
+        "rest is discarded. Then your turn ends.",
+    ),
+    "learn.col.quantique_keep": (
+        "Vous seul les voyez. Celle que vous gardez va sur votre pile (STOP vérifié ; une "
+        "Shadow : son choix) ou, spéciale, en réserve ; les autres sont défaussées.",
+        "Only you see these cards. The one you keep goes on your pile (STOP checked; a "
+        "Shadow: its choice) or, a special card, in reserve; the others are discarded.",
+    ),
+    "learn.col.reserve_full": (
+        "Réserve pleine : jouez la nouvelle carte (e), ou une de la réserve (1, 2) : la nouvelle "
+        "prend alors sa place.",
+        "Reserve full: play the new card (e), or one from your reserve (1, 2): the new card then "
+        "takes its slot.",
+    ),
+    "learn.col.reserve": (
+        "Réserve : 2 places. Pendant votre tour, 1 ou 2 joue la carte de cette place.",
+        "Reserve: 2 slots. During your turn, 1 or 2 plays the card in that slot.",
+    ),
+    "learn.col.skipped": (
+        "Tour passé : ni pioche ni verrou ; un Double, une Passe Ton Tour ou un Swipe de votre "
+        "réserve peut encore servir (1, 2). s finit le tour.",
+        "Turn lost: no draw, no lock; a Double, Passe Ton Tour or Swipe from your reserve may "
+        "still be played (1, 2). s ends the turn.",
+    ),
+    "learn.col.skip_waits": (
+        "On vous a joué Passe Ton Tour (⊘) : vous passerez votre prochain tour.",
+        "Someone played Passe Ton Tour on you (⊘): you will lose your next turn.",
+    ),
+    "learn.col.doubled": (
+        "On vous a joué un Double (+2) : à votre prochain tour, pas de verrou, et au moins 2 "
+        "cartes à piocher.",
+        "Someone played a Double on you (+2): on your next turn, no lock, and at least 2 cards "
+        "to draw.",
+    ),
+    "learn.col.must_draw": (
+        "Double : pas de verrou ce tour ; piochez les cartes dues (a, b) avant de pouvoir vous "
+        "arrêter. Une pile perdue ou une Shadow annule le reste.",
+        "Double: no lock this turn; draw the cards you owe (a, b) before you may stop. A lost "
+        "pile or a Shadow cancels the rest.",
+    ),
+    "learn.col.swiped": (
+        "Un voisin a joué Swipe : il a échangé sa pile contre la vôtre.",
+        "A neighbour played Swipe: they swapped their pile for yours.",
+    ),
+    "learn.col.validation": (
+        "Cochez (Espace) les combinaisons à valider, puis Entrée. Une carte ne sert qu'une fois "
+        "; un objectif validé l'est pour la partie ; le reste est défaussé.",
+        "Tick (Space) the combinations to validate, then Enter. A card serves only once; a "
+        "validated objective stays for the game; the rest is discarded.",
+    ),
+    "learn.col.lost": (
+        "Fin de manche : une pile non verrouillée est perdue ; seule la collection compte.",
+        "End of the round: an unlocked pile is lost; only your collection counts.",
+    ),
+    "learn.col.others": (
+        "Les robots jouent chacun leur tour (►) ; le journal dit ce qu'ils font.",
+        "The bots play in turn (►); the log says what they do.",
+    ),
+    "learn.col.over": (
+        "Partie finie. Une table d'apprentissage ne compte pas dans les scores.",
+        "Game over. A learn table does not count in the scores.",
+    ),
+    "learn.df.first_turn": (
+        "Posez une carte levée (←, →, Entrée) : même couleur, ou même chiffre ou symbole que la "
+        "carte du dessus. Le premier à vider sa main gagne la manche.",
+        "Play a raised card (←, →, Enter): the same colour, or the same number or symbol as the "
+        "top card. The first to empty their hand wins the round.",
+    ),
+    "learn.df.unplayable": (
+        "Cartes baissées : ni la couleur demandée, ni le chiffre ou le symbole du dessus. Le "
+        "Joker +4 attend que vous n'ayez plus la couleur demandée.",
+        "Lowered cards do not fit: neither the colour asked nor the number or symbol on top. A "
+        "Joker +4 waits until you hold none of the colour asked.",
+    ),
+    "learn.df.no_play": (
+        "Aucune carte ne va : piochez (d). Si la carte piochée va, vous pourrez la poser.",
+        "No card fits: draw (d). If the card you draw fits, you may play it.",
+    ),
+    "learn.df.drawn": (
+        "Carte piochée : Entrée la pose si elle va, k la garde ; puis le tour passe.",
+        "Card drawn: Enter plays it if it fits, k keeps it; then the turn passes.",
+    ),
+    "learn.df.passe": (
+        "Passe (⊘) : le joueur suivant perd son tour.",
+        "Skip (⊘): the next player loses their turn.",
+    ),
+    "learn.df.inverse": (
+        "Inverse (⇄) : le sens du jeu change ; à deux joueurs, elle fait comme une Passe.",
+        "Reverse (⇄): the direction of play changes; with two players it acts as a Skip.",
+    ),
+    "learn.df.plus2": (
+        "+2 : le joueur suivant pioche 2 cartes et perd son tour.",
+        "+2: the next player draws 2 cards and loses their turn.",
+    ),
+    "learn.df.joker": (
+        "Joker (★) : se pose sur n'importe quelle carte ; qui le pose choisit la couleur.",
+        "Joker (★): goes on any card; whoever plays it chooses the colour.",
+    ),
+    "learn.df.opening_joker": (
+        "La manche s'ouvre sur un Joker : à vous de choisir la couleur demandée.",
+        "The round opens on a Joker: you choose the colour asked.",
+    ),
+    "learn.df.joker4": (
+        "Joker +4 (★+4) : seulement sans carte de la couleur demandée ; le suivant pioche 4 "
+        "cartes et perd son tour, et qui le pose choisit la couleur.",
+        "Joker +4 (★+4): only when you hold none of the colour asked; the next player draws 4 "
+        "and loses their turn, and whoever plays it chooses the colour.",
+    ),
+    "learn.df.round_end": (
+        "Le gagnant de la manche marque les cartes des autres mains (chiffre : sa valeur, "
+        "symbole : 20, Joker : 50). Le premier à {target} points gagne.",
+        "The round's winner scores the cards left in the other hands (a number: its value, a "
+        "symbol: 20, a Joker: 50). The first to {target} points wins.",
+    ),
+    "learn.df.last_card": (
+        "Plus qu'une carte : posez-la pour gagner la manche.",
+        "One card left: play it to win the round.",
+    ),
+    "learn.df.others": (
+        "Les robots jouent chacun leur tour (►) ; le journal dit ce qu'ils posent.",
+        "The bots play in turn (►); the log says what they play.",
+    ),
+    "learn.df.over": (
+        "Partie finie : {target} points atteints. Une table d'apprentissage ne compte pas dans "
+        "les scores.",
+        "Game over: {target} points reached. A learn table does not count in the scores.",
+    ),
     # --- refusals (the coordinator's codes) and notices ----------------------------------
     "refused.name_taken": ("Ce pseudo est déjà en ligne.", "That nickname is already online."),
     "refused.name_owned": ("Ce pseudo appartient à un autre joueur.",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from textual import events
 from textual.app import App
@@ -34,6 +34,9 @@ from .screens.lobby import LobbyScreen
 from .screens.nickname import NicknameScreen
 from .screens.table import TableScreen
 from .screens.too_small import TooSmallScreen, too_small
+
+if TYPE_CHECKING:
+    from .learn import LearnMemory
 
 log = logging.getLogger("pioche.app")
 
@@ -102,6 +105,7 @@ class PiocheApp(App[None]):
         self.farewell: str | None = None
         """Why the session ended, once it has (the caller may show it after the app exits)."""
         self._chat_seen: dict[str, deque[ChatLine]] = {}
+        self._learning: LearnMemory | None = None
 
     # --- start and end --------------------------------------------------------------------
 
@@ -242,6 +246,16 @@ class PiocheApp(App[None]):
             self.table_screen.show_chat(line.name, line.text)
 
     # --- helpers for screens --------------------------------------------------------------
+
+    @property
+    def learning(self) -> LearnMemory:
+        """The session's explanations at learn tables: on or off, and those already shown."""
+        if self._learning is None:
+            from .learn import LearnMemory  # (only for players who learn: start-up stays lean)
+
+            identity = self.session.player.identity if self.session is not None else ""
+            self._learning = LearnMemory(self.coordinator, identity)
+        return self._learning
 
     def resume_command(self) -> str | None:
         """What a guest types to get their seat back (``ssh -t -p PORT HOST resume TOKEN``):

@@ -33,7 +33,7 @@ from typing import Any
 from ..engine import GAMES
 from ..engine.base import BadOptions, Game
 from ..store import retention
-from ..store.db import Database, SeatResult
+from ..store.db import KEY_PREFIX, Database, SeatResult
 from ..store.log import END, SEAT, LogError, LogWriter, read_log
 from .clock import later
 from .guests import GuestPass, Guests
@@ -53,6 +53,11 @@ CHAT_HISTORY = 30
 HEARTBEAT = 2.0  # seconds between two notes of "the server is running" (turn timers, 13)
 MIN_TIMER, MAX_TIMER = 10.0, 600.0  # what a player may ask for (the server's default, always)
 DAY = 86400.0
+LEARN_SEATS = 3  # a learn table: the player and two bots (fewer turns to wait through)
+LEARN_OPTIONS: dict[str, dict[str, Any]] = {
+    "collection": {"mode": "classique"},  # every special card, to learn them all
+    "defausse": {"target": 200},  # a game to its end in a sitting (500 by default)
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +114,9 @@ class Session:
     def quick_play(self, game: str, seats: int = 4, options: Mapping[str, Any] | None = None
                    ) -> str:
         return self.coordinator.quick_play(self, game, seats, options or {})
+
+    def learn(self, game: str) -> str:
+        return self.coordinator.learn(self, game)
 
     def join(self, table_id: str, seat: int | None = None, code: str | None = None) -> None:
         self.coordinator.join(self, table_id, seat, code)
@@ -234,7 +242,8 @@ class Coordinator:
         game = self.games[h["game"]]
         seats = [Seat.from_log(s) for s in h["seats"]]
         return Table(self, str(h["table"]), game, dict(game.options(h["options"])), seats,
-                     str(h.get("creator", "")), h.get("timer"), h.get("code"))
+                     str(h.get("creator", "")), h.get("timer"), h.get("code"),
+                     h.get("learn") is True)
 
     async def keep_retention(self) -> None:
         """A retention pass now, then one every ``retention_interval`` seconds, until cancelled
@@ -613,7 +622,8 @@ class Coordinator:
 
     def create_table(self, session: Session, game_name: str, *, seats: int,
                      options: Mapping[str, Any], bots: Mapping[int, str],
-                     timer: float | str | None, private: bool, sit: bool) -> str:
+                     timer: float | str | None, private: bool, sit: bool,
+                     learn: bool = False) -> str:
         """A new table; the creator takes seat 0 unless ``sit`` is False (then they watch:
         a table of bots only)."""
         self._require_player(session)
@@ -646,7 +656,7 @@ class Coordinator:
         self._count_table(session.player)
         table = Table(self, self._new_id(4), game, checked, table_seats,
                       session.player.identity, timer if sit else None,
-                      self._new_id(6) if private else None)
+                      self._new_id(6) if private else None, learn)
         if sit:
             table_seats[0] = Seat("player", session.player.name, session.player.identity,
                                   session=session)
@@ -697,6 +707,19 @@ class Coordinator:
         return self.create_table(session, game_name, seats=seats, options=options,
                                  bots={i: "basic" for i in range(1, seats)}, timer="default",
                                  private=False, sit=True)
+
+    def learn(self, session: Session, game_name: str) -> str:
+        """« Apprendre »: a table against bots where the player's screen explains each
+        situation the first time it comes up (``app/learn.py``). It starts at once with every
+        seat taken, so nobody else joins (anyone may watch); it has no turn timer, the player
+        having all the time they need to read; and its result is not recorded
+        (``table_finished``), so it counts for no score. docs/server.md, « Learn tables »."""
+        game = self._game(game_name)
+        seats = max(game.min_seats, min(LEARN_SEATS, game.max_seats))
+        return self.create_table(session, game_name, seats=seats,
+                                 options=LEARN_OPTIONS.get(game_name, {}),
+                                 bots={i: "basic" for i in range(1, seats)}, timer=None,
+                                 private=False, sit=True, learn=True)
 
     def join(self, session: Session, table_id: str, seat_no: int | None, code: str | None
              ) -> None:
@@ -837,10 +860,11 @@ class Coordinator:
 
     def table_finished(self, table: Table, seats: list[SeatResult], rounds: int) -> None:
         """Record the result, then end the log; absent players' seats need no keeping any more.
+        A learn table's result is not recorded: it counts for no score (``learn``).
 
         A result the database refuses (a full disk) leaves the log without its end: the next
         start replays it, finds the game over, and records the result then."""
-        recorded = self.db is None or self._persist(
+        recorded = self.db is None or table.learn or self._persist(
             "results", self.db.record_game, table.id, table.game.name, table.options,
             table.started_at, time.time(), rounds, self.log_path(table.id).name, seats)
         table.close_log("finished" if recorded else None)
@@ -885,6 +909,26 @@ class Coordinator:
             targets = list(self.tables[scope].subscribers)
         for target in targets:
             target.mailbox.put_chat(line)
+
+    # --- learn tables: the explanations a key has read ------------------------------------
+
+    def learned(self, identity: str) -> set[str]:
+        """The explanations this player was shown at learn tables: a key's, from the database
+        (empty if it cannot be read); a guest's are their session's alone (the app's)."""
+        if self.db is None or not identity.startswith(KEY_PREFIX):
+            return set()
+        try:
+            return self.db.learned(identity)
+        except sqlite3.Error:
+            return set()
+
+    def note_learned(self, identity: str, situation: str) -> None:
+        if self.db is not None and identity.startswith(KEY_PREFIX):
+            self._persist("learned", self.db.note_learned, identity, situation)
+
+    def forget_learned(self, identity: str) -> None:
+        if self.db is not None and identity.startswith(KEY_PREFIX):
+            self._persist("learned", self.db.forget_learned, identity)
 
     # --- what survives a restart beside the logs (docs/reliability.md, round two, 13) ------
 

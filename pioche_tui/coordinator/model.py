@@ -77,6 +77,7 @@ class TableSummary:
     timer: float | None  # seconds per decision, None for no timer
     creator: str  # the creator's name
     paused: bool = False  # its log cannot be written: no move is taken until it can again
+    learn: bool = False  # a learn table (« Apprendre »): one player, bots, counts for no score
 
     @property
     def free_seats(self) -> int:

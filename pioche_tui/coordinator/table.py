@@ -98,6 +98,7 @@ class Table:
         creator: str,
         timer: float | None,
         private_code: str | None,
+        learn: bool = False,
     ) -> None:
         self.coordinator = coordinator
         self.id = table_id
@@ -107,6 +108,7 @@ class Table:
         self.creator = creator  # identity of the creator (who may start it)
         self.timer = timer
         self.code = private_code
+        self.learn = learn  # « Apprendre »: its result is not recorded (Coordinator.learn)
         self.status: TableStatus = "waiting"
         self.state: Any = None
         self.seed = 0
@@ -153,6 +155,7 @@ class Table:
                 timer=self.timer,
                 creator=next((s.name for s in self.seats if s.identity == self.creator), ""),
                 paused=self.paused,
+                learn=self.learn,
             )
         return self._summary
 
@@ -266,6 +269,7 @@ class Table:
             "timer": self.timer,
             "code": self.code,
             "started": self.started_at,
+            **({"learn": True} if self.learn else {}),
         }
 
     def submit(self, seat: int, action: Any, step: int | None) -> None:

@@ -86,6 +86,11 @@ CREATE TABLE IF NOT EXISTS watching (
     identity   TEXT PRIMARY KEY,       -- a spectator's identity
     table_id   TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS learned (
+    identity   TEXT NOT NULL,          -- a key's fingerprint (a guest's session remembers its own)
+    situation  TEXT NOT NULL,          -- an explanation shown at a learn table (app/learn.py)
+    PRIMARY KEY (identity, situation)
+);
 CREATE TABLE IF NOT EXISTS server (
     key        TEXT PRIMARY KEY,       -- "alive": the last moment the server was known to run
     value      REAL NOT NULL
@@ -322,6 +327,21 @@ class Database:
             identity, name, row[0], row[1], row[2], row[3],
             tuple((g, n, w) for g, n, w in by_game),
         )
+
+    # --- learn tables: the explanations each key has read --------------------------------
+
+    def learned(self, identity: str) -> set[str]:
+        """The situations whose explanation this key was shown at a learn table."""
+        return {row[0] for row in self._conn.execute(
+            "SELECT situation FROM learned WHERE identity = ?", (identity,))}
+
+    def note_learned(self, identity: str, situation: str) -> None:
+        self._conn.execute("INSERT INTO learned (identity, situation) VALUES (?, ?)"
+                           " ON CONFLICT DO NOTHING", (identity, situation))
+
+    def forget_learned(self, identity: str) -> None:
+        """Show this key every explanation again."""
+        self._conn.execute("DELETE FROM learned WHERE identity = ?", (identity,))
 
     # --- what a restart must not lose (every method may raise sqlite3.Error) --------------
 

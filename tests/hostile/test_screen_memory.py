@@ -31,6 +31,7 @@ from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.screens.colour import ColourPicker
 from pioche_tui.app.screens.dialogs import CodePrompt, Confirm
 from pioche_tui.app.screens.help import HelpScreen
+from pioche_tui.app.screens.learn import LearnDialog
 from pioche_tui.app.screens.podium import PodiumScreen
 from pioche_tui.app.screens.table import TableScreen
 from pioche_tui.app.screens.too_small import TooSmallScreen
@@ -125,10 +126,13 @@ async def large_enough(app: PiocheApp, pilot: Pilot[None]) -> None:
     await settle(pilot)
 
 
-def quick_game(game: str) -> Step:
+def quick_game(game: str, learn: bool = False) -> Step:
     async def step(app: PiocheApp, pilot: Pilot[None]) -> None:
         assert app.session is not None
-        app.session.quick_play(game)
+        if learn:  # a learn table: its line of explanation too
+            app.session.learn(game)
+        else:
+            app.session.quick_play(game)
         for _ in range(50):
             await settle(pilot)
             if isinstance(app.screen, TableScreen) and app.screen.ready:
@@ -175,6 +179,9 @@ CASES = {
     "too_small": Case(None, too_small, large_enough, on_top(TooSmallScreen)),
     "table_defausse": Case(None, quick_game("defausse"), leave_table, on_top(TableScreen)),
     "table_collection": Case(None, quick_game("collection"), leave_table, on_top(TableScreen)),
+    "learn_dialog": Case(None, press("a"), press("escape"), on_top(LearnDialog)),
+    "learn_table": Case(None, quick_game("collection", learn=True), leave_table,
+                        on_top(TableScreen)),
     "help_at_a_table": Case("defausse", press("question_mark"), press("escape"),
                             on_top(HelpScreen)),
     "table_chat": Case("defausse", press("c"), press("escape"), chatting),

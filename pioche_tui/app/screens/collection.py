@@ -652,6 +652,7 @@ class CollectionTableScreen(TableScreen):
         except Refused as e:
             self.pioche.warn(self.t.refusal(e))
             return
+        self.clear_hint()
         self.close_choice()
 
     # --- keys -----------------------------------------------------------------------------

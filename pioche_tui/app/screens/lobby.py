@@ -37,7 +37,7 @@ COLUMNS = (
 )
 """The options do not fit beside these at 80 columns: the line under the list gives them in
 full for the table under the cursor."""
-PLAYER_ACTIONS = {"new_table", "join", "quick", "chat"}  # not for watch-only sessions
+PLAYER_ACTIONS = {"new_table", "join", "quick", "chat", "learn"}  # not for watch-only sessions
 
 
 class LobbyScreen(PiocheScreen[None]):
@@ -49,6 +49,7 @@ class LobbyScreen(PiocheScreen[None]):
         Binding("w", "watch", "key.watch", tooltip="help.watch"),
         Binding("p", "quick('defausse')", "key.quick", tooltip="help.quick_defausse"),
         Binding("P", "quick('collection')", "key.quick", tooltip="help.quick_collection"),
+        Binding("a", "learn", "key.learn", tooltip="help.learn"),
         Binding("s", "scores", "key.scores", tooltip="help.scores"),
         Binding("c", "chat", "key.chat", tooltip="help.chat"),
         Binding("question_mark", "help", "key.help"),
@@ -92,6 +93,7 @@ class LobbyScreen(PiocheScreen[None]):
         hints = [] if self.session.player.watch_only else [
             *((key, t("lobby.hint_quick", game=game_title(t, game)))
               for key, game in (("p", "defausse"), ("P", "collection")) if game in games),
+            ("a", t("lobby.hint_learn")),
             ("n", t("lobby.hint_new")),
         ]
         for key, hint in [*hints, ("?", t("lobby.hint_help"))]:
@@ -164,7 +166,8 @@ class LobbyScreen(PiocheScreen[None]):
             Text(s.id, "bold"),
             Text(game_title(t, s.game)),
             Text(f"{taken}/{len(s.seats)}"),
-            Text(t("status.paused") if s.paused else t(f"status.{s.status}")),
+            Text(t("status.paused") if s.paused else t("status.learning")
+                 if s.learn and s.status == "playing" else t(f"status.{s.status}")),
             Text(str(s.spectators) if s.spectators else ""),
             players,
         ))
@@ -256,6 +259,16 @@ class LobbyScreen(PiocheScreen[None]):
 
     def action_quick(self, game: str) -> None:
         self.pioche.call(self.session.quick_play, game)
+
+    def action_learn(self) -> None:
+        """« Apprendre »: the game to learn, then a learn table (``Coordinator.learn``)."""
+        from .learn import LearnDialog
+
+        def chosen(game: str | None) -> None:
+            if game is not None:
+                self.pioche.call(self.session.learn, game)
+
+        self.app.push_screen(LearnDialog(), chosen)
 
     def action_new_table(self) -> None:
         from .create import CreateTableScreen

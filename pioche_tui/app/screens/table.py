@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from ..app import PiocheApp
 
 TABLE_ACTIONS = {"start", "chat", "leave", "help", "log_page"}  # keys every table screen has
+LEARN_ID = "learn-hint"  # a learn table's line of explanation (app/learn.py)
 PANEL_SECONDS = 15.0  # how long a panel stays in the log's place, unless told otherwise
 RESUME_NOTICE_SECONDS = 10.0  # a guest's resume command in a notice (it covers the hand's end)
 
@@ -62,6 +63,7 @@ class TableScreen(PiocheScreen[None]):
         Binding("pageup", "log_page(-1)", "key.log_back", tooltip="help.log_back", show=False),
         Binding("pagedown", "log_page(1)", "key.log_forward", tooltip="help.log_forward",
                 show=False),
+        Binding("h", "hints", "key.hints", tooltip="help.hints"),
     ]
 
     def __init__(self, session: Session, update: TableUpdate) -> None:
@@ -80,6 +82,7 @@ class TableScreen(PiocheScreen[None]):
         self._backlog: list[Event] = list(update.events)
         self._narrate = narrator(update.table.game)
         self._resume_shown: str | None = None  # the resume command on the log's edge
+        self.hint: str | None = None  # the learn table's explanation shown (a situation's id)
 
     @property
     def pioche(self) -> PiocheApp:
@@ -114,6 +117,7 @@ class TableScreen(PiocheScreen[None]):
             yield widget
         yield GameLog(lambda n: t.count("log.below", n), id="log")
         yield Static(id="panel")
+        yield Static(id=LEARN_ID, markup=False)
         for widget in self.compose_controls():
             widget.add_class("game")
             yield widget
@@ -141,6 +145,8 @@ class TableScreen(PiocheScreen[None]):
         self.log_widget = self.query_one("#log", GameLog)
         self.panel = self.query_one("#panel", Static)
         self.panel.display = False
+        self.learn_line = self.query_one(f"#{LEARN_ID}", Static)
+        self.learn_line.display = False
         self._catch_up()
         for name, text in self._chat:
             self.show_chat(name, text)
@@ -179,6 +185,7 @@ class TableScreen(PiocheScreen[None]):
             self.show_view(update)
             if update.events:
                 self.log_widget.add_lines(self.log_lines(update))
+            self.show_hint(update)
             outcome = self.outcome(update)
             if outcome is not None and not self._podium_shown:
                 self._podium_shown = True
@@ -187,6 +194,59 @@ class TableScreen(PiocheScreen[None]):
         else:
             self.show_waiting(update)
         self.sync_keys()
+
+    # --- a learn table's explanations (app/learn.py) ----------------------------------------
+
+    @property
+    def learning(self) -> bool:
+        """Explanations are shown here: a learn table, its player (not a spectator), on."""
+        return (self.update.table.learn and self.seat is not None
+                and self.pioche.learning.on)
+
+    def show_hint(self, update: TableUpdate) -> None:
+        """The first situation not yet explained to this player, if any, on the line above
+        the game's controls (the situations come most pressing first). A line shown stays
+        until the player acts, unless the player has something to decide (or the game
+        ends) and a more pressing explanation, or its own situation is over: while the bots
+        play, their moves follow each other faster than a line is read."""
+        if not self.learning or self.seat is None:
+            return
+        from ..learn import first_unseen, situations
+
+        holding = situations(update.table.game, update.view, self.seat, update.events)
+        memory = self.pioche.learning
+        found = first_unseen(holding, memory.seen)
+        if self.hint is not None:
+            if self.seat not in update.to_act and self.outcome(update) is None:
+                return
+            ids = [s.id for s in holding]
+            if self.hint in ids and (found is None or ids.index(found.id) > ids.index(
+                    self.hint)):
+                return
+        if found is None:
+            self.clear_hint()  # (what it said is over)
+            return
+        memory.note(found.id)
+        self.hint = found.id
+        self.learn_line.update(self.t(found.key, **dict(found.params)))
+        self.learn_line.display = True
+
+    def clear_hint(self) -> None:
+        """The player acted: the explanation of what they were deciding has served."""
+        if self.hint is not None and self.ready:
+            self.hint = None
+            self.learn_line.display = False
+
+    def action_hints(self) -> None:
+        """Explanations off (the line goes), or on again (the next new situation shows)."""
+        memory = self.pioche.learning
+        memory.on = not memory.on
+        if not memory.on:
+            self.clear_hint()
+        elif self.started:  # the situation at hand, explained now if it is new
+            self.show_hint(replace(self.update, events=()))
+        self.pioche.notify(self.t("learn.table_on" if memory.on else "learn.table_off"),
+                           markup=False)
 
     def show_resume_command(self, update: TableUpdate) -> None:
         """A guest's way back to their seat while they play, on the log's top edge (and the
@@ -380,6 +440,8 @@ class TableScreen(PiocheScreen[None]):
             return True
         if action == "hide_panel":
             return self._panel_timer is not None
+        if action == "hints":
+            return self.update.table.learn and self.seat is not None
         if self.seat is None or not self.started:
             return False  # spectators and waiting rooms: no game key acts
         return self.check_game_action(action, parameters)
@@ -396,6 +458,8 @@ class TableScreen(PiocheScreen[None]):
         except Refused as e:
             if e.code != "stale":
                 self.pioche.warn(self.t.refusal(e))
+            return
+        self.clear_hint()
 
     def action_start(self) -> None:
         self.pioche.call(self.session.start)
