@@ -29,6 +29,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Pioche needs at least {min_w}×{min_h} cells; this terminal has {w}×{h}.\n"
         "Make the window larger: the game comes back by itself.",
     ),
+    # pioche play, when another process holds its data directory (store/lock.py)
+    "play.busy": (
+        "Pioche ne peut pas ouvrir {dir} : {holder} l'utilise déjà. Quittez-le, ou choisissez "
+        "un autre dossier avec --data-dir.",
+        "Pioche cannot open {dir}: {holder} is already using it. Quit it, or choose another "
+        "directory with --data-dir.",
+    ),
+    "play.busy.holder": ("le processus {pid} ({command})", "process {pid} ({command})"),
+    "play.busy.unknown": ("un autre processus", "another process"),
     # --- keys (the key bar and the help) -------------------------------------------------
     "key.quit": ("quitter", "quit"),
     "key.help": ("aide", "help"),
