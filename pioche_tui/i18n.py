@@ -357,6 +357,28 @@ MESSAGES: dict[str, tuple[str, str]] = {
                       "You drew {card}: Enter to play it, k to keep it."),
     "df.after_draw_keep": ("Vous avez pioché {card}, qui ne va pas : k pour la garder.",
                            "You drew {card}, which does not fit: k to keep it."),
+    "df.your_turn_announce": (
+        "Avant-dernière carte : jouez-la avec a pour l'annoncer, ou gare au contre !",
+        "Second-to-last card: play it with a to announce it, or you may be caught!"),
+    "df.after_draw_announce": ("Pioché : {card} — a pour la jouer en annonçant, k pour la "
+                               "garder.",
+                               "You drew {card}: a to play it and announce, k to keep it."),
+    # Enter on a card that may not be played: which rule says no
+    "df.why.turn": ("Pas encore : c'est au tour de {name}.", "Not yet: it is {name}'s turn."),
+    "df.why.drawn": ("Après une pioche, seule la carte piochée ({card}) peut être jouée.",
+                     "After drawing, only the drawn card ({card}) may be played."),
+    "df.why.pending": ("{n} cartes en attente : seul un {answer} y répond, sinon prenez-les (d).",
+                       "{n} cards pending: only a {answer} answers them, or take them (d)."),
+    "df.why.joker4": ("Le Joker +4 se joue seulement sans carte de la couleur demandée "
+                      "({colour}).",
+                      "A Joker +4 may only be played with no card of the colour asked "
+                      "({colour})."),
+    "df.why.colour": ("{card} ne va pas : il faut du {colour} ou un Joker.",
+                      "{card} does not fit: play {colour} or a Joker."),
+    "df.why.match": ("{card} ne va pas : il faut du {colour}, {what} ou un Joker.",
+                     "{card} does not fit: play {colour}, {what} or a Joker."),
+    "df.why.number": ("un {n}", "a {n}"),
+    "df.why.kind": ("une carte {kind}", "a {kind}"),
     "df.choose_colour": ("À vous de choisir la couleur de départ.",
                          "Choose the starting colour."),
     "df.nothing": ("À vous : rien à piocher et rien à jouer, passez (d).",
