@@ -443,7 +443,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "col.draw_pile": ("Pioche {pile} : {n}", "Deck {pile}: {n}"),
     "col.top": ("dessus", "top"),
     "col.risk": ("risque {p} %", "risk {p}%"),
-    "col.risk_same": ("même risque sur les deux : {p} %", "same risk on both: {p}%"),
+    "col.risk_same": ("même risque : {p} %", "same risk: {p}%"),  # after both piles
     "col.discard": ("Défausse : {n}", "Discard: {n}"),
     "col.head.player": ("Joueur", "Player"),
     "col.head.pile": ("Pile", "Pile"),

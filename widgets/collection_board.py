@@ -40,7 +40,7 @@ class CollectionBoard(TextLines):
     def __init__(self, letters: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.letters = letters
-        self._top = Text()
+        self._top: tuple[Text, Text] = (Text(), Text())
         self._seats: tuple[Text, ...] = ()
         self._detail: tuple[Any, ...] = ()  # label, pile, detail lines, collection, scorecard
         self._block: tuple[Text, ...] = ()  # the detailed seat's rows, laid out
@@ -51,10 +51,13 @@ class CollectionBoard(TextLines):
             None, (-1, -1), [])
         self._joined: dict[int, tuple[Text, Text | None, Text]] = {}
 
-    def show(self, top: Text, seats: Sequence[Text], label: Text, pile: tuple[int, ...],
+    def show(self, top: tuple[Text, Text], seats: Sequence[Text], label: Text,
+             pile: tuple[int, ...],
              detail: Sequence[Text], collection: Sequence[Text], scorecard: Sequence[Text]
              ) -> None:
-        """``label`` starts the pile's line (« Votre pile : »), ``detail`` the lines under it."""
+        """``top`` is the first line and what ends it when there is room (else it is left
+        out, not cut); ``label`` starts the pile's line (« Votre pile : »), ``detail`` the
+        lines under it."""
         parts = (label, pile, detail, collection, scorecard)
         if len(parts) != len(self._detail) or any(
                 a is not b and a != b for a, b in zip(parts, self._detail, strict=True)):
@@ -77,7 +80,10 @@ class CollectionBoard(TextLines):
         if width != self._block_width:
             self._block = self._layout(width)
             self._block_width = width
-        self.lines = (self._top, *self._seats, *self._block)
+        first, extra = self._top
+        if first.cell_len + extra.cell_len <= width:
+            first = first + extra
+        self.lines = (first, *self._seats, *self._block)
 
     def _layout(self, width: int) -> tuple[Text, ...]:
         """The detailed seat: its pile, the lines under it and its collection on the left,

@@ -9,13 +9,16 @@ recorded), on a real table started as in test_defausse.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 from rich.cells import cell_len
 from rich.text import Text
+from textual.pilot import Pilot
 
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.screens.colour import ColourPicker
@@ -26,7 +29,7 @@ from pioche_tui.i18n import Catalogue
 from pioche_tui.narrate.defausse import card_name
 from widgets.hand import Hand
 
-from .conftest import screen_text, settle
+from .conftest import make_coordinator, screen_text, settle
 from .test_defausse import Recorder, fed, keys_shown, start_quiet, table_screen, view_of
 
 MakeApp = Callable[..., PiocheApp]
@@ -217,3 +220,70 @@ async def test_the_joker_colour_starts_on_the_colour_held_most(make_app: MakeApp
             legal=tuple(ChooseColour(c) for c in range(4)))
         await settle(pilot)
         assert isinstance(app.screen, ColourPicker) and app.screen.chosen == 2
+
+
+# --- pictures (80×24, both languages) --------------------------------------------------------
+
+
+async def refused(pilot: Pilot[Any]) -> None:
+    """Two cards raised, three low and dashed; Enter on the green 3 said why."""
+    app = app_of(pilot)
+    fed(app, Recorder(), hand=(RED7, YELLOW9, GREEN3, BLUE5, JOKER4_CARD), top=RED5, colour=0,
+        current=0, phase="play", pending=0, drawn=None, legal=(Play(RED7), Play(BLUE5), Draw()))
+    await settle(pilot)
+    app.screen.query_one(Hand).select(GREEN3)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def drawn(pilot: Pilot[Any]) -> None:
+    """The blue 5 just drawn: marked, the only card up."""
+    fed(app_of(pilot), Recorder(), hand=(RED7, YELLOW9, GREEN3, BLUE5), top=RED5, colour=0,
+        current=0, phase="after_draw", pending=0, drawn=BLUE5, legal=(Play(BLUE5), Keep()))
+    await settle(pilot)
+
+
+async def announce(pilot: Pilot[Any]) -> None:
+    fed(app_of(pilot), Recorder(), hand=(RED7, BLUE5), top=RED5, colour=0, current=0,
+        phase="play", pending=0, drawn=None,
+        legal=(Play(RED7), Play(RED7, None, True), Play(BLUE5), Play(BLUE5, None, True), Draw()))
+    await settle(pilot)
+
+
+async def catch(pilot: Pilot[Any]) -> None:
+    """The stand-in forgot to announce, and it is Alice's turn: the catch first."""
+    app = app_of(pilot)
+    view = view_of(app)
+    fed(app, Recorder(), counts=(view.counts[0], 1), current=0, phase="play", pending=0,
+        drawn=None, catchable=1, legal=(*view.legal, Catch(1)))
+    await settle(pilot)
+
+
+PICTURES: dict[str, Callable[[Pilot[Any]], Awaitable[None]]] = {
+    "refused": refused, "drawn": drawn, "announce": announce, "catch": catch,
+}
+
+
+def app_of(pilot: Pilot[Any]) -> PiocheApp:
+    app = pilot.app
+    assert isinstance(app, PiocheApp)
+    return app
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+@pytest.mark.parametrize("scene", sorted(PICTURES))
+def test_clearer_play_pictures(scene: str, lang: str, tmp_path: Path,
+                               snap_compare: Callable[..., bool]) -> None:
+    coordinator = make_coordinator(tmp_path, seed=2024)
+    asyncio.run(coordinator.start())
+    app = PiocheApp(coordinator, identity="SHA256:Alice", name="Alice", lang=lang)
+
+    async def setup(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await start_quiet(app, pilot, {"annonce": True})
+        await PICTURES[scene](pilot)
+
+    try:
+        assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
+    finally:
+        coordinator.stop()

@@ -189,10 +189,11 @@ class CollectionTableScreen(TableScreen):
             self._detail_seat = view.current
         return min(self._detail_seat, len(view.seats) - 1)
 
-    def draw_line(self, view: CollectionView) -> Text:
+    def draw_line(self, view: CollectionView) -> tuple[Text, Text]:
         """Both draw piles: their sizes, what a Flip showed you on top, your risk on each —
         said once when it is the same on both (as it is unless a Flip showed a card: both
-        piles come from the same unseen cards), so nobody looks for a difference."""
+        piles come from the same unseen cards), so nobody looks for a difference; then the
+        discard's size, which the board leaves out when the line is too long for it."""
         t = self.t
         line = Text()
         risks = view.risk if view.risk is not None else (None, None)
@@ -211,8 +212,7 @@ class CollectionTableScreen(TableScreen):
                 line.append(" · " + t("col.risk", p=percent), "bold" if percent >= 50 else "")
         if same is not None:
             line.append("   " + t("col.risk_same", p=same), "bold" if same >= 50 else "")
-        line.append("   " + t("col.discard", n=view.discard_size), "dim")
-        return line
+        return line, Text("   " + t("col.discard", n=view.discard_size), "dim")
 
     def name_width(self) -> int:
         return min(NAME_WIDTH, max((cell_len(n) for n in self.names), default=4))
@@ -312,7 +312,7 @@ class CollectionTableScreen(TableScreen):
 
     def collection_line(self, seat: SeatView) -> tuple[Text, ...]:
         """« Collection (n) : », then the cards of each colour (the board lays them out)."""
-        label = Text(self.t("col.collection", n=len(seat.collection)), "bold")
+        label = Text().append(self.t("col.collection", n=len(seat.collection)), "bold")
         return (label, *colour_groups(seat.collection, self.letters))
 
     def scorecard(self, seat: SeatView) -> list[Text]:
