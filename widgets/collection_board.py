@@ -52,9 +52,8 @@ class CollectionBoard(TextLines):
         self._joined: dict[int, tuple[Text, Text | None, Text]] = {}
 
     def show(self, top: tuple[Text, Text], seats: Sequence[Text], label: Text,
-             pile: tuple[int, ...],
-             detail: Sequence[Text], collection: Sequence[Text], scorecard: Sequence[Text]
-             ) -> None:
+             pile: tuple[int, ...], detail: Sequence[Text], collection: Sequence[Text],
+             scorecard: Sequence[Text]) -> None:
         """``top`` is the first line and what ends it when there is room (else it is left
         out, not cut); ``label`` starts the pile's line (« Votre pile : »), ``detail`` the
         lines under it."""
