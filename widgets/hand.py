@@ -48,7 +48,7 @@ class Hand(CursorLines):
         Binding("end", "jump(-1)", "key.choose", show=False),
         *(Binding(str(n), f"jump({n - 1})", "key.digits", show=False) for n in range(1, 10)),
         Binding("enter", "play", "key.play", tooltip="help.play"),
-        Binding("enter", "refused", show=False),  # (when "play" does not apply)
+        Binding("enter", "refused", "key.why", show=False, tooltip="help.why"),  # (not "play")
     ]
 
     # Whether Enter plays depends on the card chosen: the key bar follows the cursor. (When
