@@ -29,6 +29,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Pioche needs at least {min_w}×{min_h} cells; this terminal has {w}×{h}.\n"
         "Make the window larger: the game comes back by itself.",
     ),
+    # pioche play, when another process holds its data directory (store/lock.py)
+    "play.busy": (
+        "Pioche ne peut pas ouvrir {dir} : {holder} l'utilise déjà. Quittez-le, ou choisissez "
+        "un autre dossier avec --data-dir.",
+        "Pioche cannot open {dir}: {holder} is already using it. Quit it, or choose another "
+        "directory with --data-dir.",
+    ),
+    "play.busy.holder": ("le processus {pid} ({command})", "process {pid} ({command})"),
+    "play.busy.unknown": ("un autre processus", "another process"),
     # --- keys (the key bar and the help) -------------------------------------------------
     "key.quit": ("quitter", "quit"),
     "key.help": ("aide", "help"),
@@ -46,6 +55,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "key.start": ("lancer", "start"),
     "key.choose": ("choisir", "choose"),
     "key.play": ("jouer", "play"),
+    "key.why": ("pourquoi", "why"),
     "key.draw": ("piocher", "draw"),
     "key.take": ("prendre les cartes", "take the cards"),
     "key.pass": ("passer", "pass"),
@@ -105,6 +115,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
                          "go forward in the log (at the bottom it follows new lines)"),
     "help.play": ("jouer la carte choisie (un Joker demande sa couleur)",
                   "play the chosen card (a Joker asks for its colour)"),
+    "help.why": ("sur une carte qui ne peut pas être jouée : dire pourquoi",
+                 "on a card that may not be played: say why"),
     "help.draw": ("piocher une carte", "draw a card"),
     "help.take": ("prendre les cartes en attente (cumul)", "take the pending cards (stacking)"),
     "help.pass": ("passer : plus rien à piocher ni à jouer",
@@ -351,6 +363,28 @@ MESSAGES: dict[str, tuple[str, str]] = {
                       "You drew {card}: Enter to play it, k to keep it."),
     "df.after_draw_keep": ("Vous avez pioché {card}, qui ne va pas : k pour la garder.",
                            "You drew {card}, which does not fit: k to keep it."),
+    "df.your_turn_announce": (
+        "Avant-dernière carte : jouez-la avec a pour l'annoncer, ou gare au contre !",
+        "Second-to-last card: play it with a to announce it, or you may be caught!"),
+    "df.after_draw_announce": ("Pioché : {card} — a pour la jouer en annonçant, k pour la "
+                               "garder.",
+                               "You drew {card}: a to play it and announce, k to keep it."),
+    # Enter on a card that may not be played: which rule says no
+    "df.why.turn": ("Pas encore : c'est au tour de {name}.", "Not yet: it is {name}'s turn."),
+    "df.why.drawn": ("Après une pioche, seule la carte piochée ({card}) peut être jouée.",
+                     "After drawing, only the drawn card ({card}) may be played."),
+    "df.why.pending": ("{n} cartes en attente : seul un {answer} y répond, sinon prenez-les (d).",
+                       "{n} cards pending: only a {answer} answers them, or take them (d)."),
+    "df.why.joker4": ("Le Joker +4 se joue seulement sans carte de la couleur demandée "
+                      "({colour}).",
+                      "A Joker +4 may only be played with no card of the colour asked "
+                      "({colour})."),
+    "df.why.colour": ("{card} ne va pas : il faut du {colour} ou un Joker.",
+                      "{card} does not fit: play {colour} or a Joker."),
+    "df.why.match": ("{card} ne va pas : il faut du {colour}, {what} ou un Joker.",
+                     "{card} does not fit: play {colour}, {what} or a Joker."),
+    "df.why.number": ("un {n}", "a {n}"),
+    "df.why.kind": ("une carte {kind}", "a {kind}"),
     "df.choose_colour": ("À vous de choisir la couleur de départ.",
                          "Choose the starting colour."),
     "df.nothing": ("À vous : rien à piocher et rien à jouer, passez (d).",
@@ -444,6 +478,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "col.draw_pile": ("Pioche {pile} : {n}", "Deck {pile}: {n}"),
     "col.top": ("dessus", "top"),
     "col.risk": ("risque {p} %", "risk {p}%"),
+    "col.risk_same": ("même risque : {p} %", "same risk: {p}%"),  # after both piles
     "col.discard": ("Défausse : {n}", "Discard: {n}"),
     "col.head.player": ("Joueur", "Player"),
     "col.head.pile": ("Pile", "Pile"),

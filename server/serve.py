@@ -215,6 +215,26 @@ def load_opener(spec: str) -> ServiceOpener:
 
 
 async def serve(args: argparse.Namespace) -> int:
+    from pioche_tui.store.lock import DataDirBusy, DataDirLock
+
+    try:
+        opener = load_opener(args.app)
+    except LookupError as error:
+        log.error("%s", error)
+        return 2
+    try:  # before anything is read or written: another server may be running on it
+        lock = DataDirLock.acquire(args.data_dir)
+    except DataDirBusy as error:
+        log.error("%s: stop it, or give this server another --data-dir", error)
+        return 1
+    try:
+        return await serve_locked(args, opener)
+    finally:
+        lock.release()
+
+
+async def serve_locked(args: argparse.Namespace, opener: ServiceOpener) -> int:
+    """``serve`` once the data directory is this process's."""
     import asyncio
     import signal
 
@@ -223,16 +243,10 @@ async def serve(args: argparse.Namespace) -> int:
     from .keys import HOST_KEY_NAME, ensure_host_key, fingerprint
     from .ssh import PiocheServer
 
-    try:
-        opener = load_opener(args.app)
-    except LookupError as error:
-        log.error("%s", error)
-        return 2
     key, created = ensure_host_key(args.keys_dir)
     if created:
         log.info("wrote a new host key: %s", args.keys_dir / HOST_KEY_NAME)
     configure_textual(args.colors)
-    args.data_dir.mkdir(parents=True, exist_ok=True)
     settings = {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
     try:  # an app may take no such setting (the test suite's demo): say so, start nothing
         inspect.signature(opener).bind(args.data_dir, **settings)

@@ -113,6 +113,12 @@ def last_chips(cards: Sequence[int], letters: str, width: int) -> Text:
 def grouped(cards: Iterable[int], letters: str) -> Text:
     """A collection, compact: by colour, each colour's letter then its values in order, then
     the Rainbows and the Shadows (« R1 3 3  J2 5  ◇◇  ◆ »)."""
+    return Text("  ").join(colour_groups(cards, letters))
+
+
+def colour_groups(cards: Iterable[int], letters: str) -> list[Text]:
+    """The parts of :func:`grouped`: one per colour held (« R1 3 3 »), then the Rainbows
+    (« ◇◇ ») and the Shadows."""
     by_colour: list[list[int]] = [[] for _ in COLOURS]
     wild = {RAINBOW: 0, SHADOW: 0}
     for card in cards:
@@ -125,4 +131,4 @@ def grouped(cards: Iterable[int], letters: str) -> Text:
              for colour, values in enumerate(by_colour) if values]
     parts += [Text(glyph * wild[kind], "bold")
               for kind, glyph in ((RAINBOW, RAINBOW_GLYPH), (SHADOW, SHADOW_GLYPH)) if wild[kind]]
-    return Text("  ").join(parts)
+    return parts

@@ -28,9 +28,17 @@ BACKGROUNDS = ("#c62828", "#f9d71c", "#2e7d32", "#1565c0", "#303030")
 FOREGROUNDS = ("#ffffff", "#000000", "#ffffff", "#ffffff", "#ffffff")
 
 
-def colour_style(colour: int | None, bold: bool = True) -> Style:
-    """The style of a card (or a colour swatch) of ``colour`` (None: the Jokers')."""
+# The same, muted: a card that may not be played now, its colour faded into a dark screen's.
+MUTED_BACKGROUNDS = ("#4f1f1f", "#5e5420", "#22391f", "#1d3450", "#262626")
+MUTED_FOREGROUND = "#9e9e9e"
+
+
+def colour_style(colour: int | None, bold: bool = True, muted: bool = False) -> Style:
+    """The style of a card (or a colour swatch) of ``colour`` (None: the Jokers'); ``muted``
+    for a card that may not be played now (dim, on a faded background)."""
     index = WILD if colour is None else colour
+    if muted:
+        return Style(color=MUTED_FOREGROUND, bgcolor=MUTED_BACKGROUNDS[index], dim=True)
     return Style(color=FOREGROUNDS[index], bgcolor=BACKGROUNDS[index], bold=bold)
 
 

@@ -1,8 +1,11 @@
 """The player's Défausse hand: one widget, four lines, every card drawn as a small box.
 
-When the player may play, the playable cards stand one line higher and the others are dimmed;
-the chosen card has a heavy border. Each card's number (1–9) is in its bottom border. The hand
-scrolls sideways when it is wider than the screen (‹ and › say more cards are hidden).
+When the player may play, the playable cards stand one line higher; the others stay low, faded
+and dimmed, in a dashed border (the height and the dashes say it without colour). The chosen
+card has a heavy border; the card just drawn a ``↓`` in its top border; each card's number (1–9)
+is in its bottom border. Enter on a card that may not be played posts :class:`Hand.Refused`
+(the screen says why). The hand scrolls sideways when it is wider than the screen (‹ and › say
+more cards are hidden).
 """
 
 from __future__ import annotations
@@ -21,6 +24,13 @@ from .lines import CursorLines
 
 CARD_WIDTH = 5
 HEIGHT = 4
+DRAWN_MARK = "↓"  # in the top border of the card just drawn
+# A box's corners and edges: top left, top right, bottom left, bottom right, across, down;
+# by (heavy: the chosen card, dashed: a card that may not be played now).
+BORDERS: dict[tuple[bool, bool], tuple[str, ...]] = {
+    (False, False): tuple("╭╮╰╯─│"), (True, False): tuple("┏┓┗┛━┃"),
+    (False, True): tuple("╭╮╰╯┄┆"), (True, True): tuple("┏┓┗┛┅┇"),
+}
 
 
 class Hand(CursorLines):
@@ -38,6 +48,7 @@ class Hand(CursorLines):
         Binding("end", "jump(-1)", "key.choose", show=False),
         *(Binding(str(n), f"jump({n - 1})", "key.digits", show=False) for n in range(1, 10)),
         Binding("enter", "play", "key.play", tooltip="help.play"),
+        Binding("enter", "refused", "key.why", show=False, tooltip="help.why"),  # (not "play")
     ]
 
     # Whether Enter plays depends on the card chosen: the key bar follows the cursor. (When
@@ -50,12 +61,20 @@ class Hand(CursorLines):
             super().__init__()
             self.card = card
 
+    class Refused(Message):
+        """The player chose ``card``, which may not be played now."""
+
+        def __init__(self, card: int) -> None:
+            super().__init__()
+            self.card = card
+
     def __init__(self, letters: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.letters = letters
         self.cards: tuple[int, ...] = ()
         self.playable: frozenset[int] = frozenset()
         self.active = False
+        self.drawn: int | None = None  # the card just drawn, marked
         self._first = 0  # the first card shown when the hand is wider than the widget
 
     @property
@@ -66,14 +85,16 @@ class Hand(CursorLines):
     def show(self, cards: tuple[int, ...], playable: frozenset[int], active: bool,
              chosen: int | None = None) -> None:
         """The hand, the cards that may be played, whether the player may play now; the cursor
-        goes to ``chosen`` (a card just drawn), stays on the same card, or on a new turn moves
-        to a playable one."""
-        if (cards, playable, active) == (self.cards, self.playable, self.active) and (
+        goes to ``chosen`` (a card just drawn, marked), stays on the same card, or on a new
+        turn moves to a playable one."""
+        if (cards, playable, active, chosen) == (
+                self.cards, self.playable, self.active, self.drawn) and (
                 chosen is None or chosen == self.selected):
             return  # another player's move: nothing here changed
         card = chosen if chosen in cards else self.selected
         turn_starts = active and not self.active
         self.cards, self.playable, self.active = cards, playable, active
+        self.drawn = chosen
         if card in cards and not (turn_starts and card not in playable and chosen is None):
             cursor = cards.index(card)
         else:
@@ -92,6 +113,9 @@ class Hand(CursorLines):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "play":
             return self.active and self.selected in self.playable
+        if action == "refused":
+            return self.selected is not None and not (
+                self.active and self.selected in self.playable)
         return bool(self.cards)
 
     def action_move(self, step: int) -> None:
@@ -106,6 +130,11 @@ class Hand(CursorLines):
         card = self.selected
         if card is not None and self.active and card in self.playable:
             self.post_message(self.Play(card))
+
+    def action_refused(self) -> None:
+        card = self.selected
+        if card is not None and not (self.active and card in self.playable):
+            self.post_message(self.Refused(card))
 
     def _draw(self) -> None:
         cards = self.cards
@@ -134,14 +163,14 @@ class Hand(CursorLines):
 
     def _box(self, card: int, index: int) -> list[Text]:
         colour = COLOUR[card]
-        style = colour_style(None if colour == WILD else colour)
-        if self.active and card not in self.playable:
-            style += Style(dim=True)
-        number = str(index + 1) if index < 9 else "─"
-        if index == self.cursor and self.has_focus:
-            rows = ["┏━━━┓", f"┃{face(card, self.letters)}┃",
-                    f"┗━{number if number != '─' else '━'}━┛"]
+        refused = self.active and card not in self.playable
+        style = colour_style(None if colour == WILD else colour, muted=refused)
+        chosen = index == self.cursor and self.has_focus
+        if chosen:
             style += Style(bold=True, underline=False)
-        else:
-            rows = ["╭───╮", f"│{face(card, self.letters)}│", f"╰─{number}─╯"]
+        tl, tr, bl, br, across, down = BORDERS[chosen, refused]
+        mark = DRAWN_MARK if card == self.drawn else across
+        number = str(index + 1) if index < 9 else across
+        rows = [f"{tl}{across}{mark}{across}{tr}", f"{down}{face(card, self.letters)}{down}",
+                f"{bl}{across}{number}{across}{br}"]
         return [Text(row, style) for row in rows]

@@ -45,6 +45,10 @@ HISTORY = 200
 back: their screen's log starts with them. A few hundred events, a few tens of KiB per table:
 a Défausse round is some 30 to 60 moves, a Collection round some 40."""
 RETRY = 2.0  # seconds between a paused table's tries of its log
+CATCH_WAIT = 3.0
+"""Seconds a bot or stand-in waits at least before its move while a connected player may
+interject (Défausse's catch of a missing announcement, which the next move ends): time to see
+the hint and press the key."""
 PAUSED = ("La table est en pause : le serveur ne peut plus enregistrer la partie (disque plein "
           "ou en panne). Elle reprendra d'elle-même.")
 RESUMED = "La table reprend : le serveur enregistre de nouveau la partie."
@@ -462,16 +466,20 @@ class Table:
         for seat_no in list(self.deadlines):
             if seat_no not in actors:
                 del self.deadlines[seat_no]
+        interjectors = self.game.interjectors(self.state)
+        floor = CATCH_WAIT if any(self.seats[s].kind == "player" and not self.seats[s].away
+                                  for s in interjectors) else 0.0
         for seat_no in actors:
             seat = self.seats[seat_no]
             waits = seat.patient and self.timer is not None
             if seat.kind == "bot" or seat_no in self.autoplay or (seat.away and not waits):
                 self.deadlines.pop(seat_no, None)
-                self._later(self.coordinator.bot_delay(), self.bot_move, seat_no, self.step)
+                self._later(max(floor, self.coordinator.bot_delay()), self.bot_move, seat_no,
+                            self.step)
             elif self.timer is not None:
                 deadline = self.deadlines.setdefault(seat_no, now + self.timer)
                 self._later(deadline - now, self.time_out, seat_no, self.step)
-        for seat_no in self.game.interjectors(self.state):
+        for seat_no in interjectors:
             if self.seats[seat_no].kind == "bot":
                 self._later(self.coordinator.bot_delay(), self.bot_interject, seat_no, self.step)
         if self.deadlines != self.clock_saved:

@@ -26,7 +26,15 @@ from textual.widget import Widget
 
 from widgets.choices import ChoiceList
 from widgets.collection_board import CollectionBoard
-from widgets.collection_cards import by_value, chip, chips, colour_text_style, grouped, last_chips
+from widgets.collection_cards import (
+    by_value,
+    chip,
+    chips,
+    colour_groups,
+    colour_text_style,
+    grouped,
+    last_chips,
+)
 from widgets.lines import TextLine, fit
 
 from ...coordinator.model import Refused, TableUpdate
@@ -182,10 +190,16 @@ class CollectionTableScreen(TableScreen):
             self._detail_seat = view.current
         return min(self._detail_seat, len(view.seats) - 1)
 
-    def draw_line(self, view: CollectionView) -> Text:
-        """Both draw piles: their sizes, what a Flip showed you on top, your risk on each."""
+    def draw_line(self, view: CollectionView) -> tuple[Text, Text]:
+        """Both draw piles: their sizes, what a Flip showed you on top, your risk on each —
+        said once when it is the same on both (as it is unless a Flip showed a card: both
+        piles come from the same unseen cards), so nobody looks for a difference; then the
+        discard's size, which the board leaves out when the line is too long for it."""
         t = self.t
         line = Text()
+        risks = view.risk if view.risk is not None else (None, None)
+        percents = [None if risk is None else round(risk * 100) for risk in risks]
+        same = percents[0] if percents[0] is not None and percents[0] == percents[1] else None
         for pile in (0, 1):
             if pile:
                 line.append("   ")
@@ -194,12 +208,12 @@ class CollectionTableScreen(TableScreen):
             if top is not None:
                 line.append(f" · {t('col.top')} ")
                 line.append_text(chip(top, self.letters))
-            risk = view.risk[pile] if view.risk is not None else None
-            if risk is not None:
-                line.append(" · " + t("col.risk", p=round(risk * 100)),
-                            "bold" if risk >= 0.5 else "")
-        line.append("   " + t("col.discard", n=view.discard_size), "dim")
-        return line
+            percent = percents[pile]
+            if percent is not None and same is None:
+                line.append(" · " + t("col.risk", p=percent), "bold" if percent >= 50 else "")
+        if same is not None:
+            line.append("   " + t("col.risk_same", p=same), "bold" if same >= 50 else "")
+        return line, Text("   " + t("col.discard", n=view.discard_size), "dim")
 
     def name_width(self) -> int:
         return min(NAME_WIDTH, max((cell_len(n) for n in self.names), default=4))
@@ -297,9 +311,10 @@ class CollectionTableScreen(TableScreen):
             return Text(t("col.safe"), "dim")
         return Text(t("col.danger")).append_text(Text(t("col.or")).join(parts))
 
-    def collection_line(self, seat: SeatView) -> Text:
-        text = Text().append(self.t("col.collection", n=len(seat.collection)), "bold")
-        return text.append_text(grouped(seat.collection, self.letters))
+    def collection_line(self, seat: SeatView) -> tuple[Text, ...]:
+        """« Collection (n) : », then the cards of each colour (the board lays them out)."""
+        label = Text().append(self.t("col.collection", n=len(seat.collection)), "bold")
+        return (label, *colour_groups(seat.collection, self.letters))
 
     def scorecard(self, seat: SeatView) -> list[Text]:
         """A title, then the ten objectives in two columns: ✓ and the points scored, or the

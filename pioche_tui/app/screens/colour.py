@@ -33,9 +33,11 @@ class ColourPicker(Dialog[int | None]):
 
     chosen: reactive[int] = reactive(0)
 
-    def __init__(self, letters: str) -> None:
+    def __init__(self, letters: str, start: int = 0) -> None:
+        """``start``: the colour chosen at first (the one the player holds most)."""
         super().__init__()
         self.letters = letters
+        self.set_reactive(ColourPicker.chosen, start)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box"):

@@ -23,9 +23,9 @@ from widgets.lines import TextLine, fit
 
 from ...coordinator.model import TableUpdate
 from ...engine.defausse import Catch, ChooseColour, DefausseView, Draw, Keep, Play
-from ...engine.defausse.cards import COLOUR, PLUS2, RANK, WILD
+from ...engine.defausse.cards import COLOUR, JOKER4, PLUS2, RANK, WILD
 from ...engine.defausse.rules import RoundResult
-from ...narrate.defausse import card_name
+from ...narrate.defausse import KIND_KEYS, card_name
 from .table import TableScreen
 
 GAME_KEYS = {"draw", "take", "pass", "keep", "announce", "catch"}
@@ -49,6 +49,7 @@ class DefausseTableScreen(TableScreen):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.letters = self.t("colour.letters")
         self._picker_step: int | None = None  # the step a colour was asked for
+        self._why = False  # the prompt line says why a card may not be played
 
     @property
     def view(self) -> DefausseView | None:
@@ -69,6 +70,7 @@ class DefausseTableScreen(TableScreen):
         self.board = self.query_one(DefausseBoard)
         self.prompt_line = self.query_one("#prompt", TextLine)
         self.hand = self.query_one(Hand)
+        self.watch(self.hand, "cursor", self._cursor_moved, init=False)
 
     def focus_game(self) -> None:
         if self.seat is not None:
@@ -95,6 +97,7 @@ class DefausseTableScreen(TableScreen):
                            view.drawn if my_turn else None)
         self.board.show(self.seat_lines(update, view), view.top, self.pile_info(view))
         self.prompt_line.text = self.prompt(view, me)
+        self._why = False
         if my_turn and view.phase == "choose_colour" and self._picker_step != update.step:
             self._picker_step = update.step
             self.ask_colour(lambda colour: self.act(ChooseColour(colour)))
@@ -134,34 +137,85 @@ class DefausseTableScreen(TableScreen):
             lines.append(line)
         return tuple(lines)
 
-    def prompt(self, view: DefausseView, me: int | None) -> Text:
-        t = self.t
+    def name_of(self, seat: int | None) -> str:
         names = self.names
+        return names[seat] if seat is not None and 0 <= seat < len(names) else "?"
+
+    def prompt(self, view: DefausseView, me: int | None) -> Text:
+        """What to do now. A catch to make comes first (it lasts until the next move), then
+        the rest of the line, cut if it must be at 80 columns."""
+        text = self.turn_prompt(view, me)
+        if me is not None and view.catchable is not None and any(
+                isinstance(a, Catch) for a in view.legal):
+            catch = Text(self.t("df.can_catch", name=self.name_of(view.catchable)), "bold")
+            text = catch.append("  ").append_text(text)
+        return text
+
+    def turn_prompt(self, view: DefausseView, me: int | None) -> Text:
+        t = self.t
         if view.outcome is not None:
             return Text(t("df.over"), "bold")
         if me is None or view.current != me:
-            text = Text(t("df.turn_of", name=names[view.current] if view.current is not None
-                          and view.current < len(names) else "?"))
-        elif view.phase == "choose_colour":
-            text = Text(t("df.choose_colour"), "bold")
+            return Text(t("df.turn_of", name=self.name_of(view.current)))
+        announce = any(isinstance(a, Play) and a.announce for a in view.legal)
+        if view.phase == "choose_colour":
+            key = "df.choose_colour"
         elif view.phase == "after_draw" and view.drawn is not None:
             # A card that does not fit is kept with a key too: the table waits the same.
             fits = any(isinstance(a, Play) for a in view.legal)
-            text = Text(t("df.after_draw" if fits else "df.after_draw_keep",
-                          card=card_name(t, view.drawn)), "bold")
+            key = ("df.after_draw_announce" if announce else
+                   "df.after_draw" if fits else "df.after_draw_keep")
+            return Text(t(key, card=card_name(t, view.drawn)), "bold")
         elif view.pending:
             answer = t("kind.plus2") if RANK[view.top] == PLUS2 else t("kind.joker4")
-            text = Text(t("df.pending_turn", answer=answer, n=view.pending), "bold")
+            return Text(t("df.pending_turn", answer=answer, n=view.pending), "bold")
+        elif announce:  # laying the second-to-last card: how not to be caught
+            key = "df.your_turn_announce"
         elif any(isinstance(a, Play) for a in view.legal):
-            text = Text(t("df.your_turn"), "bold")
+            key = "df.your_turn"
         elif self._draw_kind(view) == "pass":
-            text = Text(t("df.nothing"), "bold")
+            key = "df.nothing"
         else:
-            text = Text(t("df.your_turn_no_play"), "bold")
-        if me is not None and view.catchable is not None and any(
-                isinstance(a, Catch) for a in view.legal):
-            text.append("  " + t("df.can_catch", name=names[view.catchable]), "bold")
-        return text
+            key = "df.your_turn_no_play"
+        return Text(t(key), "bold")
+
+    def why_not(self, view: DefausseView, card: int) -> str:
+        """Which rule keeps ``card`` from being played now, in a sentence."""
+        t = self.t
+        if view.outcome is not None:
+            return t("df.over")
+        if view.current != self.seat:
+            return t("df.why.turn", name=self.name_of(view.current))
+        if view.phase == "choose_colour":
+            return t("df.choose_colour")
+        if view.phase == "after_draw" and view.drawn is not None and card != view.drawn:
+            return t("df.why.drawn", card=card_name(t, view.drawn))
+        if view.pending:
+            answer = t("kind.plus2") if RANK[view.top] == PLUS2 else t("kind.joker4")
+            return t("df.why.pending", n=view.pending, answer=answer)
+        colour = t(f"colour.{view.colour}") if view.colour is not None else "?"
+        if RANK[card] == JOKER4:
+            return t("df.why.joker4", colour=colour)
+        if COLOUR[view.top] == WILD:  # a Joker on top: only its colour
+            return t("df.why.colour", card=card_name(t, card), colour=colour)
+        rank = RANK[view.top]
+        kind = KIND_KEYS.get(rank)
+        what = t("df.why.kind", kind=t(kind)) if kind else t("df.why.number", n=rank)
+        return t("df.why.match", card=card_name(t, card), colour=colour, what=what)
+
+    def on_hand_refused(self, message: Hand.Refused) -> None:
+        message.stop()
+        view = self.view
+        if view is not None and self.seat is not None:
+            self.prompt_line.text = Text(self.why_not(view, message.card), "bold")
+            self._why = True
+
+    def _cursor_moved(self) -> None:
+        """Another card chosen: the prompt comes back in place of the reason."""
+        view = self.view
+        if self._why and view is not None:
+            self._why = False
+            self.prompt_line.text = self.prompt(view, self.seat)
 
     def round_summary_at(self, update: TableUpdate) -> tuple[int, int, list[Text]] | None:
         """After the line of the last round's end (the podium follows the game's last)."""
@@ -277,6 +331,16 @@ class DefausseTableScreen(TableScreen):
 
         self.ask_colour(chosen)
 
+    def most_held_colour(self) -> int:
+        """The colour of most cards in the player's hand (the first of those tied; red when
+        the hand holds only Jokers): the colour dialog starts there."""
+        view = self.view
+        counts = [0] * len(self.letters)
+        for card in view.hand if view is not None else ():
+            if COLOUR[card] != WILD:
+                counts[COLOUR[card]] += 1
+        return counts.index(max(counts))
+
     def ask_colour(self, then: Callable[[int], None]) -> None:
         from .colour import ColourPicker
 
@@ -284,4 +348,4 @@ class DefausseTableScreen(TableScreen):
             if colour is not None:
                 then(colour)
 
-        self.pioche.open(ColourPicker(self.letters), picked)
+        self.pioche.open(ColourPicker(self.letters, self.most_held_colour()), picked)
