@@ -184,8 +184,8 @@ async def test_watch_a_table_spectators_see_a_banner_and_no_game_key(
         screen = app.screen
         assert isinstance(screen, TableScreen) and screen.seat is None
         assert "Vous regardez cette partie" in screen_text(app)
-        assert keys_shown(app) == {"c", "l", "?"}
-        await pilot.press("l")  # a spectator leaves without a question
+        assert keys_shown(app) == {"c", "esc", "?"}
+        await pilot.press("escape")  # a spectator leaves without a question
         await settle(pilot)
         assert isinstance(app.screen, LobbyScreen)
 
@@ -198,8 +198,8 @@ async def test_watch_table_at_start_and_watch_only_sessions(
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, TableScreen) and app.screen.seat is None
-        assert keys_shown(app) == {"l", "?"}  # a watch-only session cannot chat
-        await pilot.press("l")
+        assert keys_shown(app) == {"esc", "?"}  # a watch-only session cannot chat
+        await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, LobbyScreen)
         assert not {"n", "j", "p", "c"} & keys_shown(app)
@@ -318,8 +318,11 @@ async def test_private_table_asks_for_its_code(coordinator: Coordinator,
         assert isinstance(app.screen, CodePrompt)
         await pilot.press(*"NOPE", "enter")
         await settle(pilot)
-        assert isinstance(app.screen, LobbyScreen)  # refused: shown, nothing changed
-        assert await wait_for_text(pilot, app, "il faut son code")
+        assert isinstance(app.screen, CodePrompt)  # refused: said there, the text kept
+        assert "il faut son code" in screen_text(app)
+        await pilot.press(*"xx", "escape")  # typed in the dialog, not lobby keys
+        await settle(pilot)
+        assert isinstance(app.screen, LobbyScreen) and app.session.table is None
         await pilot.press("j")
         await settle(pilot)
         await pilot.press(*code.lower(), "enter")
@@ -428,6 +431,9 @@ async def test_q_quits_from_the_lobby_and_frees_the_session(coordinator: Coordin
         await settle(pilot)
         assert "SHA256:Alice" in coordinator.sessions
         await pilot.press("q")
+        await settle(pilot)
+        assert isinstance(app.screen, Confirm)  # (test_confirm.py says more)
+        await pilot.press("o")
         await settle(pilot)
     assert app.return_code == 0
     assert "SHA256:Alice" not in coordinator.sessions

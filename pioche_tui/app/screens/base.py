@@ -19,7 +19,7 @@ from widgets.keybar import KeyBar
 from ...i18n import MESSAGES, Catalogue
 
 ResultT = TypeVar("ResultT")
-TRAILING_ACTIONS = {"chat", "leave", "help", "app.quit", "close", "hide_panel"}
+TRAILING_ACTIONS = {"chat", "leave", "leave_watching", "help", "app.quit", "close", "hide_panel"}
 """Shown last in the key bar: what acts now in the game comes first."""
 
 
