@@ -224,8 +224,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "confirm.quit_waiting": ("Votre place à la table {id} sera libérée.",
                              "Your seat at table {id} will be freed."),
-    "confirm.minutes": ("{n} min", "{n} min"),
-    "confirm.seconds": ("{n} s", "{n} s"),
+    "confirm.minutes": ("{n}\u00a0min", "{n}\u00a0min"),  # (no line break inside)
+    "confirm.seconds": ("{n}\u00a0s", "{n}\u00a0s"),
     # --- create a table ------------------------------------------------------------------
     "create.title": ("Nouvelle table", "New table"),
     "create.game": ("Jeu", "Game"),

@@ -60,7 +60,7 @@ class TableScreen(PiocheScreen[None]):
         Binding("escape", "hide_panel", "key.close", tooltip="help.close_panel"),
         # A spectator's way out is not a letter: a spectator who types, not knowing c opens
         # the chat, must not be sent away by the « l » of « hello ». (Escape closes the
-        # round's summary first, when it is shown.)
+        # round's summary first, when it is shown: check_action.)
         Binding("escape", "leave_watching", "key.leave", tooltip="help.leave_watching"),
     ]
 
