@@ -21,6 +21,7 @@ from pioche_tui.app.screens.create import CreateTableScreen
 from pioche_tui.app.screens.dialogs import CodePrompt, Confirm, Farewell
 from pioche_tui.app.screens.lobby import LobbyScreen
 from pioche_tui.app.screens.podium import PodiumScreen
+from pioche_tui.app.screens.scores import ScoresScreen
 from pioche_tui.app.screens.table import TableScreen
 from pioche_tui.coordinator.core import Coordinator, Session
 from pioche_tui.coordinator.model import Player
@@ -139,6 +140,9 @@ async def test_leaving_a_game_in_progress_asks_and_no_keeps_the_seat(
         await pilot.press("l", "o")
         await settle(pilot)
         assert isinstance(app.screen, LobbyScreen) and session.table is None
+        await pilot.press("s")  # the lobby's keys act again (nothing typed in the chat)
+        await settle(pilot)
+        assert isinstance(app.screen, ScoresScreen)
 
 
 async def test_a_finished_game_and_a_waiting_room_are_left_without_a_question(
