@@ -14,7 +14,7 @@ from widgets.keybar import KeyBar
 
 from .base import Dialog
 
-Attempt = Callable[[str], "str | None"]
+Attempt = Callable[[str], str | None]
 """Tries what the player typed: None when it was taken, else why not (in their language)."""
 
 
