@@ -101,11 +101,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
                               "quick game of Collection against bots"),
     "help.scores": ("le classement et vos statistiques", "the leaderboard and your statistics"),
     "help.chat": ("écrire dans la discussion", "write in the chat"),
-    "help.leave": ("quitter la table (en cours de partie, un robot prend votre place)",
-                   "leave the table (during a game, a bot takes your seat)"),
+    "help.leave": ("quitter la table (en cours de partie, après confirmation : un robot prend "
+                   "votre place)",
+                   "leave the table (during a game, once confirmed: a bot takes your seat)"),
+    "help.leave_watching": ("quitter la table que vous regardez",
+                            "leave the table you are watching"),
     "help.start": ("lancer la partie (créateur ; des robots prennent les places libres)",
                    "start the game (creator; bots take the free seats)"),
-    "help.quit": ("quitter Pioche", "quit Pioche"),
+    "help.quit": ("quitter Pioche (après confirmation)", "quit Pioche (once confirmed)"),
     "help.close_panel": ("fermer le résumé de la partie : le journal revient",
                          "close the game's summary: the log comes back"),
     "help.log_back": ("remonter dans le journal de la table (toute la partie ; aussi la "
@@ -217,13 +220,32 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Your message (Enter: send, Escape: back)",
     ),
     "chat.separator": (" : ", ": "),
+    "chat.invite": ("c : discuter", "c: chat"),
     # --- dialogs -------------------------------------------------------------------------
     "code.title": ("Table privée {id}", "Private table {id}"),
     "code.prompt": ("Le code de la table :", "The table's code:"),
-    "confirm.leave": (
-        "Quitter la table ? Un robot finira la partie à votre place.",
-        "Leave the table? A bot will finish the game in your place.",
+    "code.empty": ("Tapez le code de la table.", "Type the table's code."),
+    "confirm.yes": ("Oui (o)", "Yes (y)"),
+    "confirm.no": ("Non (n)", "No (n)"),
+    "confirm.keys": ("Entrée : le bouton en surbrillance · Échap : non",
+                     "Enter: the highlighted button · Esc: no"),
+    "confirm.leave": ("Quitter la partie ?", "Leave the game?"),
+    "confirm.leave_seat": ("Votre place sera jouée par le robot jusqu'à la fin de la partie.",
+                           "The bot will play your seat until the game ends."),
+    "confirm.quit": ("Quitter Pioche ?", "Quit Pioche?"),
+    "confirm.quit_seat": (
+        "Votre place sera jouée par le robot. Reconnectez-vous dans les {delay} pour la "
+        "reprendre.",
+        "The bot will play your seat. Connect again within {delay} to take it back.",
     ),
+    "confirm.quit_seat_guest": (
+        "Votre place sera jouée par le robot. Pour la reprendre, dans les {delay} : {command}",
+        "The bot will play your seat. To take it back, within {delay}: {command}",
+    ),
+    "confirm.quit_waiting": ("Votre place à la table {id} sera libérée.",
+                             "Your seat at table {id} will be freed."),
+    "confirm.minutes": ("{n}\u00a0min", "{n}\u00a0min"),  # (no line break inside)
+    "confirm.seconds": ("{n}\u00a0s", "{n}\u00a0s"),
     # --- create a table ------------------------------------------------------------------
     "create.title": ("Nouvelle table", "New table"),
     "create.game": ("Jeu", "Game"),
@@ -267,7 +289,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "help.col.key": ("Touche", "Key"),
     "help.col.action": ("Action", "Action"),
     "help.rules": ("Règles : {game}", "Rules: {game}"),
-    "help.ctrl_q": ("quitter Pioche", "quit Pioche"),
+    "help.ctrl_q": ("quitter Pioche (après confirmation)", "quit Pioche (once confirmed)"),
     "help.tab": ("passer d'une zone à l'autre", "move between areas"),
     "help.escape": ("fermer une fenêtre, quitter la saisie", "close a window, leave the input"),
     # --- scores --------------------------------------------------------------------------

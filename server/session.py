@@ -4,6 +4,8 @@ the app.
 The server builds one ``SessionInfo`` per connection and calls ``make_app(info)`` (an
 ``AppFactory``) to get the Textual app it runs for that connection. When the server stops, it posts
 ``ServerShutdown`` to every app, waits ``grace`` seconds for them to exit, then makes them exit.
+An app that sets a ``farewell`` text before it exits has it written on the client's terminal once
+its screen is gone (``farewell_of``).
 """
 
 from __future__ import annotations
@@ -54,6 +56,17 @@ class SessionInfo:
     def guest(self) -> bool:
         """No key: the player came in through keyboard-interactive auth."""
         return self.identity is None
+
+
+def farewell_of(app: App[Any] | None) -> str | None:
+    """Why the app ended its session, if it says (its ``farewell`` attribute, a line of text:
+    « Vous vous êtes connecté ailleurs. »), printable characters only. The server writes it
+    after the app has left the alternate screen, so that it stays on the player's terminal
+    once the connection is closed."""
+    text = getattr(app, "farewell", None)
+    if not isinstance(text, str):
+        return None
+    return "".join(char for char in text if char.isprintable()).strip() or None
 
 
 AppFactory = Callable[[SessionInfo], App[Any]]

@@ -54,7 +54,14 @@ from .identity import (
 )
 from .keys import fingerprint
 from .limits import DEFAULT_SIZE, Limits
-from .session import AppFactory, NameOwner, SeatHolder, ServerShutdown, SessionInfo
+from .session import (
+    AppFactory,
+    NameOwner,
+    SeatHolder,
+    ServerShutdown,
+    SessionInfo,
+    farewell_of,
+)
 
 log = logging.getLogger("pioche.server")
 
@@ -707,7 +714,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                     "session %d: closed after %.0f s (code %d)",
                     self.info.session_id, time.monotonic() - started, status,
                 )
-            self._say_goodbye(status)
+            self._say_goodbye(status, farewell_of(self._app))
             self._app = self._terminal = None  # nothing of the app outlives it here
             collector = self._server.collector
             if collector is not None and not self._server.closing:
@@ -754,13 +761,16 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         finally:
             release_startup()
 
-    def _say_goodbye(self, status: int) -> None:
+    def _say_goodbye(self, status: int, farewell: str | None) -> None:
+        """The last line the client's terminal keeps, once the app's screen is gone."""
         if self._chan is None or self._chan.is_closing():
             return
         if self._server.closing:
             self._chan.write((MSG_SHUTDOWN + "\r\n").encode())
         elif status != 0:
             self._chan.write((MSG_CRASH + "\r\n").encode())
+        elif farewell:
+            self._chan.write((farewell + "\r\n").encode())
         self._chan.exit(status)
 
     def post_to_app(self, message: ServerShutdown) -> None:

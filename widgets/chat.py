@@ -11,10 +11,15 @@ from textual.widgets import Input
 
 
 class ChatInput(Input):
-    """Posts :class:`Send` with the text (then clears itself) and :class:`Done` on Escape."""
+    """Posts :class:`Send` with the text (then clears itself) and :class:`Done` on Escape.
+
+    An input always shown (the lobby's) reads as an invitation while it does not have the
+    keys: ``invite`` (« c : discuter ») on the screen's own background, not a field that
+    seems to wait for text; the field and ``placeholder`` (how to send) once it has them."""
 
     DEFAULT_CSS = """
     ChatInput { dock: bottom; margin-bottom: 1; }
+    ChatInput:blur { background: transparent; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "send", "key.send"),
@@ -29,9 +34,18 @@ class ChatInput(Input):
     class Done(Message):
         pass
 
-    def __init__(self, *, placeholder: str = "", max_length: int = 0,
+    def __init__(self, *, placeholder: str = "", invite: str = "", max_length: int = 0,
                  id: str | None = None) -> None:
-        super().__init__(placeholder=placeholder, max_length=max_length, id=id, compact=True)
+        super().__init__(placeholder=invite or placeholder, max_length=max_length, id=id,
+                         compact=True)
+        self._typing_placeholder = placeholder
+        self._invite = invite or placeholder
+
+    def on_focus(self) -> None:
+        self.placeholder = self._typing_placeholder
+
+    def on_blur(self) -> None:
+        self.placeholder = self._invite
 
     def on_paste(self, event: events.Paste) -> None:
         # Input refuses an insertion that would pass max_length whole, so a long paste would

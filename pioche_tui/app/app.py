@@ -7,7 +7,11 @@ lean: one small screen first, the others built when first shown.
 
 A single task reads the session's mailbox (latest wins) and hands each kind of news to the
 screen it concerns: the lobby, the table screen, chat, notices. When the coordinator closes the
-session the app exits and ``farewell`` says why.
+session the app shows why for a moment (``FAREWELL_SECONDS``), then exits; ``farewell`` keeps
+it for whoever ran the app (the SSH server writes it on the player's terminal).
+
+Nothing ends by accident: quitting (Ctrl+Q, Ctrl+C, q in the lobby) asks first, saying what
+becomes of the player's seat (``action_quit``).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from ..coordinator.model import ChatLine, Player, Refused, TableUpdate
 from ..coordinator.text import nickname
 from ..i18n import Catalogue, pick_lang
 from .games import table_screen_class
+from .screens.dialogs import Confirm, Farewell
 from .screens.lobby import LobbyScreen
 from .screens.nickname import NicknameScreen
 from .screens.table import TableScreen
@@ -41,6 +46,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("pioche.app")
 
 CHAT_SEEN = 64  # chat lines remembered per scope, to drop the history sent again on return
+FAREWELL_SECONDS = 1.5  # how long why the session ended stays on screen before the app exits
 ScreenT = TypeVar("ScreenT", bound=Screen[Any])
 
 
@@ -67,8 +73,11 @@ class PiocheApp(App[None]):
     TITLE = "Pioche"
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = False
+    # Both replace Textual's own (App.BINDINGS: Ctrl+Q quits at once; Ctrl+C says, in English,
+    # to press Ctrl+Q); both ask first (action_quit). A focused input keeps its Ctrl+C (copy).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "key.quit", show=False, priority=True),
+        Binding("ctrl+c", "quit", "key.quit", show=False),
     ]
 
     def __init__(
@@ -106,6 +115,7 @@ class PiocheApp(App[None]):
         """Why the session ended, once it has (the caller may show it after the app exits)."""
         self._chat_seen: dict[str, deque[ChatLine]] = {}
         self._learning: LearnMemory | None = None
+        self._quit_question: Confirm | None = None  # the question shown, while it is
 
     # --- start and end --------------------------------------------------------------------
 
@@ -170,6 +180,44 @@ class PiocheApp(App[None]):
             self.call(session.quick_play, self.quick_game)
         return None
 
+    async def action_quit(self) -> None:
+        """Quit once the player says yes, told what becomes of their seat (``quit_detail``).
+        With nothing to lose (no session yet: the nickname screen; or the session has ended)
+        the app quits at once."""
+        session = self.session
+        if session is None or not session.open or self.farewell is not None:
+            self.exit()
+            return
+        if self._quit_question in self.screen_stack:
+            return  # asked already
+
+        def answered(yes: bool | None) -> None:
+            self._quit_question = None
+            if yes:
+                self.exit()
+
+        self._quit_question = Confirm(self.t("confirm.quit"), self.quit_detail(session))
+        self.push_screen(self._quit_question, answered)  # (above a too-small screen too)
+
+    def quit_detail(self, session: Session) -> str:
+        """What quitting does to the player's seat: in a game, the stand-in plays it until
+        they come back (with their key, or a guest with the resume command) within the grace
+        period; at a table waiting for players, the seat is freed."""
+        table, seat = session.table, session.seat
+        if table is None or seat is None:
+            return ""
+        if table.status == "waiting":
+            return self.t("confirm.quit_waiting", id=table.id)
+        if table.status != "playing":
+            return ""
+        grace = round(self.coordinator.settings.grace)
+        delay = (self.t("confirm.minutes", n=f"{grace / 60:g}") if grace >= 60
+                 else self.t("confirm.seconds", n=grace))
+        command = self.resume_command()
+        if command is not None:
+            return self.t("confirm.quit_seat_guest", delay=delay, command=command)
+        return self.t("confirm.quit_seat", delay=delay)
+
     def on_unmount(self) -> None:
         if self.session is not None:
             self.session.close()
@@ -209,7 +257,13 @@ class PiocheApp(App[None]):
         if mail.closed:
             if self.farewell is None:
                 self.farewell = self.t("closed.other")
-            self.exit()
+            self.say_farewell(self.farewell)
+
+    def say_farewell(self, text: str) -> None:
+        """The coordinator ended the session (the same key connected again elsewhere): say
+        why over whatever is shown, long enough to be read, then exit."""
+        self.push_screen(Farewell(text))
+        self.set_timer(FAREWELL_SECONDS, self.exit)
 
     def show_table(self, update: TableUpdate) -> None:
         screen = self.table_screen
@@ -269,12 +323,20 @@ class PiocheApp(App[None]):
 
     def call(self, request: Any, *args: Any, **kwargs: Any) -> bool:
         """Make a session request; a refusal is shown to the player. True when granted."""
+        refusal = self.attempt(request, *args, **kwargs)
+        if refusal is not None:
+            self.warn(refusal)
+            return False
+        return True
+
+    def attempt(self, request: Any, *args: Any, **kwargs: Any) -> str | None:
+        """Make a session request: None when granted, else the refusal in the player's
+        language (for a window that shows it itself and stays open)."""
         try:
             request(*args, **kwargs)
         except Refused as e:
-            self.warn(self.t.refusal(e))
-            return False
-        return True
+            return self.t.refusal(e)
+        return None
 
     def warn(self, text: str) -> None:
         self.notify(text, severity="warning", markup=False)

@@ -108,8 +108,10 @@ async def test_a_player_over_ssh_reaches_a_defausse_table(connect: Connect) -> N
     await client.wait_for("Défausse · table")
     await client.wait_for(lambda screen: "Your turn" in screen or "'s turn" in screen)
     client.send("l")
-    await client.wait_for("Leave the table?")
+    await client.wait_for("Leave the game?")
     client.send("y")
     await client.wait_for("Hello alice!")
     client.send("q")
+    await client.wait_for("Quit Pioche?")
+    client.send("y")
     assert await client.finished() == 0

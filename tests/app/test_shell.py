@@ -1,6 +1,7 @@
 """The app's shell, driven with Pilot against a real coordinator (and a toy game, so these tests
 do not depend on a real game's rules): nickname, lobby, create and join, watch, chat, help,
-scores, private tables, leaving, the too-small screen, the end of a session."""
+scores, the too-small screen, the server's shutdown. Quitting, leaving a game, private tables'
+codes and a session replaced by a newer one: test_confirm.py."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from textual.widgets import Input, Select
 
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.screens.create import CreateTableScreen
-from pioche_tui.app.screens.dialogs import CodePrompt, Confirm
 from pioche_tui.app.screens.help import HelpScreen
 from pioche_tui.app.screens.lobby import LobbyScreen
 from pioche_tui.app.screens.nickname import NicknameScreen
@@ -184,8 +184,8 @@ async def test_watch_a_table_spectators_see_a_banner_and_no_game_key(
         screen = app.screen
         assert isinstance(screen, TableScreen) and screen.seat is None
         assert "Vous regardez cette partie" in screen_text(app)
-        assert keys_shown(app) == {"c", "l", "?"}
-        await pilot.press("l")  # a spectator leaves without a question
+        assert keys_shown(app) == {"c", "esc", "?"}
+        await pilot.press("escape")  # a spectator leaves without a question
         await settle(pilot)
         assert isinstance(app.screen, LobbyScreen)
 
@@ -198,8 +198,8 @@ async def test_watch_table_at_start_and_watch_only_sessions(
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, TableScreen) and app.screen.seat is None
-        assert keys_shown(app) == {"l", "?"}  # a watch-only session cannot chat
-        await pilot.press("l")
+        assert keys_shown(app) == {"esc", "?"}  # a watch-only session cannot chat
+        await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, LobbyScreen)
         assert not {"n", "j", "p", "c"} & keys_shown(app)
@@ -304,52 +304,8 @@ async def test_scores_show_the_leaderboard_and_own_statistics(
         assert "1 partie, 1 victoire, 1 pt au total" in text
 
 
-async def test_private_table_asks_for_its_code(coordinator: Coordinator,
-                                                make_app: MakeApp) -> None:
-    host = coordinator.connect(Player("SHA256:host", "Hôte"))
-    table = host.create_table("toy", seats=2, private=True, timer=None)
-    code = host.table_code()
-    assert code
-    app = make_app("Alice")
-    async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        await settle(pilot)
-        await pilot.press("j")
-        await settle(pilot)
-        assert isinstance(app.screen, CodePrompt)
-        await pilot.press(*"NOPE", "enter")
-        await settle(pilot)
-        assert isinstance(app.screen, LobbyScreen)  # refused: shown, nothing changed
-        assert await wait_for_text(pilot, app, "il faut son code")
-        await pilot.press("j")
-        await settle(pilot)
-        await pilot.press(*code.lower(), "enter")
-        await settle(pilot)
-        assert isinstance(app.screen, TableScreen) and app.screen.table_id == table
 
 
-async def test_leaving_a_game_in_progress_asks_first(coordinator: Coordinator,
-                                                     make_app: MakeApp) -> None:
-    app = make_app("Alice")
-    async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        await settle(pilot)
-        assert app.session is not None
-        app.session.create_table("toy", seats=2, bots={1: "random"}, timer=None,
-                                 options={"goal": 1000})
-        await settle(pilot)
-        await pilot.press("l")
-        await settle(pilot)
-        assert isinstance(app.screen, Confirm)
-        await pilot.press("n")
-        assert isinstance(app.screen, TableScreen)
-        await pilot.press("l")
-        await settle(pilot)
-        await pilot.press("o")
-        await settle(pilot)
-        assert isinstance(app.screen, LobbyScreen)
-        assert app.session.table is None
-        await pilot.press("s")  # the lobby's keys act again (nothing typed in the chat)
-        await settle(pilot)
-        assert isinstance(app.screen, ScoresScreen)
 
 
 async def test_the_chat_does_not_take_the_keys_when_the_tables_go(
@@ -421,26 +377,8 @@ async def test_english_when_the_locale_says_so(make_app: MakeApp) -> None:
         assert "Hello Alice!" in text and "n create" in text
 
 
-async def test_q_quits_from_the_lobby_and_frees_the_session(coordinator: Coordinator,
-                                                             make_app: MakeApp) -> None:
-    app = make_app("Alice")
-    async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        await settle(pilot)
-        assert "SHA256:Alice" in coordinator.sessions
-        await pilot.press("q")
-        await settle(pilot)
-    assert app.return_code == 0
-    assert "SHA256:Alice" not in coordinator.sessions
 
 
-async def test_session_closed_by_the_server_ends_the_app(coordinator: Coordinator,
-                                                         make_app: MakeApp) -> None:
-    app = make_app("Alice")
-    async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        await settle(pilot)
-        coordinator.connect(Player("SHA256:Alice", "Alice"))  # the same key, elsewhere
-        await settle(pilot)
-    assert app.farewell == "Vous vous êtes connecté ailleurs."
 
 
 async def test_chat_that_looks_like_markup_is_shown_as_typed(coordinator: Coordinator,

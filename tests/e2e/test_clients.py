@@ -101,6 +101,8 @@ def test_a_player_with(
     tmux.send("y")
     tmux.wait_for(t("lobby.hello", name=name))
     tmux.send("q")
+    tmux.wait_for(t("confirm.quit"))
+    tmux.send("y")
     assert tmux.exit_status() == 0
 
     if key is not None:  # the key that signed is the name's owner

@@ -131,6 +131,9 @@ async def test_look_alike_names_are_one_name(
             if app.session is not None:  # the login name was cleaned into another name
                 assert name_key(app.session.player.name) not in taken, look_alike
                 client.send("q")
+                await client.wait_for("Quitter Pioche ?")
+                client.send("o")
+                await client.finished()
                 continue
             # Asked for a name: typing the look-alike is refused.
             await retype(client, app, look_alike)

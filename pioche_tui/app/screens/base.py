@@ -19,7 +19,8 @@ from widgets.keybar import KeyBar
 from ...i18n import MESSAGES, Catalogue
 
 ResultT = TypeVar("ResultT")
-TRAILING_ACTIONS = {"chat", "leave", "help", "app.quit", "close", "hide_panel", "hints"}
+TRAILING_ACTIONS = {"chat", "leave", "leave_watching", "help", "app.quit", "close", "hide_panel",
+                    "hints"}
 """Shown last in the key bar: what acts now in the game comes first."""
 
 

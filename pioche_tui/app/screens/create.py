@@ -3,6 +3,7 @@ every option of the chosen game."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -40,7 +41,9 @@ class TableRequest:
 
 class CreateTableScreen(Dialog[TableRequest | None]):
     """Built once per app (``PiocheApp.reusable``): opened again, it shows the choices made
-    last time."""
+    last time. ``attempt`` makes the table asked for: None when it is made (the dialog closes
+    with the request), else why not, shown in the dialog, which stays open with every choice
+    as it was."""
 
     CSS_PATH = "create.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -48,8 +51,10 @@ class CreateTableScreen(Dialog[TableRequest | None]):
         Binding("ctrl+s", "create", "key.create"),
     ]
 
-    def __init__(self, coordinator: Coordinator) -> None:
+    def __init__(self, coordinator: Coordinator,
+                 attempt: Callable[[TableRequest], str | None]) -> None:
         super().__init__()
+        self.attempt = attempt
         self.games = coordinator.games
         # The server's default comes first and as it is (``--turn-timer`` may be 5 s, or 7.5):
         # the coordinator always accepts it. The others are offered only if it accepts them.
@@ -205,7 +210,12 @@ class CreateTableScreen(Dialog[TableRequest | None]):
         bots = {s: self.seat_choices[s] for s in range(1, seats)
                 if self.seat_choices.get(s, FREE) != FREE}
         timer = self.query_one("#timer", Select).value
-        self.dismiss(TableRequest(
+        request = TableRequest(
             game=self.game, seats=seats, timer=timer if isinstance(timer, float) and timer
             else None, private=self.query_one("#private", Toggle).value, options=options,
-            bots=bots))
+            bots=bots)
+        refusal = self.attempt(request)
+        if refusal is None:
+            self.dismiss(request)
+        else:
+            self.query_one("#create-error", Static).update(refusal)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -81,7 +82,8 @@ class LobbyScreen(PiocheScreen[None]):
             chat.border_title = t("lobby.chat")
             yield chat
             yield TextLines(id="online")
-        yield ChatInput(placeholder=t("chat.placeholder"), max_length=CHAT_MAX, id="chat-input")
+        yield ChatInput(placeholder=t("chat.placeholder"), invite=t("chat.invite"),
+                        max_length=CHAT_MAX, id="chat-input")
         yield KeyBar()
 
     def welcome(self) -> Text:
@@ -235,27 +237,24 @@ class LobbyScreen(PiocheScreen[None]):
     def action_join(self) -> None:
         summary = self._selected()
         if summary is not None:
-            self._with_code(summary, lambda code: self.pioche.call(
-                self.session.join, summary.id, code=code))
+            self._with_code(summary, lambda code: self.session.join(summary.id, code=code))
 
     def action_watch(self) -> None:
         summary = self._selected()
         if summary is not None:
-            self._with_code(summary, lambda code: self.pioche.call(
-                self.session.watch, summary.id, code))
+            self._with_code(summary, lambda code: self.session.watch(summary.id, code))
 
-    def _with_code(self, summary: TableSummary, then: Any) -> None:
-        """Ask for the code of a private table first."""
+    def _with_code(self, summary: TableSummary, request: Callable[[str | None], None]) -> None:
+        """Make ``request`` (with the code of a private table, asked first: the window tries
+        each code typed and stays open, saying why, until one is taken or the player gives
+        up)."""
         if not summary.private:
-            then(None)
+            self.pioche.call(request, None)
             return
         from .dialogs import CodePrompt
 
-        def entered(code: str | None) -> None:
-            if code:
-                then(code)
-
-        self.app.push_screen(CodePrompt(summary.id), entered)
+        self.app.push_screen(CodePrompt(summary.id, lambda code: self.pioche.attempt(
+            request, code)))
 
     def action_quick(self, game: str) -> None:
         self.pioche.call(self.session.quick_play, game)
@@ -273,16 +272,17 @@ class LobbyScreen(PiocheScreen[None]):
     def action_new_table(self) -> None:
         from .create import CreateTableScreen
 
-        def created(request: TableRequest | None) -> None:
-            if request is not None:
-                self.pioche.call(
-                    self.session.create_table, request.game, seats=request.seats,
-                    options=request.options, bots=request.bots, timer=request.timer,
-                    private=request.private,
-                )
-
         self.app.push_screen(self.pioche.reusable(
-            "create", lambda: CreateTableScreen(self.pioche.coordinator)), created)
+            "create", lambda: CreateTableScreen(self.pioche.coordinator, self._create)))
+
+    def _create(self, request: TableRequest) -> str | None:
+        """The create dialog's request: None when the table is made, else why not (the
+        dialog shows it and stays open)."""
+        return self.pioche.attempt(
+            self.session.create_table, request.game, seats=request.seats,
+            options=request.options, bots=request.bots, timer=request.timer,
+            private=request.private,
+        )
 
     def action_scores(self) -> None:
         from .scores import ScoresScreen

@@ -64,6 +64,10 @@ class TableScreen(PiocheScreen[None]):
         Binding("pagedown", "log_page(1)", "key.log_forward", tooltip="help.log_forward",
                 show=False),
         Binding("h", "hints", "key.hints", tooltip="help.hints"),
+        # A spectator's way out is not a letter: a spectator who types, not knowing c opens
+        # the chat, must not be sent away by the « l » of « hello ». (Escape closes the
+        # round's summary first, when it is shown: check_action.)
+        Binding("escape", "leave_watching", "key.leave", tooltip="help.leave_watching"),
     ]
 
     def __init__(self, session: Session, update: TableUpdate) -> None:
@@ -436,6 +440,10 @@ class TableScreen(PiocheScreen[None]):
             return not self.started and self.is_creator
         if action == "chat":
             return not self.session.player.watch_only
+        if action == "leave":
+            return self.seat is not None
+        if action == "leave_watching":
+            return self.seat is None and self._panel_timer is None
         if action in TABLE_ACTIONS:
             return True
         if action == "hide_panel":
@@ -465,6 +473,9 @@ class TableScreen(PiocheScreen[None]):
         self.pioche.call(self.session.start)
 
     def action_leave(self) -> None:
+        """Back to the lobby. A player in a game in progress is asked first, and told that
+        the stand-in plays their seat to the end; a waiting room, a finished game and a
+        spectator's table are left at once (nothing is lost)."""
         playing = self.seat is not None and self.update.table.status == "playing"
         if not playing:
             self.pioche.call(self.session.leave)
@@ -475,7 +486,11 @@ class TableScreen(PiocheScreen[None]):
             if yes:
                 self.pioche.call(self.session.leave)
 
-        self.app.push_screen(Confirm(self.t("confirm.leave")), answered)
+        self.app.push_screen(Confirm(self.t("confirm.leave"), self.t("confirm.leave_seat")),
+                             answered)
+
+    def action_leave_watching(self) -> None:
+        self.pioche.call(self.session.leave)
 
     def action_log_page(self, pages: int) -> None:
         """PageUp/PageDown: back and forth through the log (when it is shown)."""
