@@ -75,6 +75,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "key.refuse_all": ("tout refuser", "refuse all"),
     "key.compose": ("composer", "compose"),
     "key.option_number": ("option n° 1 à 9", "option no. 1 to 9"),
+    "key.settings": ("réglages", "settings"),
+    "key.change": ("changer", "change"),
     # longer descriptions, for the help
     "help.new_table": ("créer une table : le jeu, les joueurs, les robots, les options",
                        "create a table: the game, the players, the bots, the options"),
@@ -674,6 +676,32 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The table is stopped: the server can no longer read its game. It will be back when "
         "the server next starts.",
     ),
+    # --- the player's settings ---------------------------------------------------------------
+    "help.settings": ("vos réglages : la langue, les couleurs, la sonnerie et le titre à "
+                      "votre tour", "your settings: language, colours, the bell and the title "
+                      "on your turn"),
+    "settings.title": ("Réglages", "Settings"),
+    "settings.lang": ("Langue", "Language"),
+    "settings.colours": ("Couleurs", "Colours"),
+    "settings.bell": ("Sonnerie à votre tour", "Bell on your turn"),
+    "settings.title_line": ("Titre « À vous »", 'Title "Your turn"'),
+    "settings.lang.fr": ("Français", "Français"),
+    "settings.lang.en": ("English", "English"),
+    "settings.colours.auto": ("auto ({depth})", "auto ({depth})"),
+    "settings.depth.truecolor": ("millions", "millions"),
+    "settings.depth.256": ("256", "256"),
+    "settings.depth.16": ("16", "16"),
+    "settings.depth.none": ("aucune", "none"),
+    "settings.hint": (
+        "Gardés pour votre clé (pour cette session si vous êtes invité). La langue change "
+        "en fermant cette fenêtre.",
+        "Kept for your key (for this session if you are a guest). The language changes when "
+        "this window closes.",
+    ),
+    "settings.not_kept": ("Réglages appliqués, mais pas enregistrés (le serveur n'a pas pu "
+                          "les écrire).", "Settings applied, but not saved (the server could "
+                          "not write them)."),
+    "title.your_turn": ("À vous — Pioche", "Your turn — Pioche"),
     "notice.watching_again": ("Vous retrouvez la table que vous regardiez.",
                               "You are back at the table you were watching."),
 }

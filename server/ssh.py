@@ -50,7 +50,9 @@ from .identity import (
     parse_command,
     pick_lang,
     reached_address,
+    sanitize_colorterm,
     sanitize_term,
+    wants_no_color,
 )
 from .keys import fingerprint
 from .limits import DEFAULT_SIZE, Limits
@@ -359,6 +361,8 @@ class PiocheServer:
             watch_table=watch.table if watch is not None else None,
             peer=connection.peer,
             term=sanitize_term(term_type),
+            colorterm=sanitize_colorterm(env.get("COLORTERM")),
+            no_color=wants_no_color(dict(env)),
             lang=pick_lang(dict(env)),
             size=size,
             resume_token=resume.token if resume is not None else None,

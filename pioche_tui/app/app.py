@@ -13,6 +13,7 @@ session the app exits and ``farewell`` says why.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, TypeVar, cast
@@ -29,7 +30,9 @@ from ..coordinator.mailbox import Mail
 from ..coordinator.model import ChatLine, Player, Refused, TableUpdate
 from ..coordinator.text import nickname
 from ..i18n import Catalogue, pick_lang
+from .colours import apply_depth, capped, depth_of, terminal_depth
 from .games import table_screen_class
+from .prefs import Preferences
 from .screens.lobby import LobbyScreen
 from .screens.nickname import NicknameScreen
 from .screens.table import TableScreen
@@ -59,6 +62,12 @@ class PiocheApp(App[None]):
     port as the player can reach them, for the command a seated guest is shown. ``peer`` is
     also the address the coordinator counts the tables created from (``Settings.table_rate``;
     "" for a local game).
+
+    ``term`` and ``colorterm`` (the client's TERM and COLORTERM) and ``no_color`` (it sent
+    NO_COLOR) set the colours the session gets, up to what the process allows
+    (``colours``); None for a local game, which Textual sets up from the environment itself.
+    The player's settings (``prefs``: language, colours, the turn's bell and title) are kept
+    per key in the database, a guest's for the session.
     """
 
     TITLE = "Pioche"
@@ -82,6 +91,9 @@ class PiocheApp(App[None]):
         resume_token: str | None = None,
         peer: str = "",
         server_address: tuple[str, int] | None = None,
+        term: str | None = None,
+        colorterm: str | None = None,
+        no_color: bool = False,
     ) -> None:
         super().__init__()
         self.coordinator = coordinator
@@ -95,7 +107,17 @@ class PiocheApp(App[None]):
         self.watch_only = watch_only
         self.watch_table = watch_table
         self.quick_game = quick_game
-        self.t = Catalogue(pick_lang(lang))
+        self.locale_lang = pick_lang(lang)
+        self.prefs = self._saved_prefs()
+        self.t = Catalogue(self.prefs.lang or self.locale_lang)
+        self.ceiling = depth_of(self)  # what Textual set up for the process: serve --colors
+        self.terminal_colours = (
+            self.ceiling if term is None else terminal_depth(term, colorterm))
+        self.no_color_asked = no_color
+        self.apply_colours()
+        self.window_title = self.TITLE
+        """The terminal's title as this session last set it."""
+        self._my_turn: bool | None = None  # at the table shown; None: no game on
         self.session: Session | None = None
         self.lobby: LobbyScreen | None = None
         self.table_screen: TableScreen | None = None
@@ -116,6 +138,87 @@ class PiocheApp(App[None]):
         if self.session is None:
             self.open(NicknameScreen(default=name or "", error=error or ""))
         self._check_size(self.size.width, self.size.height)
+
+    # --- the player's settings -------------------------------------------------------------
+
+    def _saved_prefs(self) -> Preferences:
+        db = self.coordinator.db
+        if self.guest or db is None:
+            return Preferences()
+        try:
+            return Preferences.from_dict(db.preferences(self.identity))
+        except sqlite3.Error:
+            log.exception("could not read the settings of %s", self.identity)
+            return Preferences()
+
+    def set_prefs(self, prefs: Preferences) -> None:
+        """Take the player's new settings: their colours at once, their language on the
+        screens built from now on (``SettingsScreen`` rebuilds the lobby); kept for their
+        key."""
+        old, self.prefs = self.prefs, prefs
+        if (prefs.colours, prefs.lang) != (old.colours, old.lang):
+            self.apply_colours()
+            self._invalidate_css()
+            self.refresh_css(animate=False)  # (what a change of theme does: repaints all)
+        if not prefs.title and self.window_title != self.TITLE:
+            self.set_window_title(self.TITLE)
+        db = self.coordinator.db
+        if not self.guest and db is not None:
+            try:
+                db.set_preferences(self.identity, prefs.to_dict())
+            except sqlite3.Error:
+                log.exception("could not keep the settings of %s", self.identity)
+                self.warn(self.t("settings.not_kept"))
+
+    def follow_language(self) -> None:
+        """Once the settings are closed: if the player changed the language, the screens say
+        it in the new one (the windows built once are built again when next shown, and the
+        lobby now, with what it showed)."""
+        lang = self.prefs.lang or self.locale_lang
+        if lang == self.t.lang:
+            return
+        self.t = Catalogue(lang)
+        for name in ("help", "create", "scores"):
+            if self.is_screen_installed(name) and self.get_screen(name) not in self.screen_stack:
+                self.uninstall_screen(name)
+        old = self.lobby
+        if old is None or self.session is None or old is not self.screen:
+            return  # (a window over it: the lobby keeps its words until the next connection)
+        lobby = self.lobby = LobbyScreen(self.session)
+        lobby.snapshot = old.snapshot
+        lobby._chat = [(line.name, line.text) for line in self._chat_seen.get("lobby", ())]
+        self.switch_screen(lobby)
+
+    def colours(self) -> tuple[str, bool]:
+        """The depth this session renders with, and whether in greys (NO_COLOR)."""
+        if self.prefs.colours == "auto":
+            return capped(self.terminal_colours, self.ceiling), self.no_color_asked
+        return capped(self.prefs.colours, self.ceiling), False
+
+    def apply_colours(self) -> None:
+        apply_depth(self, *self.colours())
+
+    def set_window_title(self, title: str) -> None:
+        """The terminal's window title (OSC 2), written as Textual's ``App.bell`` writes its
+        bell. The server's driver saves the terminal's own title when the session starts and
+        gives it back when it ends (``server.driver``)."""
+        self.window_title = title
+        if self._driver is not None and not self.is_headless:
+            self._driver.write(f"\x1b]2;{title}\x07")
+
+    def _signal_turn(self, update: TableUpdate) -> None:
+        """Ring the bell and say so in the title when the player's turn comes after others
+        played (not at a game's first move); the title goes back once they have played."""
+        playing = update.view is not None and update.table.status == "playing"
+        mine = playing and update.seat is not None and update.seat in update.to_act
+        if mine and self._my_turn is False:
+            if self.prefs.bell:
+                self.bell()
+            if self.prefs.title:
+                self.set_window_title(self.t("title.your_turn"))
+        elif not mine and self.window_title != self.TITLE:
+            self.set_window_title(self.TITLE)
+        self._my_turn = mine if playing else None
 
     def _known_name(self) -> str | None:
         """The nickname this key used last time (guests and watchers have none)."""
@@ -208,6 +311,7 @@ class PiocheApp(App[None]):
             self.exit()
 
     def show_table(self, update: TableUpdate) -> None:
+        self._signal_turn(update)
         screen = self.table_screen
         if screen is not None and screen.table_id != update.table.id:
             self.close_table()
@@ -224,6 +328,9 @@ class PiocheApp(App[None]):
         """Back to the lobby: the table screen and whatever is above it go."""
         screen = self.table_screen
         self.table_screen = None
+        self._my_turn = None
+        if self.window_title != self.TITLE:
+            self.set_window_title(self.TITLE)
         if screen is None:
             return
         while screen in self.screen_stack:
