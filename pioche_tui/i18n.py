@@ -76,6 +76,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "key.compose": ("composer", "compose"),
     "key.option_number": ("option n° 1 à 9", "option no. 1 to 9"),
     "key.settings": ("réglages", "settings"),
+    "keyname.space": ("espace", "space"),
+    "keyname.esc": ("échap", "esc"),
     "key.change": ("changer", "change"),
     # longer descriptions, for the help
     "help.new_table": ("créer une table : le jeu, les joueurs, les robots, les options",
@@ -211,6 +213,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "create.game": ("Jeu", "Game"),
     "create.seats": ("Joueurs", "Players"),
     "create.seat": ("Siège {n}", "Seat {n}"),
+    "create.select": ("Choisir", "Select"),
     "create.you": ("vous", "you"),
     "create.human": ("place libre", "free seat"),
     "create.bot": ("robot {bot}", "{bot} bot"),
@@ -432,7 +435,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "col.reserve": ("Réserve :", "Reserve:"),
     "col.drawn": ("Carte piochée : ", "Card drawn: "),
     "col.collection": ("Collection ({n}) : ", "Collection ({n}): "),
-    "col.scorecard": ("Scorecard : {done}/10, {points} pts", "Scorecard: {done}/10, {points} pts"),
+    "col.scorecard": ("Feuille : {done}/10, {points} pts", "Scorecard: {done}/10, {points} pts"),
     "col.turn_of": ("Au tour de {name}.", "{name}'s turn."),
     "col.other_shadow": ("{name} a pioché une Shadow et choisit.",
                          "{name} drew a Shadow and is choosing."),
@@ -516,7 +519,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Double l'attend (2 cartes à piocher par Double) ; Objectifs : le numéro de chaque "
         "objectif validé (`0` pour le 10e), `·` pour un objectif ouvert ; pendant la "
         "validation, `✓` : il a choisi.\n"
-        "- Scorecard : `✓` et les points d'un objectif validé ; en gris, ce que vaut un "
+        "- Feuille : `✓` et les points d'un objectif validé ; en gris, ce que vaut un "
         "objectif encore ouvert.\n"
         "- « STOP si » : les cartes qui feraient perdre votre pile ; « risque » : la "
         "probabilité que la prochaine carte de chaque pioche le fasse, d'après les cartes que "

@@ -107,12 +107,24 @@ class TextLines(Widget):
 
 class CursorLines(TextLines, can_focus=True):
     """Lines with a ``cursor``, drawn by the subclass's ``_draw`` whenever what they show may
-    change: the cursor moves, the widget is resized, gains or loses the focus."""
+    change: the cursor moves, the widget is resized, gains or loses the focus. The mouse
+    wheel moves the cursor (``action_move``)."""
 
     cursor: reactive[int] = reactive(0, repaint=False, bindings=True)
 
     def _draw(self) -> None:
         raise NotImplementedError
+
+    def action_move(self, step: int) -> None:
+        raise NotImplementedError
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self.action_move(1)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self.action_move(-1)
 
     def watch_cursor(self) -> None:
         self._draw()

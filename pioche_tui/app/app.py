@@ -29,7 +29,8 @@ from ..coordinator.guests import GuestPass
 from ..coordinator.mailbox import Mail
 from ..coordinator.model import ChatLine, Player, Refused, TableUpdate
 from ..coordinator.text import nickname
-from ..i18n import Catalogue, pick_lang
+from ..engine.base import Event
+from ..i18n import MESSAGES, Catalogue, pick_lang
 from .colours import apply_depth, capped, depth_of, terminal_depth
 from .games import table_screen_class
 from .prefs import Preferences
@@ -42,6 +43,17 @@ log = logging.getLogger("pioche.app")
 
 CHAT_SEEN = 64  # chat lines remembered per scope, to drop the history sent again on return
 ScreenT = TypeVar("ScreenT", bound=Screen[Any])
+
+
+def _others_after(events: Sequence[Event], seat: int | None) -> bool:
+    """Another seat acted after ``seat`` did, in ``events``."""
+    played = False
+    for event in events:
+        if event.seat == seat:
+            played = True
+        elif played and event.seat is not None:
+            return True
+    return False
 
 
 class PiocheApp(App[None]):
@@ -208,10 +220,14 @@ class PiocheApp(App[None]):
 
     def _signal_turn(self, update: TableUpdate) -> None:
         """Ring the bell and say so in the title when the player's turn comes after others
-        played (not at a game's first move); the title goes back once they have played."""
+        played (not at a game's first move, nor when the player's own moves keep the turn);
+        the title goes back once they have played. Updates are latest-wins: one may hold the
+        player's move, the others' and the player's turn again."""
         playing = update.view is not None and update.table.status == "playing"
-        mine = playing and update.seat is not None and update.seat in update.to_act
-        if mine and self._my_turn is False:
+        me = update.seat
+        mine = playing and me is not None and me in update.to_act
+        if mine and (self._my_turn is False or (
+                self._my_turn and _others_after(update.events, me))):
             if self.prefs.bell:
                 self.bell()
             if self.prefs.title:
@@ -359,6 +375,13 @@ class PiocheApp(App[None]):
         host, port = self.server_address
         return " ".join(["ssh", "-t", *(["-p", str(port)] if port != 22 else []), host,
                          "resume", self.guest_pass.token])
+
+    def get_key_display(self, binding: Binding) -> str:
+        """Textual's display of a key, with the keys it names in words (space, esc) in the
+        player's language."""
+        display = super().get_key_display(binding)
+        key = f"keyname.{display}"
+        return self.t(key) if key in MESSAGES else display
 
     def call(self, request: Any, *args: Any, **kwargs: Any) -> bool:
         """Make a session request; a refusal is shown to the player. True when granted."""

@@ -384,11 +384,11 @@ async def test_round_summary_after_a_round(make_app: MakeApp) -> None:
         assert app.screen is screen and not screen.query_one(GameLog).display
         text = screen_text(app)
         assert "Fin de la manche 1" in text and "Alice gagne la manche et marque 37" in text
-        assert "esc" in keys_shown(app) and "d" in keys_shown(app)
+        assert "échap" in keys_shown(app) and "d" in keys_shown(app)
         assert "Alice gagne la manche : +37 points" in str(screen.query_one(GameLog).entries[-1])
         await pilot.press("escape")
         await settle(pilot)
-        assert screen.query_one(GameLog).display and "esc" not in keys_shown(app)
+        assert screen.query_one(GameLog).display and "échap" not in keys_shown(app)
 
 
 async def test_keep_is_sent_for_a_drawn_card(make_app: MakeApp) -> None:
