@@ -70,7 +70,7 @@ class KeyBar(TextLines):
         lines = [Text(" ")]
         self._spans = []
         for index, (key, description) in enumerate(self.keys):
-            item = Text(key, key_style).append(f" {description}")
+            item = Text().append(key, key_style).append(f" {description}")
             line = lines[-1]
             if line.cell_len > 1 and line.cell_len + 2 + item.cell_len > width and (
                     len(lines) < MAX_LINES):

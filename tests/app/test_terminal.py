@@ -1,9 +1,9 @@
 """The player's terminal: the key bar at 80 columns, one language per screen, the settings
 window, the bell and the title when the turn comes, colour depths, the mouse.
 
-Every screen (the scenes of test_snapshots.py and test_collection_snapshots.py, and the
-settings) is rendered at 80×24 in both languages, once, and read for two things: its key bar
-fits, and no word of the other language's catalogue shows.
+Every screen (the scenes of test_snapshots.py and test_collection_snapshots.py, and a
+watch-only session's) is rendered at 80×24 in both languages, once, and read for two things:
+its key bar fits, and no word of the other language's catalogue shows.
 """
 
 from __future__ import annotations
@@ -43,11 +43,6 @@ from .conftest import make_coordinator, screen_text, settle
 Scene = Callable[[Pilot[Any], Coordinator], Awaitable[None]]
 
 
-async def settings(pilot: Pilot[Any], coordinator: Coordinator) -> None:
-    await pilot.press("o")
-    await scenes.still(pilot)
-
-
 async def watch_only(pilot: Pilot[Any], coordinator: Coordinator) -> None:
     """A watch-only session (``watch@``), at a table."""
     await scenes.spectator(pilot, coordinator)
@@ -56,7 +51,7 @@ async def watch_only(pilot: Pilot[Any], coordinator: Coordinator) -> None:
 SCREENS: dict[str, Scene] = {
     **scenes.SCENES, **{f"collection_{name}": scene
                         for name, scene in collection_scenes.SCENES.items()},
-    "settings": settings, "watch_only": watch_only,
+    "watch_only": watch_only,
 }
 USER_TEXT = ("Qui vient jouer ? [b]pas de markup[/b]",)  # the players' own words (lobby chat)
 
