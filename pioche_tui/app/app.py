@@ -168,10 +168,14 @@ class PiocheApp(App[None]):
         screens built from now on (``SettingsScreen`` rebuilds the lobby); kept for their
         key."""
         old, self.prefs = self.prefs, prefs
-        if (prefs.colours, prefs.lang) != (old.colours, old.lang):
+        if prefs.colours != old.colours:
             self.apply_colours()
-            self._invalidate_css()
-            self.refresh_css(animate=False)  # (what a change of theme does: repaints all)
+            # Every widget drawn again through the new filters; the windows built once are
+            # built again when next shown.
+            self._forget_windows()
+            for screen in self.screen_stack:
+                for widget in screen.walk_children(with_self=True):
+                    widget.refresh()
         if not prefs.title and self.window_title != self.TITLE:
             self.set_window_title(self.TITLE)
         db = self.coordinator.db
@@ -190,9 +194,7 @@ class PiocheApp(App[None]):
         if lang == self.t.lang:
             return
         self.t = Catalogue(lang)
-        for name in ("help", "create", "scores"):
-            if self.is_screen_installed(name) and self.get_screen(name) not in self.screen_stack:
-                self.uninstall_screen(name)
+        self._forget_windows()
         old = self.lobby
         if old is None or self.session is None or old is not self.screen:
             return  # (a window over it: the lobby keeps its words until the next connection)
@@ -200,6 +202,13 @@ class PiocheApp(App[None]):
         lobby.snapshot = old.snapshot
         lobby._chat = [(line.name, line.text) for line in self._chat_seen.get("lobby", ())]
         self.switch_screen(lobby)
+
+    def _forget_windows(self) -> None:
+        """The windows built once per app (``reusable``), but those on the stack: built again
+        when next shown."""
+        for name in ("help", "create", "scores"):
+            if self.is_screen_installed(name) and self.get_screen(name) not in self.screen_stack:
+                self.uninstall_screen(name)
 
     def colours(self) -> tuple[str, bool]:
         """The depth this session renders with, and whether in greys (NO_COLOR)."""

@@ -8,6 +8,7 @@ its key bar fits, and no word of the other language's catalogue shows.
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 from textual import constants, events
 from textual.filter import Monochrome, NoColor
 from textual.pilot import Pilot
@@ -158,6 +160,35 @@ async def test_settings_change_the_language_and_are_kept_for_the_key(
     # The next connection with this key starts with them, whatever its locale.
     again = PiocheApp(coordinator, identity="SHA256:Alice", name="Alice", lang="fr_FR.UTF-8")
     assert again.t.lang == "en" and again.prefs.bell is False
+
+
+def coloured(app: PiocheApp) -> bool:
+    """Some cell on screen has a colour of its own (not the terminal's default)."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
+                      color_system="truecolor", record=True)
+    console.print(app.screen._compositor.render_update(
+        full=True, screen_stack=app._background_screens))
+    return any(style is not None and any(
+        colour is not None and not colour.is_default for colour in (style.color, style.bgcolor))
+        for _text, style, _control in console._record_buffer)
+
+
+async def test_colours_chosen_in_the_settings_repaint_every_screen(
+        coordinator: Coordinator, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(constants, "COLOR_SYSTEM", "truecolor")
+    app = PiocheApp(coordinator, identity="SHA256:Alice", name="Alice", term="vt100")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("o")
+        await settle(pilot)
+        assert not coloured(app)
+        await pilot.press("down", "left", "left")  # colours: auto (none), then 16
+        await settle(pilot)
+        assert app.prefs.colours == "16" and coloured(app)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert coloured(app)  # the lobby too, drawn under the window before
 
 
 async def test_a_guests_settings_last_the_session(coordinator: Coordinator) -> None:

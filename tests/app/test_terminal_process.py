@@ -108,3 +108,29 @@ async def test_settings_are_kept_for_the_key(served: ServeProcess) -> None:
                        key) as second:
         await second.wait_for("Hello alice!")
         assert colours_used(second.output) == set()
+
+
+async def test_colours_chosen_in_the_settings_repaint_the_whole_screen(
+        served: ServeProcess) -> None:
+    """From a vt100 (no colours) to 256 in the settings: every row of the terminal is written
+    again, in colour (the lobby under the window too), not only the window's rows."""
+    async with session(served.port, "alice", "vt100") as client:
+        await client.wait_for("Bonjour alice !")
+        client.send("o")
+        await client.wait_for("‹ auto (aucune) ›")
+        assert colours_used(client.output) == set()
+        before = len(client.raw)
+        client.send("\x1b[B\x1b[C\x1b[C")  # ↓ → →: the colours, millions then 256
+        await client.wait_for("‹ 256 ›")
+        await client.wait_for(lambda _screen: len(coloured_rows(client.raw[before:])) >= 20)
+
+
+def coloured_rows(output: bytes) -> set[int]:
+    """The rows written in colour: the cursor moved there (``ESC [ row ; col H``), then a
+    colour of the 256 set."""
+    rows = set()
+    for row, written in re.findall(rb"\x1b\[(\d+);\d+H((?:(?!\x1b\[\d+;\d+H).)*)", output,
+                                   re.DOTALL):
+        if "256" in colours_used(written.decode("utf-8", "replace")):
+            rows.add(int(row))
+    return rows
