@@ -527,7 +527,7 @@ class SSHDriver(Driver):
 
 COLOR_SYSTEMS = {"truecolor": "truecolor", "256": "256", "16": "standard", "none": None}
 """``pioche serve --colors``: the most colours any session gets (its console's colour system)."""
-RENDERED_LINES = 4096
+RENDERED_LINES = 1024
 """Lines kept rendered per colour system other than true colour (which Textual keeps itself)."""
 _configured = False
 
