@@ -28,10 +28,10 @@ PLAIN = Style()
 StripKey = tuple[str, tuple[Span, ...], str | Style, int]
 _strips: LRUCache[StripKey, Strip] = LRUCache(2048)
 """Rows rendered, for every app of the process: a row is its text, spans, base style and
-width. (A shared Strip also keeps the bytes it was first turned into: that holds because every
-app of the process has the same colour system, ``server.driver.configure_textual``.) A row of the
-board is some 2.5 KiB: the cache holds at most about 5 MiB, a few seconds of a busy server's
-new rows, which is when the other apps of the same table ask for them."""
+width. (A shared Strip also keeps the bytes it was first turned into, which holds for apps of
+different colour depths only because ``server.driver.configure_textual`` keeps those bytes per
+depth.) A row of the board is some 2.5 KiB: the cache holds at most about 5 MiB, a few seconds
+of a busy server's new rows, which is when the other apps of the same table ask for them."""
 
 
 class TextLines(Widget):
