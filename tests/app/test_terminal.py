@@ -30,12 +30,14 @@ from pioche_tui.app.screens.help import HelpScreen
 from pioche_tui.app.screens.lobby import LobbyScreen
 from pioche_tui.app.screens.settings import SettingsScreen
 from pioche_tui.coordinator.core import Coordinator
+from pioche_tui.coordinator.model import Player
 from pioche_tui.engine.defausse.cards import COLOUR, WILD
 from pioche_tui.i18n import LANGS, MESSAGES
 from widgets.choices import ChoiceList
 from widgets.collection_board import CollectionBoard
 from widgets.hand import Hand
 from widgets.keybar import KeyBar
+from widgets.tables import TablesList
 
 from . import test_collection as collection
 from . import test_collection_snapshots as collection_scenes
@@ -393,3 +395,24 @@ async def test_list_rows_take_clicks_and_the_wheel(make_app: Callable[..., Pioch
         choices.post_message(events.MouseScrollDown(choices, 0, 0, 0, 0, 0, False, False, False))
         await settle(pilot)
         assert choices.cursor == 2
+
+
+async def test_a_click_on_a_table_in_the_lobby_then_another_sits(
+        coordinator: Coordinator, make_app: Callable[..., PiocheApp]) -> None:
+    """Textual's own list: a click moves its cursor, a click on the cursor's row chooses it
+    (as Enter: a free seat, so Alice sits)."""
+    bob = coordinator.connect(Player("SHA256:bob", "Bob"))
+    bob.create_table("defausse", seats=3, bots={2: "basic"}, timer=None)
+    chloe = coordinator.connect(Player("SHA256:chloe", "Chloé"))
+    second = chloe.create_table("defausse", seats=3, bots={2: "basic"}, timer=None)
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        tables = app.screen.query_one(TablesList)
+        assert tables.cursor_row == 0
+        await pilot.click(TablesList, offset=(10, 2))  # the second table's row
+        await settle(pilot)
+        assert tables.cursor_row == 1 and app.table_screen is None
+        await pilot.click(TablesList, offset=(10, 2))
+        await settle(pilot)
+        assert app.table_screen is not None and app.table_screen.table_id == second
