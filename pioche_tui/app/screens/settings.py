@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -91,7 +92,8 @@ class SettingsScreen(Dialog[None]):
     def on_mount(self) -> None:
         self.lang_before = self.pioche.t.lang
 
-    def lines(self, cursor: int, cursor_style: object) -> tuple[Text, ...]:
+    def lines(self, cursor: int, cursor_style: Style) -> tuple[Text, ...]:
+        """One line per setting, ``cursor`` on one of them (-1: none)."""
         t, app = self.t, self.pioche
         prefs = app.prefs
         lang = prefs.lang or app.locale_lang
@@ -112,7 +114,7 @@ class SettingsScreen(Dialog[None]):
             row.append(f" {t(LABELS[name]):<{LABEL_WIDTH}}")
             row.append(f"‹ {values[name]} ›")
             if index == cursor:
-                row.stylize(cast(str, cursor_style))
+                row.stylize(cursor_style)
             rows.append(row)
         return tuple(rows)
 
