@@ -1,6 +1,6 @@
 """The player's terminal over a real ``pioche serve`` process: each session's colours from what
 its client sends (TERM, COLORTERM, NO_COLOR), in one process at once; settings kept for a key
-from one connection to the next."""
+from one connection to the next; the bell and the title when the turn comes."""
 
 from __future__ import annotations
 
@@ -125,6 +125,11 @@ async def test_colours_chosen_in_the_settings_repaint_the_whole_screen(
         await client.wait_for(lambda _screen: len(coloured_rows(client.raw[before:])) >= 20)
 
 
+def bells(output: bytes) -> int:
+    """The bells rung in ``output`` (BEL characters that do not end an OSC sequence)."""
+    return re.sub(rb"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)", b"", output).count(b"\x07")
+
+
 def coloured_rows(output: bytes) -> set[int]:
     """The rows written in colour: the cursor moved there (``ESC [ row ; col H``), then a
     colour of the 256 set."""
@@ -134,3 +139,32 @@ def coloured_rows(output: bytes) -> set[int]:
         if "256" in colours_used(written.decode("utf-8", "replace")):
             rows.add(int(row))
     return rows
+
+
+async def test_the_bell_and_the_title_when_the_turn_comes(tmp_path: Path) -> None:
+    """A quick game against bots: once the bots have played, the player's terminal gets the
+    bell (BEL) and the title « À vous — Pioche » (OSC 2), then « Pioche » once they played;
+    the terminal's own title is saved at the start and given back at the end."""
+    with serve_process(tmp_path, "--turn-timer", "0", "--bot-delay", "0.05,0.1",
+                       app=DEFAULT_APP) as served:
+        async with session(served.port, "alice", "xterm-256color") as client:
+            await client.wait_for("Bonjour alice !")
+            assert b"\x1b[22;0t" in client.raw  # the terminal's title, kept
+            client.send("p")
+            for _ in range(10):  # until the bots have played before a turn of Alice's
+                await client.wait_for(lambda screen: "À vous" in screen)
+                if bells(client.raw):
+                    break
+                client.send("d")  # draw (or take, or pass); keep a card drawn
+                await client.wait_for(lambda screen: "À vous" not in screen
+                                      or "garder" in screen)
+                client.send("k")
+            assert bells(client.raw) == 1  # once: at the turn the bots' moves led to
+            turn = client.raw.index("\x1b]2;À vous — Pioche\x07".encode())
+            client.send("d")  # Alice plays (and keeps a card drawn): the title says so no more
+            await client.wait_for(lambda screen: "À vous" not in screen or "garder" in screen)
+            client.send("k")
+            await client.wait_for(lambda _screen: b"\x1b]2;Pioche\x07" in client.raw[turn:])
+            client.send("\x11")  # Ctrl+Q
+            await client.finished()
+        assert b"\x1b[23;0t" in client.raw  # given back
