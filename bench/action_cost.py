@@ -101,6 +101,10 @@ async def hook_overhead() -> dict[str, float]:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--term", default="xterm-256color",
+                        help="the client's TERM (its colours: docs/server.md, --colors)")
+    parser.add_argument("--colorterm", default=None,
+                        help="the client's COLORTERM (truecolor for true colour)")
     args = parser.parse_args()
     overhead = await hook_overhead()
     print(f"a loop callback: {overhead['bare_us']} µs bare, {overhead['hooked_us']} µs with the "
@@ -116,8 +120,9 @@ async def main() -> None:
         conn = await asyncssh.connect(
             "127.0.0.1", server.port, username="alice", known_hosts=None, client_keys=None,
             agent_path=None, config=None, client_factory=LikeOpenSSH)
+        env = {"COLORTERM": args.colorterm} if args.colorterm else {}
         _chan, client = await conn.create_session(
-            Client, term_type="xterm-256color", term_size=SIZE, encoding=None)
+            Client, term_type=args.term, term_size=SIZE, env=env, encoding=None)
         client.screen.resize(*SIZE)
         await client.wait_for("Bonjour alice")
         (session,) = server._sessions.values()

@@ -88,6 +88,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "key.refuse_all": ("tout refuser", "refuse all"),
     "key.compose": ("composer", "compose"),
     "key.option_number": ("option n° 1 à 9", "option no. 1 to 9"),
+    "key.settings": ("réglages", "settings"),
+    "keyname.space": ("espace", "space"),
+    "keyname.esc": ("échap", "esc"),
+    "key.change": ("changer", "change"),
     # longer descriptions, for the help
     "help.new_table": ("créer une table : le jeu, les joueurs, les robots, les options",
                        "create a table: the game, the players, the bots, the options"),
@@ -251,6 +255,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "create.game": ("Jeu", "Game"),
     "create.seats": ("Joueurs", "Players"),
     "create.seat": ("Siège {n}", "Seat {n}"),
+    "create.select": ("Choisir", "Select"),
     "create.you": ("vous", "you"),
     "create.human": ("place libre", "free seat"),
     "create.bot": ("robot {bot}", "{bot} bot"),
@@ -519,7 +524,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "col.reserve": ("Réserve :", "Reserve:"),
     "col.drawn": ("Carte piochée : ", "Card drawn: "),
     "col.collection": ("Collection ({n}) : ", "Collection ({n}): "),
-    "col.scorecard": ("Scorecard : {done}/10, {points} pts", "Scorecard: {done}/10, {points} pts"),
+    "col.scorecard": ("Feuille : {done}/10, {points} pts", "Scorecard: {done}/10, {points} pts"),
     "col.turn_of": ("Au tour de {name}.", "{name}'s turn."),
     "col.other_shadow": ("{name} a pioché une Shadow et choisit.",
                          "{name} drew a Shadow and is choosing."),
@@ -603,7 +608,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Double l'attend (2 cartes à piocher par Double) ; Objectifs : le numéro de chaque "
         "objectif validé (`0` pour le 10e), `·` pour un objectif ouvert ; pendant la "
         "validation, `✓` : il a choisi.\n"
-        "- Scorecard : `✓` et les points d'un objectif validé ; en gris, ce que vaut un "
+        "- Feuille : `✓` et les points d'un objectif validé ; en gris, ce que vaut un "
         "objectif encore ouvert.\n"
         "- « STOP si » : les cartes qui feraient perdre votre pile ; « risque » : la "
         "probabilité que la prochaine carte de chaque pioche le fasse, d'après les cartes que "
@@ -1019,6 +1024,32 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The table is stopped: the server can no longer read its game. It will be back when "
         "the server next starts.",
     ),
+    # --- the player's settings ---------------------------------------------------------------
+    "help.settings": ("vos réglages : la langue, les couleurs, la sonnerie et le titre à "
+                      "votre tour", "your settings: language, colours, the bell and the title "
+                      "on your turn"),
+    "settings.title": ("Réglages", "Settings"),
+    "settings.lang": ("Langue", "Language"),
+    "settings.colours": ("Couleurs", "Colours"),
+    "settings.bell": ("Sonnerie à votre tour", "Bell on your turn"),
+    "settings.title_line": ("Titre « À vous »", 'Title "Your turn"'),
+    "settings.lang.fr": ("Français", "Français"),
+    "settings.lang.en": ("English", "English"),
+    "settings.colours.auto": ("auto ({depth})", "auto ({depth})"),
+    "settings.depth.truecolor": ("millions", "millions"),
+    "settings.depth.256": ("256", "256"),
+    "settings.depth.16": ("16", "16"),
+    "settings.depth.none": ("aucune", "none"),
+    "settings.hint": (
+        "Gardés pour votre clé (pour cette session si vous êtes invité). La langue change "
+        "en fermant cette fenêtre.",
+        "Kept for your key (for this session if you are a guest). The language changes when "
+        "this window closes.",
+    ),
+    "settings.not_kept": ("Réglages appliqués, mais pas enregistrés (le serveur n'a pas pu "
+                          "les écrire).", "Settings applied, but not saved (the server could "
+                          "not write them)."),
+    "title.your_turn": ("À vous — Pioche", "Your turn — Pioche"),
     "notice.watching_again": ("Vous retrouvez la table que vous regardiez.",
                               "You are back at the table you were watching."),
 }

@@ -8,6 +8,9 @@ pinned to one version (8.2.8). What it uses, and why:
 - ``Driver._size``, ``Driver._app`` and ``Driver.process_message``: the base class's own state.
 - ``textual.app.redirect_stdout``/``redirect_stderr``: replaced, see ``configure_textual``.
 - ``Stylesheet._parse_rules``: its cache made process-wide, see ``configure_textual``.
+- ``Strip.render`` and ``Strip.render_ansi``, with the caches they keep (``Strip._render_cache``,
+  Rich's ``Style._ansi``): made right for apps of different colour depths, see
+  ``configure_textual``.
 
 Textual's ``LinuxDriver`` is not usable here: it reads stdin in a thread, installs signal handlers
 for the whole process and writes to the process's stderr. This driver runs on the event loop the
@@ -29,6 +32,9 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal, Protocol, TextIO, cast
 
 import textual.app
+from rich.color import ColorSystem
+from rich.console import Console
+from rich.style import Style
 from textual import constants, events
 from textual._time import get_time
 from textual._xterm_parser import XTermParser
@@ -40,6 +46,7 @@ from textual.driver import Driver
 from textual.message import Message
 from textual.messages import InBandWindowResize
 from textual.screen import Screen
+from textual.strip import Strip
 
 from . import budget
 from .budget import METER, Meter
@@ -56,12 +63,13 @@ _ENTER = (
     "\x1b[?2004h"  # bracketed paste
     "\x1b[?7l"  # no line wrap
     "\x1b[?2026$p"  # does the terminal do synchronized output? (the parser reads the answer)
+    "\x1b[22;0t"  # keep the window's title (the app says « À vous » there), given back at the end
 )
 _KITTY_KEYS_ON = "\x1b[>25u"  # kitty keyboard: disambiguate (1) | all keys (8) | text (16)
 _KITTY_KEYS_OFF = "\x1b[<u"
 _MOUSE_ON = "\x1b[?1000h\x1b[?1003h\x1b[?1015h\x1b[?1006h"
 _MOUSE_OFF = "\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l"
-_LEAVE = "\x1b[?2004l\x1b[?7h\x1b[?1049l\x1b[?25h"
+_LEAVE = "\x1b[?2004l\x1b[?7h\x1b[?1049l\x1b[?25h\x1b[23;0t"
 
 PASTE_END = "\x1b[201~"
 PARSE_SLICE = 256
@@ -517,7 +525,10 @@ class SSHDriver(Driver):
 
 # Process-wide settings ------------------------------------------------------------------------
 
-COLOR_SYSTEMS = ("truecolor", "256")
+COLOR_SYSTEMS = {"truecolor": "truecolor", "256": "256", "16": "standard", "none": None}
+"""``pioche serve --colors``: the most colours any session gets (its console's colour system)."""
+RENDERED_LINES = 1024
+"""Lines kept rendered per colour system other than true colour (which Textual keeps itself)."""
 _configured = False
 
 
@@ -554,14 +565,52 @@ def _parse_rules_once(
     return rules
 
 
+_textual_render = Strip.render
+_rendered: dict[ColorSystem, LRUCache[int, tuple[Strip, str]]] = {}
+
+
+def _render(self: Strip, console: Console) -> str:
+    # Textual keeps a line's escape codes in the line (Strip._render_cache), and a style's in
+    # the style (Rich's Style._ansi), whatever the colour system they were made for. Lines and
+    # styles are shared by every app of the process (widgets.lines, Rich's own caches), and
+    # sessions have different depths (pioche_tui.app.colours): those caches hold true colour's
+    # codes only. Other depths keep theirs here, by line, and never touch a style's.
+    system = console._color_system
+    if system is None or system == ColorSystem.TRUECOLOR:  # (None: Textual's own default)
+        return _textual_render(self, console)
+    cache = _rendered.get(system)
+    if cache is None:
+        cache = _rendered[system] = LRUCache(RENDERED_LINES)
+    known = cache.get(id(self))
+    if known is not None and known[0] is self:
+        return known[1]
+    text = "".join([segment if style is None else _render_style(style, segment, system)
+                    for segment, style, _ in self._segments])
+    cache.set(id(self), (self, text))  # (the line is held: its id is not reused meanwhile)
+    return text
+
+
+def _render_style(style: Style, text: str, system: ColorSystem) -> str:
+    """Textual's ``Strip.render_style`` for ``system``, leaving the style's own cache as it was."""
+    kept = style._ansi
+    ansi = Strip.render_ansi(style, system)  # (cached by style and system)
+    style._ansi = kept
+    output = f"\x1b[{ansi}m{text}\x1b[0m" if ansi else text
+    if style._link:
+        output = f"\x1b]8;id={style._link_id};{style._link}\x1b\\{output}\x1b]8;;\x1b\\"
+    return output
+
+
 def configure_textual(color_system: str = "truecolor") -> None:
     """Make Textual fit a process that runs many apps on one loop. Call before the first app.
 
     - Each app's run redirects ``sys.stdout``/``sys.stderr`` to itself while it runs; with apps
       starting and stopping in any order, the process's streams would end up pointing at a dead
       app. The redirection is disabled: ``print`` in an app goes to the server's log streams.
-    - One colour system for every session, not guessed from the server's own environment
-      (``truecolor`` by default; ``256`` for older terminals such as macOS Terminal).
+    - A ceiling on every session's colours (``truecolor`` by default; ``256``, ``16`` or
+      ``none``), not guessed from the server's own environment: each app then takes what its
+      client's terminal says, up to it (``pioche_tui.app.colours``). Textual's escape-code
+      caches are made to hold for apps of different depths in one process (``_render``).
     - The command palette offers no Screenshot (it would write an SVG on the server's disk);
       ``SSHDriver`` also refuses every file delivery and URL opening.
     - CSS is parsed once for the process, not once per app: Textual keeps its parse cache in
@@ -572,7 +621,8 @@ def configure_textual(color_system: str = "truecolor") -> None:
     global _configured
     if color_system not in COLOR_SYSTEMS:
         raise ValueError(f"colour system must be one of {', '.join(COLOR_SYSTEMS)}")
-    constants.COLOR_SYSTEM = color_system  # type: ignore[misc]  # read by each App.__init__
+    # read by each App.__init__ (None: no colours)
+    constants.COLOR_SYSTEM = COLOR_SYSTEMS[color_system]  # type: ignore[misc]
     if _configured:
         return
     _configured = True
@@ -580,3 +630,4 @@ def configure_textual(color_system: str = "truecolor") -> None:
     textual.app.redirect_stderr = _keep_stream  # type: ignore[misc,assignment]
     App.get_system_commands = _system_commands  # type: ignore[method-assign,assignment]
     Stylesheet._parse_rules = _parse_rules_once  # type: ignore[method-assign]
+    Strip.render = _render  # type: ignore[method-assign]

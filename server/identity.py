@@ -27,6 +27,7 @@ TOKEN_WORDS = 3  # a reconnect token: three words (pioche_tui.coordinator.guests
 DEFAULT_TERM = "xterm-256color"
 _TERM_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 _LANG_RE = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
+_COLORTERM_RE = re.compile(r"[A-Za-z0-9_.+-]{1,32}")
 _TABLE_RE = re.compile(r"[A-Za-z0-9_-]{1,32}")
 _TOKEN_WORD_RE = re.compile(r"[A-Za-z]{1,16}")
 
@@ -40,6 +41,16 @@ def sanitize_term(raw: str | None) -> str:
     if raw and _TERM_RE.fullmatch(raw):
         return raw
     return DEFAULT_TERM
+
+
+def sanitize_colorterm(raw: str | None) -> str | None:
+    """The client's COLORTERM (``truecolor``, ``24bit``) if it looks like one, else None."""
+    return raw if raw and _COLORTERM_RE.fullmatch(raw) else None
+
+
+def wants_no_color(env: dict[str, str]) -> bool:
+    """The client sent NO_COLOR with a value (https://no-color.org: set and not empty)."""
+    return bool(env.get("NO_COLOR"))
 
 
 def pick_lang(env: dict[str, str]) -> str | None:

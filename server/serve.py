@@ -73,8 +73,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         f"(default {Limits.stall_timeout:g})",
     )
     p.add_argument(
-        "--colors", choices=("truecolor", "256"), default="truecolor",
-        help="colour system of every session (default truecolor; 256 for older terminals)",
+        "--colors", choices=("truecolor", "256", "16", "none"), default="truecolor",
+        help="the most colours a session gets (default truecolor); each gets what its TERM, "
+        "COLORTERM and NO_COLOR say, up to this",
     )
     p.add_argument(
         "--app", default=DEFAULT_APP, metavar="MODULE:FUNCTION",

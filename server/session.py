@@ -51,6 +51,11 @@ class SessionInfo:
     address: tuple[str, int] | None = None
     """The server's address and port as this client reached them, for the commands the app
     shows (``ssh -t -p PORT HOST resume TOKEN``); None when unknown."""
+    colorterm: str | None = None
+    """The client's COLORTERM, sanitised (``truecolor``, ``24bit``), or None when not sent (OpenSSH
+    sends it only when told: ``SendEnv COLORTERM``)."""
+    no_color: bool = False
+    """The client sent NO_COLOR, not empty (``ssh -o SetEnv=NO_COLOR=1``): no colours."""
 
     @property
     def guest(self) -> bool:

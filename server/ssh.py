@@ -36,6 +36,7 @@ from asyncssh.kex import get_kex_algs
 from textual.app import App
 
 from pioche_tui.coordinator.text import nickname as sanitize_nickname
+from pioche_tui.i18n import pick_lang as ui_lang
 
 from .budget import AddressBuckets, Bucket, Meter, Reading, meter_reading
 from .collector import Collector
@@ -50,7 +51,9 @@ from .identity import (
     parse_command,
     pick_lang,
     reached_address,
+    sanitize_colorterm,
     sanitize_term,
+    wants_no_color,
 )
 from .keys import fingerprint
 from .limits import DEFAULT_SIZE, Limits
@@ -125,6 +128,9 @@ MSG_NO_PTY = (
 MSG_FILE_TRANSFER = "Pioche ne transfère pas de fichiers : ni sftp, ni scp, ni sous-système."
 MSG_SHUTDOWN = "Pioche s'arrête pour maintenance : à tout à l'heure !"
 MSG_CRASH = "Pioche a rencontré une erreur et ferme cette session. Désolé !"
+# A session's goodbyes in English, for a client whose locale is English (as its app is).
+MSG_SHUTDOWN_EN = "Pioche is stopping for maintenance: see you soon!"
+MSG_CRASH_EN = "Pioche ran into an error and is closing this session. Sorry!"
 MSG_FORWARDING = "Pioche ne fait aucune redirection (ports, sockets, tunnels)."
 MSG_FORWARDING_ASKED = (
     "Pioche ne fait aucune redirection : reconnectez-vous sans -A, -X ni -R "
@@ -366,6 +372,8 @@ class PiocheServer:
             watch_table=watch.table if watch is not None else None,
             peer=connection.peer,
             term=sanitize_term(term_type),
+            colorterm=sanitize_colorterm(env.get("COLORTERM")),
+            no_color=wants_no_color(dict(env)),
             lang=pick_lang(dict(env)),
             size=size,
             resume_token=resume.token if resume is not None else None,
@@ -765,10 +773,11 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         """The last line the client's terminal keeps, once the app's screen is gone."""
         if self._chan is None or self._chan.is_closing():
             return
+        english = self.info is not None and ui_lang(self.info.lang) == "en"
         if self._server.closing:
-            self._chan.write((MSG_SHUTDOWN + "\r\n").encode())
+            self._chan.write(((MSG_SHUTDOWN_EN if english else MSG_SHUTDOWN) + "\r\n").encode())
         elif status != 0:
-            self._chan.write((MSG_CRASH + "\r\n").encode())
+            self._chan.write(((MSG_CRASH_EN if english else MSG_CRASH) + "\r\n").encode())
         elif farewell:
             self._chan.write((farewell + "\r\n").encode())
         self._chan.exit(status)

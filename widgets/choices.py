@@ -5,6 +5,9 @@ One option (↑ ↓ and Enter, or its number), or with ``multi`` several: Space 
 Enter confirms the ticked set. Options that clash with a ticked one (``clashes``) are dimmed
 and cannot be ticked; the total of the ticked options' ``points`` is shown under the list. The
 list scrolls when it is taller than the widget (▲ ▼ say more options are hidden).
+
+With the mouse: a click puts the cursor on an option, a second click on it chooses it (ticks or
+unticks it, with ``multi``); the wheel moves the cursor.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
@@ -80,6 +84,8 @@ class ChoiceList(CursorLines):
         self.cancellable = True
         self.total_label = ""
         self._first = 0  # the first option shown when the list is taller than the widget
+        self._shown = range(0)  # the options shown, one a row under the title
+        self._clicked: int | None = None  # the option a click chose (a second click takes it)
 
     def ask(self, key: str, title: Text, options: Sequence[Text],
             enabled: Sequence[bool] | None = None, *, cancellable: bool = True,
@@ -102,6 +108,7 @@ class ChoiceList(CursorLines):
         self.ticked = set(self.preset if ticked is None else ticked)
         self.total_label = total_label
         self._first = 0
+        self._clicked = None
         first = next((i for i, ok in enumerate(self.enabled) if ok), 0)
         if self.cursor == first:
             self._draw()
@@ -139,6 +146,20 @@ class ChoiceList(CursorLines):
     def action_move(self, step: int) -> None:
         if self.options:
             self.cursor = (self.cursor + step) % len(self.options)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or not 0 <= offset.y - 1 < len(self._shown):
+            return
+        index = self._shown[offset.y - 1]
+        if self._clicked == index and self.cursor == index:
+            if self.multi:
+                self.action_tick()
+            else:
+                self.action_confirm()
+        else:
+            self.cursor = index
+            self._clicked = index
 
     def action_pick(self, index: int) -> None:
         """A number: chooses that option (ticks or unticks it, with ``multi``)."""
@@ -192,6 +213,7 @@ class ChoiceList(CursorLines):
             self._first = self.cursor - room + 1
         self._first = max(0, min(self._first, max(0, len(self.options) - room)))
         last = min(len(self.options), self._first + room)
+        self._shown = range(self._first, last)
         title = self.title.copy()
         if self._first > 0:
             title.append("  ▲", "bold")

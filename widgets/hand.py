@@ -6,6 +6,9 @@ card has a heavy border; the card just drawn a ``↓`` in its top border; each c
 is in its bottom border. Enter on a card that may not be played posts :class:`Hand.Refused`
 (the screen says why). The hand scrolls sideways when it is wider than the screen (‹ and › say
 more cards are hidden).
+
+With the mouse: a click chooses a card, a second click on it plays it (as Enter does); the
+wheel moves along the hand.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
@@ -76,6 +80,7 @@ class Hand(CursorLines):
         self.active = False
         self.drawn: int | None = None  # the card just drawn, marked
         self._first = 0  # the first card shown when the hand is wider than the widget
+        self._clicked: int | None = None  # the card a click chose (a second click plays it)
 
     @property
     def selected(self) -> int | None:
@@ -119,12 +124,29 @@ class Hand(CursorLines):
         return bool(self.cards)
 
     def action_move(self, step: int) -> None:
+        self._clicked = None
         if self.cards:
             self.cursor = (self.cursor + step) % len(self.cards)
 
     def action_jump(self, index: int) -> None:
+        self._clicked = None
         if self.cards and -len(self.cards) <= index < len(self.cards):
             self.cursor = index % len(self.cards)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.x < 1:
+            return
+        index = self._first + (offset.x - 1) // CARD_WIDTH
+        room = max(1, (self.content_size.width - 2) // CARD_WIDTH)
+        if not self._first <= index < min(len(self.cards), self._first + room):
+            return
+        card = self.cards[index]
+        if self._clicked == card and self.selected == card:
+            self.action_play()
+        else:
+            self.cursor = index
+            self._clicked = card
 
     def action_play(self) -> None:
         card = self.selected

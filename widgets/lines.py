@@ -28,10 +28,10 @@ PLAIN = Style()
 StripKey = tuple[str, tuple[Span, ...], str | Style, int]
 _strips: LRUCache[StripKey, Strip] = LRUCache(2048)
 """Rows rendered, for every app of the process: a row is its text, spans, base style and
-width. (A shared Strip also keeps the bytes it was first turned into: that holds because every
-app of the process has the same colour system, ``server.driver.configure_textual``.) A row of the
-board is some 2.5 KiB: the cache holds at most about 5 MiB, a few seconds of a busy server's
-new rows, which is when the other apps of the same table ask for them."""
+width. (A shared Strip also keeps the bytes it was first turned into, which holds for apps of
+different colour depths only because ``server.driver.configure_textual`` keeps those bytes per
+depth.) A row of the board is some 2.5 KiB: the cache holds at most about 5 MiB, a few seconds
+of a busy server's new rows, which is when the other apps of the same table ask for them."""
 
 
 class TextLines(Widget):
@@ -107,12 +107,24 @@ class TextLines(Widget):
 
 class CursorLines(TextLines, can_focus=True):
     """Lines with a ``cursor``, drawn by the subclass's ``_draw`` whenever what they show may
-    change: the cursor moves, the widget is resized, gains or loses the focus."""
+    change: the cursor moves, the widget is resized, gains or loses the focus. The mouse
+    wheel moves the cursor (``action_move``)."""
 
     cursor: reactive[int] = reactive(0, repaint=False, bindings=True)
 
     def _draw(self) -> None:
         raise NotImplementedError
+
+    def action_move(self, step: int) -> None:
+        raise NotImplementedError
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self.action_move(1)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self.action_move(-1)
 
     def watch_cursor(self) -> None:
         self._draw()

@@ -17,6 +17,7 @@ becomes of the player's seat (``action_quit``).
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
@@ -32,8 +33,11 @@ from ..coordinator.guests import GuestPass
 from ..coordinator.mailbox import Mail
 from ..coordinator.model import ChatLine, Player, Refused, TableUpdate
 from ..coordinator.text import nickname
-from ..i18n import Catalogue, pick_lang
+from ..engine.base import Event
+from ..i18n import MESSAGES, Catalogue, pick_lang
+from .colours import apply_depth, capped, depth_of, terminal_depth
 from .games import table_screen_class
+from .prefs import Preferences
 from .screens.dialogs import Confirm, Farewell
 from .screens.lobby import LobbyScreen
 from .screens.nickname import NicknameScreen
@@ -48,6 +52,17 @@ log = logging.getLogger("pioche.app")
 CHAT_SEEN = 64  # chat lines remembered per scope, to drop the history sent again on return
 FAREWELL_SECONDS = 1.5  # how long why the session ended stays on screen before the app exits
 ScreenT = TypeVar("ScreenT", bound=Screen[Any])
+
+
+def _others_after(events: Sequence[Event], seat: int | None) -> bool:
+    """Another seat acted after ``seat`` did, in ``events``."""
+    played = False
+    for event in events:
+        if event.seat == seat:
+            played = True
+        elif played and event.seat is not None:
+            return True
+    return False
 
 
 class PiocheApp(App[None]):
@@ -68,6 +83,12 @@ class PiocheApp(App[None]):
     port as the player can reach them, for the command a seated guest is shown. ``peer`` is
     also the address the coordinator counts the tables created from (``Settings.table_rate``;
     "" for a local game).
+
+    ``term`` and ``colorterm`` (the client's TERM and COLORTERM) and ``no_color`` (it sent
+    NO_COLOR) set the colours the session gets, up to what the process allows
+    (``colours``); None for a local game, which Textual sets up from the environment itself.
+    The player's settings (``prefs``: language, colours, the turn's bell and title) are kept
+    per key in the database, a guest's for the session.
     """
 
     TITLE = "Pioche"
@@ -94,6 +115,9 @@ class PiocheApp(App[None]):
         resume_token: str | None = None,
         peer: str = "",
         server_address: tuple[str, int] | None = None,
+        term: str | None = None,
+        colorterm: str | None = None,
+        no_color: bool = False,
     ) -> None:
         super().__init__()
         self.coordinator = coordinator
@@ -107,7 +131,17 @@ class PiocheApp(App[None]):
         self.watch_only = watch_only
         self.watch_table = watch_table
         self.quick_game = quick_game
-        self.t = Catalogue(pick_lang(lang))
+        self.locale_lang = pick_lang(lang)
+        self.prefs = self._saved_prefs()
+        self.t = Catalogue(self.prefs.lang or self.locale_lang)
+        self.ceiling = depth_of(self)  # what Textual set up for the process: serve --colors
+        self.terminal_colours = (
+            self.ceiling if term is None else terminal_depth(term, colorterm))
+        self.no_color_asked = no_color
+        self.apply_colours()
+        self.window_title = self.TITLE
+        """The terminal's title as this session last set it."""
+        self._my_turn: bool | None = None  # at the table shown; None: no game on
         self.session: Session | None = None
         self.lobby: LobbyScreen | None = None
         self.table_screen: TableScreen | None = None
@@ -130,6 +164,100 @@ class PiocheApp(App[None]):
         if self.session is None:
             self.open(NicknameScreen(default=name or "", error=error or ""))
         self._check_size(self.size.width, self.size.height)
+
+    # --- the player's settings -------------------------------------------------------------
+
+    def _saved_prefs(self) -> Preferences:
+        db = self.coordinator.db
+        if self.guest or db is None:
+            return Preferences()
+        try:
+            return Preferences.from_dict(db.preferences(self.identity))
+        except sqlite3.Error:
+            log.exception("could not read the settings of %s", self.identity)
+            return Preferences()
+
+    def set_prefs(self, prefs: Preferences) -> None:
+        """Take the player's new settings: their colours at once, their language on the
+        screens built from now on (``SettingsScreen`` rebuilds the lobby); kept for their
+        key."""
+        old, self.prefs = self.prefs, prefs
+        if prefs.colours != old.colours:
+            self.apply_colours()
+            # Every widget drawn again through the new filters; the windows built once are
+            # built again when next shown.
+            self._forget_windows()
+            for screen in self.screen_stack:
+                for widget in screen.walk_children(with_self=True):
+                    widget.refresh()
+        if not prefs.title and self.window_title != self.TITLE:
+            self.set_window_title(self.TITLE)
+        db = self.coordinator.db
+        if not self.guest and db is not None:
+            try:
+                db.set_preferences(self.identity, prefs.to_dict())
+            except sqlite3.Error:
+                log.exception("could not keep the settings of %s", self.identity)
+                self.warn(self.t("settings.not_kept"))
+
+    def follow_language(self) -> None:
+        """Once the settings are closed: if the player changed the language, the screens say
+        it in the new one (the windows built once are built again when next shown, and the
+        lobby now, with what it showed)."""
+        lang = self.prefs.lang or self.locale_lang
+        if lang == self.t.lang:
+            return
+        self.t = Catalogue(lang)
+        self._forget_windows()
+        old = self.lobby
+        if old is None or self.session is None or old is not self.screen:
+            return  # (a window over it: the lobby keeps its words until the next connection)
+        lobby = self.lobby = LobbyScreen(self.session)
+        lobby.snapshot = old.snapshot
+        lobby._chat = [(line.name, line.text) for line in self._chat_seen.get("lobby", ())]
+        self.switch_screen(lobby)
+
+    def _forget_windows(self) -> None:
+        """The windows built once per app (``reusable``), but those on the stack: built again
+        when next shown."""
+        for name in ("help", "create", "scores"):
+            if self.is_screen_installed(name) and self.get_screen(name) not in self.screen_stack:
+                self.uninstall_screen(name)
+
+    def colours(self) -> tuple[str, bool]:
+        """The depth this session renders with, and whether in greys (NO_COLOR)."""
+        if self.prefs.colours == "auto":
+            return capped(self.terminal_colours, self.ceiling), self.no_color_asked
+        return capped(self.prefs.colours, self.ceiling), False
+
+    def apply_colours(self) -> None:
+        apply_depth(self, *self.colours())
+
+    def set_window_title(self, title: str) -> None:
+        """The terminal's window title (OSC 2), written as Textual's ``App.bell`` writes its
+        bell. The server's driver saves the terminal's own title when the session starts and
+        gives it back when it ends (``server.driver``)."""
+        self.window_title = title
+        if self._driver is not None and not self.is_headless:
+            self._driver.write(f"\x1b]2;{title}\x07")
+
+    def _signal_turn(self, update: TableUpdate) -> None:
+        """Ring the bell and say so in the title when the player's turn comes after others
+        played (not at a game's first move, nor when the player's own moves keep the turn);
+        the title goes back once they have played. Updates are latest-wins: one may hold the
+        player's move, the others' and the player's turn again."""
+        playing = update.view is not None and update.table.status == "playing"
+        me = update.seat
+        mine = playing and me is not None and me in update.to_act
+        if mine and (self._my_turn is False or (
+                self._my_turn and _others_after(update.events, me))):
+            if self.prefs.bell:
+                self.bell()
+            if self.prefs.title:
+                self.set_window_title(self.t("title.your_turn"))
+        elif not mine and self.window_title != self.TITLE:
+            self.set_window_title(self.TITLE)
+        self._my_turn = mine if playing else None
 
     def _known_name(self) -> str | None:
         """The nickname this key used last time (guests and watchers have none)."""
@@ -266,6 +394,7 @@ class PiocheApp(App[None]):
         self.set_timer(FAREWELL_SECONDS, self.exit)
 
     def show_table(self, update: TableUpdate) -> None:
+        self._signal_turn(update)
         screen = self.table_screen
         if screen is not None and screen.table_id != update.table.id:
             self.close_table()
@@ -282,6 +411,9 @@ class PiocheApp(App[None]):
         """Back to the lobby: the table screen and whatever is above it go."""
         screen = self.table_screen
         self.table_screen = None
+        self._my_turn = None
+        if self.window_title != self.TITLE:
+            self.set_window_title(self.TITLE)
         if screen is None:
             return
         while screen in self.screen_stack:
@@ -320,6 +452,13 @@ class PiocheApp(App[None]):
         host, port = self.server_address
         return " ".join(["ssh", "-t", *(["-p", str(port)] if port != 22 else []), host,
                          "resume", self.guest_pass.token])
+
+    def get_key_display(self, binding: Binding) -> str:
+        """Textual's display of a key, with the keys it names in words (space, esc) in the
+        player's language."""
+        display = super().get_key_display(binding)
+        key = f"keyname.{display}"
+        return self.t(key) if key in MESSAGES else display
 
     def call(self, request: Any, *args: Any, **kwargs: Any) -> bool:
         """Make a session request; a refusal is shown to the player. True when granted."""

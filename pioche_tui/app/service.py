@@ -33,6 +33,12 @@ class SessionFacts(Protocol):
     @property
     def lang(self) -> str | None: ...
     @property
+    def term(self) -> str: ...
+    @property
+    def colorterm(self) -> str | None: ...
+    @property
+    def no_color(self) -> bool: ...
+    @property
     def resume_token(self) -> str | None: ...
     @property
     def address(self) -> tuple[str, int] | None: ...  # the server's, as the client reached it
@@ -80,6 +86,9 @@ class PiocheService:
             resume_token=session.resume_token,
             peer=session.peer,
             server_address=self.address_for(session.address),
+            term=session.term,
+            colorterm=session.colorterm,
+            no_color=session.no_color,
         )
 
     def address_for(self, reached: tuple[str, int] | None) -> tuple[str, int] | None:

@@ -91,6 +91,10 @@ CREATE TABLE IF NOT EXISTS learned (
     situation  TEXT NOT NULL,          -- an explanation shown at a learn table (app/learn.py)
     PRIMARY KEY (identity, situation)
 );
+CREATE TABLE IF NOT EXISTS preferences (
+    identity   TEXT PRIMARY KEY,       -- a key's identity (a guest's settings last their session)
+    data       TEXT NOT NULL           -- JSON: the player's settings (app.prefs.Preferences)
+);
 CREATE TABLE IF NOT EXISTS server (
     key        TEXT PRIMARY KEY,       -- "alive": the last moment the server was known to run
     value      REAL NOT NULL
@@ -226,6 +230,24 @@ class Database:
             )
         except sqlite3.IntegrityError as e:
             raise ValueError(f"le pseudo {nickname!r} appartient à quelqu'un d'autre") from e
+
+    def preferences(self, identity: str) -> dict[str, Any]:
+        """The settings this key saved (``set_preferences``), {} when none."""
+        row = self._conn.execute(
+            "SELECT data FROM preferences WHERE identity = ?", (identity,)).fetchone()
+        data = json.loads(row[0]) if row else {}
+        return data if isinstance(data, dict) else {}
+
+    def set_preferences(self, identity: str, data: Mapping[str, Any]) -> None:
+        """Keep a player's settings (a guest's are not kept: their identity ends with the
+        session)."""
+        if identity.startswith(GUEST_PREFIX):
+            return
+        self._conn.execute(
+            "INSERT INTO preferences (identity, data) VALUES (?, ?)"
+            " ON CONFLICT (identity) DO UPDATE SET data = excluded.data",
+            (identity, json.dumps(dict(data), sort_keys=True)),
+        )
 
     # --- games ----------------------------------------------------------------------------
 

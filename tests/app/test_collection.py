@@ -308,7 +308,7 @@ async def test_double_drawn_asks_its_target(make_app: MakeApp) -> None:
         names = screen.names
         for seat in (1, 2, 3):
             assert f"{seat}. {names[seat]}" in text
-        assert keys_shown(app) >= {"↑/↓", "⏎", "esc"} and "e" not in keys_shown(app)
+        assert keys_shown(app) >= {"↑/↓", "⏎", "échap"} and "e" not in keys_shown(app)
         await press(pilot, "2")  # the second option: seat 2
         assert not screen.choosing and screen.query_one(GameLog).display
         view = view_of(app)
@@ -491,7 +491,7 @@ async def test_quantique_pile_then_the_card_to_keep_seen_by_its_player_only(
         text = screen_text(alice)
         assert "la carte à garder (vous seul la voyez)" in text
         assert "Aucune : tout défausser" in text
-        assert "esc" not in keys_shown(alice)  # the turn ends with this choice: no way back
+        assert "échap" not in keys_shown(alice)  # the turn ends with this choice: no way back
         done.set()  # Carole looks while Alice chooses
         await watcher
         assert seen["view"].quantique == () and seen["view"].held == ()
@@ -557,7 +557,7 @@ async def test_validation_list_ticks_disjoint_combinations(make_app: MakeApp) ->
         assert f"Validation — le meilleur choix vaut {best} pts" in text
         assert f"Coché : {best} pts" in text  # the best choice is ticked at first
         assert "Fin de la manche : choisissez les combinaisons à valider." in text
-        assert {"space", "⏎", "m", "x"} <= keys_shown(app) and "esc" not in keys_shown(app)
+        assert {"espace", "⏎", "m", "x"} <= keys_shown(app) and "échap" not in keys_shown(app)
         # The list: the matcher's four, plus the solver's pair of 5s (other cards).
         combos = screen.choice_answers
         assert len(combos) == 5 and changes["best"][1] in combos
@@ -656,4 +656,4 @@ async def test_waiting_for_the_others_then_the_round_summary(make_app: MakeApp) 
         assert "Alice valide" not in told and "Manche 2" in told.splitlines()[-1]
         text = screen_text(app)
         assert "Alice" in text and "+ 10 =  10 pts,  1/10  Paire 10" in text
-        assert "esc" not in keys_shown(app) and "a/b" in keys_shown(app)
+        assert "échap" not in keys_shown(app) and "a/b" in keys_shown(app)

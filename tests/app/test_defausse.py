@@ -389,7 +389,7 @@ async def test_round_summary_after_a_round(make_app: MakeApp) -> None:
         assert told == ["Alice gagne la manche : +37 points", f"  En main : Alice 0, {bot} 37",
                         f"  Totaux : Alice 37, {bot} 0"]
         assert f"Totaux : Alice 37, {bot} 0" in screen_text(app)
-        assert "esc" not in keys_shown(app) and "d" in keys_shown(app)
+        assert "échap" not in keys_shown(app) and "d" in keys_shown(app)
 
 
 async def test_keep_is_sent_for_a_drawn_card(make_app: MakeApp) -> None:

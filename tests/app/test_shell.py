@@ -212,7 +212,7 @@ async def test_lobby_and_table_chat(coordinator: Coordinator, make_app: MakeApp)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         await pilot.press("c")
-        assert keys_shown(app) == {"⏎", "esc"}  # typing: only the input's keys act
+        assert keys_shown(app) == {"⏎", "échap"}  # typing: only the input's keys act
         await pilot.press(*"[b]salut[/b]", "enter")
         await settle(pilot)
         bob.chat("bonjour !")

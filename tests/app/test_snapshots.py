@@ -166,6 +166,13 @@ async def podium(pilot: Pilot[Any], coordinator: Coordinator) -> None:
     await still(pilot)
 
 
+async def settings(pilot: Pilot[Any], coordinator: Coordinator) -> None:
+    app = app_of(pilot)
+    app.ceiling = app.terminal_colours = "truecolor"  # not the test machine's own terminal
+    await pilot.press("o")
+    await still(pilot)
+
+
 async def too_small(pilot: Pilot[Any], coordinator: Coordinator) -> None:
     await pilot.resize_terminal(60, 18)
     await still(pilot)
@@ -175,7 +182,7 @@ SCENES: dict[str, Scene] = {
     "nickname": nickname, "lobby": lobby, "create": create, "help": help_lobby,
     "scores": scores, "waiting": waiting, "table": table, "spectator": spectator,
     "colour": colour, "round_summary": round_summary, "log_back": log_back, "podium": podium,
-    "too_small": too_small,
+    "too_small": too_small, "settings": settings,
 }
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 

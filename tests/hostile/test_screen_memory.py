@@ -170,6 +170,8 @@ CASES = {
     "help": Case(None, press("question_mark"), press("escape"), on_top(HelpScreen)),
     "scores": Case(None, press("s"), press("escape"),
                    lambda app: type(app.screen).__name__ == "ScoresScreen"),
+    "settings": Case(None, press("o"), press("escape"),
+                     lambda app: type(app.screen).__name__ == "SettingsScreen"),
     "create_dialog": Case(None, press("n"), press("escape"),
                           lambda app: type(app.screen).__name__ == "CreateTableScreen"),
     "code_prompt": Case(None, push(lambda app: CodePrompt("T1", lambda code: None)),

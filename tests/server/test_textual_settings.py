@@ -23,7 +23,7 @@ async def test_the_command_palette_offers_no_screenshot() -> None:
 
 def test_only_known_colour_systems() -> None:
     with pytest.raises(ValueError, match="colour system"):
-        configure_textual("16")
+        configure_textual("8")
 
 
 async def test_no_file_no_browser_and_print_goes_to_the_server_stream(

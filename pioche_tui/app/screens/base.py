@@ -85,16 +85,20 @@ class KeyBarMixin:
         if bar is None:
             return
         shown: dict[str, list[str]] = {}  # description → keys, in binding order
+        presses: dict[str, str] = {}  # description → the key a click on it presses
         actives = sorted(screen.active_bindings.values(),
                          key=lambda active: active.binding.action in TRAILING_ACTIONS)
         for active in actives:
             binding = active.binding
             # Textual's own widgets bind keys too, described in English: only ours are shown.
             if binding.show and active.enabled and binding.description in MESSAGES:
-                keys = shown.setdefault(describe(self.t, binding), [])
+                text = describe(self.t, binding)
+                keys = shown.setdefault(text, [])
+                presses.setdefault(text, binding.key.split(",")[0])
                 display = screen.app.get_key_display(binding)
                 if display not in keys:
                     keys.append(display)
+        bar.presses = tuple(presses[text] for text in shown)
         bar.keys = tuple(("/".join(keys), text) for text, keys in shown.items())
 
 

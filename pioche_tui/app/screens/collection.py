@@ -20,6 +20,7 @@ from typing import Any, ClassVar, cast
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.app import CSSPathType
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
@@ -106,6 +107,7 @@ class CollectionTableScreen(TableScreen):
         self.composed: list[Combination] = []
         self.ticks: set[Combination] | None = None
         self.composing = 0
+        self._pile_b_at = self._piles_end = 0  # pile B's first cell, the piles' end (clicks)
 
     @property
     def view(self) -> CollectionView | None:
@@ -127,6 +129,18 @@ class CollectionTableScreen(TableScreen):
         self.prompt_line = self.query_one("#prompt", TextLine)
         self.choices = self.query_one(ChoiceList)
         self.choices.display = False
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a draw pile (the board's first line) draws from it, when a draw is
+        what the player may do."""
+        if event.widget is not self.board:
+            return
+        offset = event.get_content_offset(self.board)
+        if offset is None or offset.y != 0 or offset.x >= self._piles_end:
+            return
+        pile = 0 if offset.x < self._pile_b_at else 1
+        if self.check_action("draw", (pile,)):
+            self.action_draw(pile)
 
     def focus_game(self) -> None:
         if self.choosing:
@@ -203,6 +217,7 @@ class CollectionTableScreen(TableScreen):
         for pile in (0, 1):
             if pile:
                 line.append("   ")
+                self._pile_b_at = line.cell_len
             line.append(t("col.draw_pile", pile=PILES[pile], n=view.draw_sizes[pile]), "bold")
             top = view.peek[pile]
             if top is not None:
@@ -211,6 +226,7 @@ class CollectionTableScreen(TableScreen):
             percent = percents[pile]
             if percent is not None and same is None:
                 line.append(" · " + t("col.risk", p=percent), "bold" if percent >= 50 else "")
+        self._piles_end = line.cell_len
         if same is not None:
             line.append("   " + t("col.risk_same", p=same), "bold" if same >= 50 else "")
         return line, Text("   " + t("col.discard", n=view.discard_size), "dim")

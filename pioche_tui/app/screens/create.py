@@ -80,7 +80,8 @@ class CreateTableScreen(Dialog[TableRequest | None]):
                         value=self.default_timer, allow_blank=False, compact=True, id="timer"))
                 with Horizontal(classes="pair"):
                     yield self._row("create.seats", Select(
-                        [], allow_blank=True, compact=True, id="seat-count"))
+                        [], prompt=t("create.select"), allow_blank=True, compact=True,
+                        id="seat-count"))
                     yield Toggle(t("create.private"), id="private")
                 yield Static(t("create.seats_hint"), classes="muted hint", markup=False)
                 yield Grid(id="seats")

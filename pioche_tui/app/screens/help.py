@@ -169,7 +169,7 @@ class HelpScreen(Dialog[None]):
             if display not in keys:
                 keys.append(display)
         everywhere = (("Ctrl+Q", t("help.ctrl_q")), ("Tab", t("help.tab")),
-                      ("Esc", t("help.escape")))
+                      (t("keyname.esc").capitalize(), t("help.escape")))
         lines = [f"| {t('help.col.key')} | {t('help.col.action')} |", "|---|---|"]
         lines += [f"| `{merge_keys(keys)}` | {text} |" for text, keys in rows.items()]
         lines += [f"| `{key}` | {text} |" for key, text in everywhere]

@@ -52,6 +52,7 @@ class LobbyScreen(PiocheScreen[None]):
         Binding("P", "quick('collection')", "key.quick", tooltip="help.quick_collection"),
         Binding("a", "learn", "key.learn", tooltip="help.learn"),
         Binding("s", "scores", "key.scores", tooltip="help.scores"),
+        Binding("o", "settings", "key.settings", tooltip="help.settings"),
         Binding("c", "chat", "key.chat", tooltip="help.chat"),
         Binding("question_mark", "help", "key.help"),
         Binding("q", "app.quit", "key.quit", tooltip="help.quit"),
@@ -289,6 +290,11 @@ class LobbyScreen(PiocheScreen[None]):
 
         self.app.push_screen(self.pioche.reusable(
             "scores", lambda: ScoresScreen(self.pioche.coordinator, self.session.player)))
+
+    def action_settings(self) -> None:
+        from .settings import SettingsScreen
+
+        self.app.push_screen(SettingsScreen(), lambda _: self.pioche.follow_language())
 
     def action_help(self) -> None:
         self.pioche.show_help(self, tuple(self.pioche.coordinator.games))
