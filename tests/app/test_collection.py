@@ -242,7 +242,7 @@ async def test_spectators_see_public_information_and_no_key_acts(
         text = screen_text(app)
         assert "Vous regardez cette partie" in text and "Hôte" in text
         assert "Pile de Hôte" in text  # the player whose turn it is, in detail
-        assert keys_shown(app) == {"c", "esc", "?"}
+        assert keys_shown(app) == {"c", "échap", "?"}
         await press(pilot, "question_mark")  # the rules of the game and every key
         assert isinstance(app.screen, HelpScreen)
         assert app.screen.page == "collection" and "Quantique" in app.screen.document()

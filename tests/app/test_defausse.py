@@ -257,7 +257,7 @@ async def test_spectators_see_public_information_only(coordinator: Coordinator,
         assert not screen.query_one(Hand).display
         text = screen_text(app)
         assert "Vous regardez cette partie" in text and "Hôte" in text
-        assert keys_shown(app) == {"c", "esc", "?"}
+        assert keys_shown(app) == {"c", "échap", "?"}
         await pilot.press("question_mark")  # the rules of the game and every key
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)

@@ -184,7 +184,7 @@ async def test_watch_a_table_spectators_see_a_banner_and_no_game_key(
         screen = app.screen
         assert isinstance(screen, TableScreen) and screen.seat is None
         assert "Vous regardez cette partie" in screen_text(app)
-        assert keys_shown(app) == {"c", "esc", "?"}
+        assert keys_shown(app) == {"c", "échap", "?"}
         await pilot.press("escape")  # a spectator leaves without a question
         await settle(pilot)
         assert isinstance(app.screen, LobbyScreen)
@@ -198,7 +198,7 @@ async def test_watch_table_at_start_and_watch_only_sessions(
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, TableScreen) and app.screen.seat is None
-        assert keys_shown(app) == {"esc", "?"}  # a watch-only session cannot chat
+        assert keys_shown(app) == {"échap", "?"}  # a watch-only session cannot chat
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, LobbyScreen)

@@ -165,6 +165,8 @@ async def test_the_bell_and_the_title_when_the_turn_comes(tmp_path: Path) -> Non
             await client.wait_for(lambda screen: "À vous" not in screen or "garder" in screen)
             client.send("k")
             await client.wait_for(lambda _screen: b"\x1b]2;Pioche\x07" in client.raw[turn:])
-            client.send("\x11")  # Ctrl+Q
+            client.send("\x11")  # Ctrl+Q, in a game: asks first
+            await client.wait_for("Quitter Pioche ?")
+            client.send("o")
             await client.finished()
         assert b"\x1b[23;0t" in client.raw  # given back
