@@ -12,7 +12,8 @@ breaks them:
 - **A widget removed** (its message loop over, out of the DOM): its two ``Styles`` hold it
   (``Styles.node``); so do the "virtual" nodes Textual makes for its component classes (a
   ``DataTable``'s cursor, an ``Input``'s placeholder), its rendered visual (``RichVisual``), its
-  timers' callbacks and the callbacks it was to call later (bound methods); a screen's
+  timers' callbacks and the callbacks it was to call later (bound methods), its animator's
+  binding (once it was animated: the underline of ``Tabs``); a screen's
   compositor and its result callbacks too.
 - **A widget restyled**: Textual makes new virtual nodes for its component classes at each
   restyle (focus, hover, a class added), and the old ones are cycles.
@@ -105,6 +106,7 @@ def release_node(node: Widget, component_styles: Iterable[RenderStyles] = ()) ->
     _cut_styles(node)
     node._layout_cache.clear()  # its rendered visual
     node._next_callbacks.clear()  # call_next callbacks it will never run (bound methods)
+    node._animate = None  # made at its first animation, it holds the node (a tab's underline)
     for value in vars(node).values():
         if isinstance(value, Timer):
             value._callback = None  # a stopped timer's bound method (the blink of an Input)

@@ -16,7 +16,7 @@ from widgets.defausse_cards import face
 from widgets.hand import Hand
 
 # A card in the hand is a box five cells wide: "│R 7│", or "┃R 7┃" for the chosen one.
-HAND_FACE = re.compile(r"[│┃](...)[│┃]")
+HAND_FACE = re.compile(r"[│┃┆](...)[│┃┆]")  # ┆: a card that may not be played
 
 
 def app_of(service: RecordingService, name: str) -> PiocheApp:

@@ -34,7 +34,7 @@ async def test_guests_of_one_address_share_one_chat_limit(tmp_path: Path) -> Non
         await flooders[-1].wait_for("depuis votre adresse")
         bob.send("c")
         bob.send("hello\r")  # another address: its own limit
-        await bob.wait_for("hello")
+        await bob.wait_for("bob : hello")  # said (not only typed)
         said = list(sqlite3.connect(tmp_path / "data" / "pioche.sqlite3").execute(
             "SELECT text, time FROM chat WHERE scope = 'lobby' ORDER BY id"))
         assert "hello" in [text for text, _time in said]
