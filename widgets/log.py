@@ -50,6 +50,7 @@ class GameLog(TextLines):
         self.entries: deque[str | Text] = deque(maxlen=HISTORY)
         self._heights: deque[int] = deque(maxlen=HISTORY)  # rows of each entry
         self._rows: list[str | Text] = []  # the entries wrapped to the width, oldest first
+        self._wrapped_at = -1  # the width _rows were last wrapped to as a whole (on_resize)
         self._top = 0  # the first row shown
         self.following = True  # the view is at the bottom and follows new lines
 
@@ -106,15 +107,19 @@ class GameLog(TextLines):
     def on_resize(self, event: events.Resize) -> None:
         super().on_resize(event)
         width = self.content_size.width
-        self._heights.clear()
-        self._rows = []
-        if width > 0:
-            for entry in self.entries:
-                rows = self._wrap(entry, width)
-                self._heights.append(len(rows))
-                self._rows += rows
-        else:
-            self._heights.extend(0 for _ in self.entries)
+        # The rows depend on the width alone: a change of height (the chat line, a hint, the
+        # key bar's second line) re-wraps nothing, up to HISTORY entries.
+        if width != self._wrapped_at:
+            self._wrapped_at = width
+            self._heights.clear()
+            self._rows = []
+            if width > 0:
+                for entry in self.entries:
+                    rows = self._wrap(entry, width)
+                    self._heights.append(len(rows))
+                    self._rows += rows
+            else:
+                self._heights.extend(0 for _ in self.entries)
         if self.following:
             self._top = self._bottom
         self._show()
