@@ -17,7 +17,6 @@ becomes of the player's seat (``action_quit``).
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
@@ -168,19 +167,12 @@ class PiocheApp(App[None]):
     # --- the player's settings -------------------------------------------------------------
 
     def _saved_prefs(self) -> Preferences:
-        db = self.coordinator.db
-        if self.guest or db is None:
-            return Preferences()
-        try:
-            return Preferences.from_dict(db.preferences(self.identity))
-        except sqlite3.Error:
-            log.exception("could not read the settings of %s", self.identity)
-            return Preferences()
+        return Preferences.from_dict(self.coordinator.preferences(self.identity))
 
     def set_prefs(self, prefs: Preferences) -> None:
         """Take the player's new settings: their colours at once, their language on the
-        screens built from now on (``SettingsScreen`` rebuilds the lobby); kept for their
-        key."""
+        screens built from now on (``SettingsScreen`` rebuilds the lobby). Kept for their key
+        when the settings window closes (``save_prefs``), not at each key."""
         old, self.prefs = self.prefs, prefs
         if prefs.colours != old.colours:
             self.apply_colours()
@@ -192,13 +184,11 @@ class PiocheApp(App[None]):
                     widget.refresh()
         if not prefs.title and self.window_title != self.TITLE:
             self.set_window_title(self.TITLE)
-        db = self.coordinator.db
-        if not self.guest and db is not None:
-            try:
-                db.set_preferences(self.identity, prefs.to_dict())
-            except sqlite3.Error:
-                log.exception("could not keep the settings of %s", self.identity)
-                self.warn(self.t("settings.not_kept"))
+
+    def save_prefs(self) -> None:
+        """Keep the settings for the player's key (a guest's last the session)."""
+        if not self.coordinator.keep_preferences(self.identity, self.prefs.to_dict()):
+            self.warn(self.t("settings.not_kept"))
 
     def follow_language(self) -> None:
         """Once the settings are closed: if the player changed the language, the screens say

@@ -33,7 +33,7 @@ from typing import Any
 from ..engine import GAMES
 from ..engine.base import BadOptions, Game
 from ..store import retention
-from ..store.db import KEY_PREFIX, Database, SeatResult
+from ..store.db import GUEST_PREFIX, KEY_PREFIX, Database, SeatResult
 from ..store.log import END, SEAT, LogError, LogWriter, read_log
 from .clock import later
 from .guests import GuestPass, Guests
@@ -929,6 +929,23 @@ class Coordinator:
     def forget_learned(self, identity: str) -> None:
         if self.db is not None and identity.startswith(KEY_PREFIX):
             self._persist("learned", self.db.forget_learned, identity)
+
+    def preferences(self, identity: str) -> dict[str, Any]:
+        """The settings a player saved ({} for a guest, or if they cannot be read)."""
+        if self.db is None or identity.startswith(GUEST_PREFIX):
+            return {}
+        try:
+            return self.db.preferences(identity)
+        except sqlite3.Error:
+            log.exception("could not read the settings of %s", identity)
+            return {}
+
+    def keep_preferences(self, identity: str, data: Mapping[str, Any]) -> bool:
+        """Keep a player's settings; False if the database refused them (a guest's are their
+        session's alone: True, nothing written)."""
+        if self.db is None or identity.startswith(GUEST_PREFIX):
+            return True
+        return self._persist("preferences", self.db.set_preferences, identity, data)
 
     # --- what survives a restart beside the logs (docs/reliability.md, round two, 13) ------
 

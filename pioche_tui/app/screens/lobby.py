@@ -294,7 +294,14 @@ class LobbyScreen(PiocheScreen[None]):
     def action_settings(self) -> None:
         from .settings import SettingsScreen
 
-        self.app.push_screen(SettingsScreen(), lambda _: self.pioche.follow_language())
+        before = self.pioche.prefs
+
+        def closed(_: None) -> None:
+            if self.pioche.prefs != before:
+                self.pioche.save_prefs()
+            self.pioche.follow_language()
+
+        self.app.push_screen(SettingsScreen(), closed)
 
     def action_help(self) -> None:
         self.pioche.show_help(self, tuple(self.pioche.coordinator.games))

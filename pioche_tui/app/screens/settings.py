@@ -2,8 +2,8 @@
 
 A small window over the lobby: ↑ ↓ choose a line, ← → (or Enter, Space, a click) change it.
 Colours apply at once; the language when the window closes (the lobby is built again in it).
-What the player chooses is kept for their key (``PiocheApp.set_prefs``); a guest's for the
-session.
+What the player chooses is kept for their key when the window closes (``PiocheApp.save_prefs``);
+a guest's for the session.
 """
 
 from __future__ import annotations
@@ -74,10 +74,6 @@ class SettingsScreen(Dialog[None]):
     AUTO_FOCUS = "SettingsLines"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("o", "close", "key.close", show=False)]
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.lang_before: str | None = None
-
     @property
     def pioche(self) -> PiocheApp:
         return cast("PiocheApp", self.app)
@@ -88,9 +84,6 @@ class SettingsScreen(Dialog[None]):
             yield SettingsLines()
             yield Static(self.t("settings.hint"), classes="muted", markup=False)
             yield KeyBar()
-
-    def on_mount(self) -> None:
-        self.lang_before = self.pioche.t.lang
 
     def lines(self, cursor: int, cursor_style: Style) -> tuple[Text, ...]:
         """One line per setting, ``cursor`` on one of them (-1: none)."""
