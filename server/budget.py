@@ -138,8 +138,10 @@ class Reading:
 
     def __init__(self, protocol: asyncio.Protocol, transport: asyncio.Transport, meter: Meter
                  ) -> None:
+        self._protocol = protocol
         self._data_received = protocol.data_received
         self._transport = transport
+        self._budget_timer: asyncio.TimerHandle | None = None
         self._meter = meter
         self._loop = asyncio.get_running_loop()
         self._holds: set[str] = set()
@@ -169,13 +171,25 @@ class Reading:
             self._meter.charge(self._last_read)
         if BUDGET not in self._holds and self._meter.wait() > 0:
             self.hold(BUDGET)
-            self._loop.call_later(self._meter.wait(), self._check_budget)
+            self._budget_timer = self._loop.call_later(self._meter.wait(), self._check_budget)
+
+    def close(self) -> None:
+        """The connection is over: no more budget checks, the read it held back from its
+        buckets given back (the address's bucket outlives it), and the protocol's own
+        ``data_received`` back (this object held the connection through it)."""
+        if self._budget_timer is not None:
+            self._budget_timer.cancel()
+            self._budget_timer = None
+        self._meter.reserve(-self._reserved)
+        self._reserved = 0.0
+        vars(self._protocol).pop("data_received", None)
 
     def _check_budget(self) -> None:
         wait = self._meter.wait()
         if wait > 0:
-            self._loop.call_later(wait, self._check_budget)
+            self._budget_timer = self._loop.call_later(wait, self._check_budget)
             return
+        self._budget_timer = None
         # The next read's probable cost is held at once: the address's other connections, due
         # to resume at the same moment, wait for it instead of all reading together.
         self._reserved = self._last_read

@@ -440,11 +440,13 @@ class _Connection(asyncssh.SSHServer):
         elif self._session is None:
             self.failed(NO_SESSION, why)
         # Let go of asyncssh's connection and of the session (which holds this object), and
-        # take back the methods lent to asyncssh's connection (the reading's meter and the
-        # socket watch hold it and this object): cycles would keep them after the connection
+        # take back what was lent to asyncssh's connection (the reading's meter, the socket
+        # watch: they hold it and this object): cycles would keep them after the connection
         # (server/cycles.py says why that matters).
+        if self._reading is not None:
+            self._reading.close()
         if self._conn is not None:
-            for lent in ("data_received", "pause_writing", "resume_writing"):
+            for lent in ("pause_writing", "resume_writing"):
                 vars(self._conn).pop(lent, None)
         self._conn = self._session = None
 

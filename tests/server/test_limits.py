@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+import time
 from typing import Any
 
 import asyncssh
@@ -13,7 +14,7 @@ import pytest
 from asyncssh.constants import MSG_GLOBAL_REQUEST
 from asyncssh.packet import Boolean, String
 
-from server.budget import AddressBuckets, Meter
+from server.budget import BUDGET, AddressBuckets, Bucket, Meter, meter_reading
 from server.driver import PARSE_SLICE, SSHDriver
 from server.keys import fingerprint
 from server.limits import Limits
@@ -377,3 +378,40 @@ async def test_a_client_that_does_not_read_cannot_make_the_server_queue_replies(
     alice.conn._transport.resume_reading()  # she reads again: so does the server
     alice.send("k")
     await alice.wait_for("touche : k")
+
+
+async def test_a_reading_that_ends_gives_back_what_it_held_and_lets_go() -> None:
+    """A connection whose read put it in debt, then ended: the budget check it had scheduled
+    is cancelled, the next read's cost it held from the address's bucket (which outlives the
+    connection) is given back, and its protocol is its own again (nothing holds it)."""
+    reads = 0
+
+    class Costly(asyncio.Protocol):
+        def data_received(self, data: bytes) -> None:
+            nonlocal reads
+            reads += 1
+            end = time.thread_time() + 0.02
+            while time.thread_time() < end:  # 20 ms of CPU
+                pass
+
+    ours, theirs = socket.socketpair()
+    loop = asyncio.get_running_loop()
+    transport, protocol = await loop.connect_accepted_socket(Costly, ours)
+    address = Bucket(rate=1.0, burst=0.01)
+    meter = Meter(Bucket(rate=1.0, burst=1.0), address)
+    reading = meter_reading(protocol, transport, meter)
+    try:
+        theirs.send(b"x")
+        for _ in range(200):  # the read (in debt: held), then the debt paid and reading resumed
+            if reads and BUDGET not in reading._holds and reading._reserved:
+                break
+            await asyncio.sleep(0.01)
+        held = reading._reserved
+        assert held > 0
+        level = address.level
+        reading.close()
+        assert address.level >= level + held * 0.99  # given back (and refilled meanwhile)
+        assert reading._budget_timer is None and "data_received" not in vars(protocol)
+    finally:
+        transport.close()
+        theirs.close()
