@@ -890,13 +890,18 @@ class Coordinator:
         clean = sanitise(text)
         if not clean:
             raise Refused("empty", "Message vide.")
-        now = time.time()
-        if not self._chat_limit.allow(session.player.identity, now):
+        # As tables are counted (_count_table): a line either limit refuses counts for none.
+        at = time.monotonic()
+        identity, address = session.player.identity, session.player.address
+        if self._chat_limit.wait(identity, at):
             raise Refused("chat_rate", "Doucement : 3 messages toutes les 3 secondes au plus.")
-        address = session.player.address
-        if address and not self._chat_by_address.allow(address, now):
+        if address and self._chat_by_address.wait(address, at):
             raise Refused("chat_rate_address", "Doucement : 6 messages toutes les 3 secondes au "
                           "plus depuis votre adresse.")
+        self._chat_limit.note(identity, at)
+        if address:
+            self._chat_by_address.note(address, at)
+        now = time.time()  # (the line's time, shown and stored)
         scope = session.table.id if session.table is not None else "lobby"
         line = ChatLine(scope, session.player.name, clean, now)
         self._chat.setdefault(scope, deque(maxlen=CHAT_HISTORY)).append(line)

@@ -21,9 +21,10 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
-from ..engine.base import Event, Game, IllegalAction, derive_seed
+from ..engine.base import Event, Game, IllegalAction, derive_seed, events_seen_by
 from ..store.db import SeatResult
 from ..store.log import LogError, LogWriter, read_log
 from .clock import later
@@ -131,7 +132,7 @@ class Table:
         # The log refused a write: no move until it takes one again (see the module's doc).
         self.paused = False
         self._retry: asyncio.TimerHandle | None = None
-        self._frozen: dict[int, float] = {}  # while paused: seconds left on each turn timer
+        self._frozen: dict[int, float] = {}  # paused or idle: seconds left on each turn clock
         self._unlogged_seats: dict[int, dict[str, Any]] = {}  # written when the log is back
         self.clock_saved: dict[int, float] = {}  # the deadlines the coordinator last stored
         self.saved_waiting = False  # the coordinator stored it while it waited for players
@@ -185,7 +186,7 @@ class Table:
             self.changed()
         if self.idle:  # someone is back: the bots and the clock go on (first: the update
             self.schedule()  # below carries the turn's deadline)
-        history = tuple(e.seen_by(seat) for happened in self.history for e in happened)
+        history = events_seen_by(tuple(chain.from_iterable(self.history)), seat)
         session.mailbox.put_table(replace(self._update(seat, ()), history=history))
 
     def unsubscribe(self, session: Session) -> None:
@@ -214,8 +215,7 @@ class Table:
         for session, seat in self.subscribers.items():
             update = cache.get(seat)
             if update is None:
-                seen = tuple(e.seen_by(seat) for e in happened)
-                update = cache[seat] = self._update(seat, seen)
+                update = cache[seat] = self._update(seat, events_seen_by(happened, seat))
             session.mailbox.put_table(update)
 
     def _update(self, seat: int | None, events: tuple[Event, ...]) -> TableUpdate:
@@ -352,11 +352,7 @@ class Table:
         if self.paused:
             return
         self.paused = True
-        now = asyncio.get_running_loop().time()
-        self._frozen = {seat: max(0.0, deadline - now) for seat, deadline in
-                        self.deadlines.items()}
-        self.deadlines.clear()
-        self.schedule()
+        self.schedule()  # (the turn clocks stop)
         self._retry = later(RETRY, self.try_log)
         self.changed()
         self.tell("paused", PAUSED)
@@ -378,9 +374,6 @@ class Table:
             return
         log.info("table %s: its log takes writes again; the table resumes", self.id)
         self.paused = False
-        now = asyncio.get_running_loop().time()
-        self.deadlines = {seat: now + left for seat, left in self._frozen.items()}
-        self._frozen = {}
         self.changed()
         self.tell("resumed", RESUMED)
         self.schedule()
@@ -446,23 +439,36 @@ class Table:
         """After any change: who plays next, and when the bots and the timer act.
 
         A table nobody is at (no player connected, nobody watching) holds still: no bot or
-        stand-in plays for nobody, no timer runs. The coordinator closes it, or keeps it for
-        players who dropped after moving (their grace period); when one of them, or anyone,
-        comes back (``subscribe``), the game goes on from where it stood."""
+        stand-in plays for nobody, no turn clock runs (its time left is kept). The coordinator
+        closes it, or keeps it for players who dropped after moving (their grace period); when
+        one of them, or anyone, comes back (``subscribe``), the game goes on from where it
+        stood."""
         for handle in self._handles:
             handle.cancel()
         self._handles.clear()
         if self.status != "playing":
             self.deadlines.clear()
+            self._frozen = {}
             return
         self.idle = not self.subscribers
-        # Paused (the log refuses writes), idle (nobody here) or stopping: nobody moves.
-        if self.paused or self.idle or self.coordinator.stopping:
+        # Paused (the log refuses writes), idle (nobody here) or stopping: nobody moves. Paused
+        # or idle, the turn clocks stop too, the time left kept for when the table goes on.
+        if self.paused or self.idle:
+            if self.deadlines:
+                now = asyncio.get_running_loop().time()
+                self._frozen.update({seat: max(0.0, deadline - now) for seat, deadline in
+                                     self.deadlines.items()})
+                self.deadlines.clear()
+            return
+        if self.coordinator.stopping:
             return
         loop = asyncio.get_running_loop()
+        now = loop.time()
+        if self._frozen:
+            self.deadlines.update({seat: now + left for seat, left in self._frozen.items()})
+            self._frozen = {}
         actors = self.game.to_act(self.state)
         self.autoplay.intersection_update(actors)
-        now = loop.time()
         for seat_no in list(self.deadlines):
             if seat_no not in actors:
                 del self.deadlines[seat_no]

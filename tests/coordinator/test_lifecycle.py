@@ -3,6 +3,7 @@ msgpack logs and a real SQLite file under a temporary data directory."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import random
 from collections.abc import Awaitable, Callable
@@ -288,6 +289,27 @@ async def test_resume_attempts_are_limited_per_address(make_coordinator: Make) -
             c.resume(gus.token, address)
         assert refused.value.code == "resume_limit"
     assert c.resume(gus.token, "2001:db8:0:1::1")[0] == gus  # another network
+
+
+async def test_a_turn_clock_stops_while_nobody_is_at_the_table(make_coordinator: Make) -> None:
+    """Fay drops during her turn; nobody else is at the table, so it holds still: when she
+    comes back after longer than the turn, she finds her turn with the time she had left (the
+    clock kept running before: the stand-in played it as she came back)."""
+    c = await make_coordinator(turn_timer=0.5)
+    loop = asyncio.get_running_loop()
+    fay = c.connect(player("Fay"))
+    tid = fay.quick_play("defausse", seats=2)
+    table = c.tables[tid]
+    await until(lambda: 0 in table.game.to_act(table.state))
+    fay.act(table.game.legal_actions(table.state, 0)[0], table.step)  # her seat is kept
+    await until(lambda: 0 in table.game.to_act(table.state) and 0 in table.deadlines)
+    step, left = table.step, table.deadlines[0] - loop.time()
+    fay.close()
+    await asyncio.sleep(0.8)  # longer than the turn
+    fay = c.connect(player("Fay"))  # back at her seat
+    assert table.step == step and 0 < table.deadlines[0] - loop.time() <= left
+    mail = fay.mailbox.take()
+    assert mail is not None and not any(n.code == "timeout" for n in mail.notices)
 
 
 async def test_the_turn_timer_lets_the_stand_in_play(make_coordinator: Make) -> None:

@@ -129,6 +129,7 @@ async def test_the_time_left_on_a_turn_survives_a_restart(make_coordinator: Make
     c.stop()
     c2 = await make_coordinator(turn_timer=60.0)
     again = c2.tables[tid]
+    c2.connect(player("Fay"))  # back at her seat: her clock goes on (it stood still till then)
     restored = again.deadlines[0] - asyncio.get_running_loop().time()
     # What she had left when the server stopped, not the whole minute (the time between the
     # two is this test's own run, well under a second).
