@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -42,9 +42,7 @@ from widgets.tables import TablesList
 from . import test_collection as collection
 from . import test_collection_snapshots as collection_scenes
 from . import test_snapshots as scenes
-from .conftest import make_coordinator, screen_text, settle
-
-Scene = Callable[[Pilot[Any], Coordinator], Awaitable[None]]
+from .conftest import Scene, make_coordinator, screen_text, settle
 
 
 async def watch_only(pilot: Pilot[Any], coordinator: Coordinator) -> None:
