@@ -50,6 +50,7 @@ from pioche_tui.i18n import MESSAGES, Catalogue
 from .conftest import app_of, make_coordinator, run_scene, screen_text, settle
 from .test_collection import classics, on_top, take
 from .test_collection import my_turn as collection_turn
+from .test_defausse import my_turn as defausse_turn
 
 MakeApp = Callable[..., PiocheApp]
 LINE = 78  # the explanation's width at 80 columns (the line's padding takes 2)
@@ -349,16 +350,6 @@ async def test_it_never_plays_for_the_player(make_app: MakeApp) -> None:
 
 
 # --- Défausse ---------------------------------------------------------------------------------
-
-
-async def defausse_turn(pilot: Pilot[Any], app: PiocheApp) -> None:
-    for _ in range(100):
-        await settle(pilot)
-        screen = app.table_screen
-        view = screen.update.view if screen is not None else None
-        if view is not None and (view.current == screen.seat or view.outcome is not None):
-            return
-    raise AssertionError("the player's turn never came")
 
 
 def give(table: Table, seat: int, cards: list[int]) -> None:

@@ -270,30 +270,20 @@ async def test_the_bell_and_the_title_when_the_turn_comes(
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("p")  # Défausse against bots, who answer at once
-        view = await defausse_turn(pilot, app)
+        view = (await scenes.at_my_turn(pilot)).view
         first = view.current == 0 and app.table_screen is not None and (
             app.table_screen.update.step == 0)
         assert len(rings) == (0 if first else 1)
         assert app.window_title == "À vous — Pioche"
         await play_something(pilot, app)
-        await defausse_turn(pilot, app)
+        await scenes.at_my_turn(pilot)
         assert len(rings) == (1 if first else 2)  # once a turn, after the bots played
         assert app.window_title == "À vous — Pioche"
         app.set_prefs(replace(app.prefs, bell=False, title=False))
         assert app.window_title == "Pioche"
         await play_something(pilot, app)
-        await defausse_turn(pilot, app)
+        await scenes.at_my_turn(pilot)
         assert len(rings) == (1 if first else 2) and app.window_title == "Pioche"
-
-
-async def defausse_turn(pilot: Pilot[Any], app: PiocheApp) -> Any:
-    for _ in range(100):
-        await settle(pilot)
-        screen = app.table_screen
-        if isinstance(screen, DefausseTableScreen) and screen.view is not None and (
-                screen.view.current == screen.seat):
-            return screen.view
-    raise AssertionError("the player's turn never came")
 
 
 async def play_something(pilot: Pilot[Any], app: PiocheApp) -> None:
@@ -324,7 +314,7 @@ async def test_a_click_chooses_a_card_a_second_plays_it(
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("p")
-        view = await defausse_turn(pilot, app)
+        view = (await scenes.at_my_turn(pilot)).view
         hand = app.screen.query_one(Hand)
         cards = [c for c in view.hand if c in hand.playable and COLOUR[c] != WILD
                  and c != hand.selected]
