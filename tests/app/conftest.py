@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from rich.console import Console
+from textual.filter import LineFilter
 from textual.pilot import Pilot
 
 from pioche_tui.app.app import PiocheApp
@@ -25,6 +26,9 @@ from tests.server.conftest import (  # noqa: F401 - the SSH fixtures, for test_s
 )
 
 from .toy import TOY
+
+Scene = Callable[[Pilot[Any], Coordinator], Awaitable[None]]
+"""What is on the screen before a picture is taken: steps run on a settled app."""
 
 
 def make_coordinator(data: Path, seed: int = 7) -> Coordinator:
@@ -59,6 +63,33 @@ def screen_text(app: PiocheApp) -> str:
     console.print(app.screen._compositor.render_update(
         full=True, screen_stack=app._background_screens))
     return console.export_text()
+
+
+def app_of(pilot: Pilot[Any]) -> PiocheApp:
+    app = pilot.app
+    assert isinstance(app, PiocheApp)
+    return app
+
+
+def run_scene(snap_compare: Callable[..., bool], tmp_path: Path, scene: Scene,
+              size: tuple[int, int] = (80, 24), name: str | None = "Alice",
+              filters: Sequence[LineFilter] = (), **options: Any) -> bool:
+    """Alice's picture of ``scene`` (``name`` None: the nickname screen) on a fresh coordinator
+    with the snapshots' seed; ``options`` go to PiocheApp (lang, term), ``filters`` to the
+    app's line filters."""
+    coordinator = make_coordinator(tmp_path, seed=2024)
+    asyncio.run(coordinator.start())
+    app = PiocheApp(coordinator, identity="SHA256:Alice", name=name, **options)
+    app._filters.extend(filters)
+
+    async def setup(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await scene(pilot, coordinator)
+
+    try:
+        return snap_compare(app, terminal_size=size, run_before=setup)
+    finally:
+        coordinator.stop()
 
 
 async def settle(pilot: Pilot[Any], rounds: int = 3) -> None:

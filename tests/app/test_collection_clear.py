@@ -4,7 +4,6 @@ draw piles' risk is said once when it is the same on both."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -14,10 +13,11 @@ import pytest
 from textual.pilot import Pilot
 
 from pioche_tui.app.app import PiocheApp
+from pioche_tui.coordinator.core import Coordinator
 from pioche_tui.engine.collection.cards import CLASSIC, COLOUR, KIND, RAINBOW, SHADOW, VALUE
 from pioche_tui.i18n import Catalogue
 
-from .conftest import make_coordinator, screen_text, settle
+from .conftest import app_of, run_scene, screen_text, settle
 from .test_collection import Recorder, fed, sit_down, view_of
 
 MakeApp = Callable[..., PiocheApp]
@@ -88,12 +88,8 @@ def test_long_collection_picture(lang: str, tmp_path: Path,
                                  snap_compare: Callable[..., bool]) -> None:
     """80×24: Alice's 24 cards colour by colour over three rows; the others' in their rows;
     the same risk on both piles."""
-    coordinator = make_coordinator(tmp_path, seed=2024)
-    asyncio.run(coordinator.start())
-    app = PiocheApp(coordinator, identity="SHA256:Alice", name="Alice", lang=lang)
-
-    async def setup(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
+    async def long_collection(pilot: Pilot[Any], coordinator: Coordinator) -> None:
+        app = app_of(pilot)
         await sit_down(pilot, app)
         collection = big_collection()
         seats = tuple(replace(s, collection=collection[:24 - 6 * s.seat])
@@ -101,7 +97,4 @@ def test_long_collection_picture(lang: str, tmp_path: Path,
         fed(app, Recorder(), seats=seats, risk=(0.3, 0.3))
         await settle(pilot)
 
-    try:
-        assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
-    finally:
-        coordinator.stop()
+    assert run_scene(snap_compare, tmp_path, long_collection, lang=lang)

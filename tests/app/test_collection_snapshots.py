@@ -8,8 +8,7 @@ tests/app/test_collection_snapshots.py --snapshot-update`` and look at them.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,7 @@ from pioche_tui.engine.collection.cards import (
 )
 from pioche_tui.engine.collection.objectives import Combination
 
-from .conftest import make_coordinator, settle
+from .conftest import Scene, app_of, run_scene, settle
 from .test_collection import (
     Recorder,
     classics,
@@ -46,14 +45,6 @@ from .test_collection import (
     validation_view,
     view_of,
 )
-
-Scene = Callable[[Pilot[Any], Coordinator], Awaitable[None]]
-
-
-def app_of(pilot: Pilot[Any]) -> PiocheApp:
-    app = pilot.app
-    assert isinstance(app, PiocheApp)
-    return app
 
 
 async def turn(pilot: Pilot[Any], coordinator: Coordinator) -> None:
@@ -177,28 +168,12 @@ SCENES: dict[str, Scene] = {
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 
 
-def run_scene(scene: str, size: tuple[int, int], lang: str, tmp_path: Path,
-              snap_compare: Callable[..., bool]) -> bool:
-    coordinator = make_coordinator(tmp_path, seed=2024)
-    asyncio.run(coordinator.start())
-    app = PiocheApp(coordinator, identity="SHA256:Alice", name="Alice", lang=lang)
-
-    async def setup(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        await SCENES[scene](pilot, coordinator)
-
-    try:
-        return snap_compare(app, terminal_size=size, run_before=setup)
-    finally:
-        coordinator.stop()
-
-
 @pytest.mark.parametrize("lang", ["fr", "en"])
 @pytest.mark.parametrize("size", sorted(SIZES))
 @pytest.mark.parametrize("scene", sorted(SCENES))
 def test_collection_screen(scene: str, size: str, lang: str, tmp_path: Path,
                            snap_compare: Callable[..., bool]) -> None:
-    assert run_scene(scene, SIZES[size], lang, tmp_path, snap_compare)
+    assert run_scene(snap_compare, tmp_path, SCENES[scene], SIZES[size], lang=lang)
 
 
 def test_collection_without_colour(tmp_path: Path, snap_compare: Callable[..., bool],
@@ -206,4 +181,4 @@ def test_collection_without_colour(tmp_path: Path, snap_compare: Callable[..., b
     """NO_COLOR: the letters and glyphs say every card; the words say what would stop the
     pile."""
     monkeypatch.setenv("NO_COLOR", "1")
-    assert run_scene("turn", (80, 24), "fr", tmp_path, snap_compare)
+    assert run_scene(snap_compare, tmp_path, turn, lang="fr")

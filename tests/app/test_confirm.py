@@ -6,7 +6,6 @@ questions at 80×24 in both languages."""
 
 from __future__ import annotations
 
-import asyncio
 import string
 from collections.abc import Callable
 from pathlib import Path
@@ -27,7 +26,7 @@ from pioche_tui.coordinator.core import Coordinator, Session
 from pioche_tui.coordinator.model import Player
 from widgets.chat import ChatInput
 
-from .conftest import make_coordinator, screen_text, settle
+from .conftest import run_scene, screen_text, settle
 from .test_snapshots import at_my_turn
 
 MakeApp = Callable[..., PiocheApp]
@@ -298,17 +297,9 @@ async def quit_question(pilot: Pilot[Any]) -> None:
 @pytest.mark.parametrize("scene", ["leave", "quit"])
 def test_question_picture(scene: str, lang: str, tmp_path: Path,
                           snap_compare: Callable[..., bool]) -> None:
-    coordinator = make_coordinator(tmp_path, seed=2024)
-    asyncio.run(coordinator.start())
-    app = PiocheApp(coordinator, identity="SHA256:Alice", name="Alice", lang=lang)
-
-    async def setup(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
+    async def question(pilot: Pilot[Any], coordinator: Coordinator) -> None:
         await (leave_question if scene == "leave" else quit_question)(pilot)
         await settle(pilot, 5)
         assert isinstance(pilot.app.screen, Confirm)
 
-    try:
-        assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
-    finally:
-        coordinator.stop()
+    assert run_scene(snap_compare, tmp_path, question, lang=lang)

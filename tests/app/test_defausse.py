@@ -129,16 +129,24 @@ async def test_draw_then_keep_or_play_the_drawn_card(make_app: MakeApp) -> None:
         assert "Alice garde la carte piochée" in screen_text(app)
 
 
+async def with_a_drawn_card(app: PiocheApp, pilot: Any, fits: bool) -> tuple[int, Recorder]:
+    """Alice, at a quiet table, has just drawn her first card (which she may play if it
+    ``fits``, or keep); what the screen sends is recorded."""
+    await settle(pilot)
+    await start_quiet(app, pilot)
+    view = view_of(app)
+    recorder = Recorder()
+    drawn = view.hand[0]
+    play = (Play(drawn, None if COLOUR[drawn] != WILD else 0),) if fits else ()
+    fed(app, recorder, phase="after_draw", drawn=drawn, current=0, legal=(*play, Keep()))
+    await settle(pilot)
+    return drawn, recorder
+
+
 async def test_a_drawn_card_that_does_not_fit_is_kept_with_k(make_app: MakeApp) -> None:
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await start_quiet(app, pilot)
-        view = view_of(app)
-        recorder = Recorder()
-        drawn = view.hand[0]
-        fed(app, recorder, phase="after_draw", drawn=drawn, current=0, legal=(Keep(),))
-        await settle(pilot)
+        _, recorder = await with_a_drawn_card(app, pilot, fits=False)
         assert "qui ne va pas : k pour la garder" in screen_text(app)
         assert "k" in keys_shown(app) and "⏎" not in keys_shown(app)
         await pilot.press("enter")
@@ -395,14 +403,7 @@ async def test_round_summary_after_a_round(make_app: MakeApp) -> None:
 async def test_keep_is_sent_for_a_drawn_card(make_app: MakeApp) -> None:
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await start_quiet(app, pilot)
-        view = view_of(app)
-        recorder = Recorder()
-        drawn = view.hand[0]
-        fed(app, recorder, phase="after_draw", drawn=drawn, current=0,
-            legal=(Play(drawn, None if COLOUR[drawn] != WILD else 0), Keep()))
-        await settle(pilot)
+        drawn, recorder = await with_a_drawn_card(app, pilot, fits=True)
         assert app.screen.query_one(Hand).selected == drawn
         await pilot.press("k")
         assert recorder.sent[-1][0] == Keep()

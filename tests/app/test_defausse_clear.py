@@ -9,7 +9,6 @@ recorded), on a real table started as in test_defausse.py.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +21,7 @@ from textual.pilot import Pilot
 
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.screens.colour import ColourPicker
+from pioche_tui.coordinator.core import Coordinator
 from pioche_tui.coordinator.model import SeatInfo
 from pioche_tui.engine.defausse import Catch, ChooseColour, Draw, Keep, Play
 from pioche_tui.engine.defausse.cards import CARDS, COLOUR, JOKER, JOKER4, PLUS2, RANK, WILD
@@ -29,7 +29,7 @@ from pioche_tui.i18n import Catalogue
 from pioche_tui.narrate.defausse import card_name
 from widgets.hand import Hand
 
-from .conftest import make_coordinator, screen_text, settle
+from .conftest import app_of, run_scene, screen_text, settle
 from .test_defausse import Recorder, fed, keys_shown, start_quiet, table_screen, view_of
 
 MakeApp = Callable[..., PiocheApp]
@@ -264,26 +264,12 @@ PICTURES: dict[str, Callable[[Pilot[Any]], Awaitable[None]]] = {
 }
 
 
-def app_of(pilot: Pilot[Any]) -> PiocheApp:
-    app = pilot.app
-    assert isinstance(app, PiocheApp)
-    return app
-
-
 @pytest.mark.parametrize("lang", ["fr", "en"])
 @pytest.mark.parametrize("scene", sorted(PICTURES))
 def test_clearer_play_pictures(scene: str, lang: str, tmp_path: Path,
                                snap_compare: Callable[..., bool]) -> None:
-    coordinator = make_coordinator(tmp_path, seed=2024)
-    asyncio.run(coordinator.start())
-    app = PiocheApp(coordinator, identity="SHA256:Alice", name="Alice", lang=lang)
-
-    async def setup(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        await start_quiet(app, pilot, {"annonce": True})
+    async def picture(pilot: Pilot[Any], coordinator: Coordinator) -> None:
+        await start_quiet(app_of(pilot), pilot, {"annonce": True})
         await PICTURES[scene](pilot)
 
-    try:
-        assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
-    finally:
-        coordinator.stop()
+    assert run_scene(snap_compare, tmp_path, picture, lang=lang)

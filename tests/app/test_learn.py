@@ -9,7 +9,6 @@ usual.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -48,9 +47,10 @@ from pioche_tui.engine.defausse.cards import PASSE as DF_PASSE
 from pioche_tui.engine.defausse.rules import Play
 from pioche_tui.i18n import MESSAGES, Catalogue
 
-from .conftest import make_coordinator, screen_text, settle
+from .conftest import app_of, make_coordinator, run_scene, screen_text, settle
 from .test_collection import classics, on_top, take
 from .test_collection import my_turn as collection_turn
+from .test_defausse import my_turn as defausse_turn
 
 MakeApp = Callable[..., PiocheApp]
 LINE = 78  # the explanation's width at 80 columns (the line's padding takes 2)
@@ -352,16 +352,6 @@ async def test_it_never_plays_for_the_player(make_app: MakeApp) -> None:
 # --- Défausse ---------------------------------------------------------------------------------
 
 
-async def defausse_turn(pilot: Pilot[Any], app: PiocheApp) -> None:
-    for _ in range(100):
-        await settle(pilot)
-        screen = app.table_screen
-        view = screen.update.view if screen is not None else None
-        if view is not None and (view.current == screen.seat or view.outcome is not None):
-            return
-    raise AssertionError("the player's turn never came")
-
-
 def give(table: Table, seat: int, cards: list[int]) -> None:
     """``seat``'s hand becomes ``cards`` (from wherever they were; the others go to the draw
     pile), as another deal could have given them."""
@@ -557,15 +547,7 @@ SCENES = {"collection": learn_collection, "defausse": learn_defausse, "dialog": 
 @pytest.mark.parametrize("scene", sorted(SCENES))
 def test_learn_screen(scene: str, lang: str, tmp_path: Path,
                       snap_compare: Callable[..., bool]) -> None:
-    coordinator = make_coordinator(tmp_path, seed=2024)
-    asyncio.run(coordinator.start())
-    app = PiocheApp(coordinator, identity="SHA256:Alice", name="Alice", lang=lang)
+    async def learn(pilot: Pilot[Any], coordinator: Coordinator) -> None:
+        await SCENES[scene](pilot, app_of(pilot))
 
-    async def setup(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        await SCENES[scene](pilot, app)
-
-    try:
-        assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
-    finally:
-        coordinator.stop()
+    assert run_scene(snap_compare, tmp_path, learn, lang=lang)

@@ -8,8 +8,7 @@ at them (``snapshot_report.html`` shows the differences when a test fails).
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,6 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.screens.defausse import DefausseTableScreen
 from pioche_tui.app.screens.podium import PodiumScreen
 from pioche_tui.coordinator.core import Coordinator
@@ -27,9 +25,7 @@ from pioche_tui.engine.base import Event, Outcome
 from pioche_tui.engine.defausse.rules import RoundResult
 from pioche_tui.store.db import SeatResult
 
-from .conftest import make_coordinator, settle
-
-Scene = Callable[[Pilot[Any], Coordinator], Awaitable[None]]
+from .conftest import Scene, app_of, run_scene, settle
 
 
 async def still(pilot: Pilot[Any]) -> None:
@@ -39,12 +35,6 @@ async def still(pilot: Pilot[Any]) -> None:
         for field in screen.query(Input):
             field.cursor_blink = False
     await settle(pilot)
-
-
-def app_of(pilot: Pilot[Any]) -> PiocheApp:
-    app = pilot.app
-    assert isinstance(app, PiocheApp)
-    return app
 
 
 async def at_my_turn(pilot: Pilot[Any]) -> DefausseTableScreen:
@@ -192,19 +182,8 @@ SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 @pytest.mark.parametrize("scene", sorted(SCENES))
 def test_screen(scene: str, size: str, lang: str, tmp_path: Path,
                 snap_compare: Callable[..., bool]) -> None:
-    coordinator = make_coordinator(tmp_path, seed=2024)
-    asyncio.run(coordinator.start())
     name = None if scene == "nickname" else "Alice"
-    app = PiocheApp(coordinator, identity="SHA256:Alice", name=name, lang=lang)
-
-    async def setup(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        await SCENES[scene](pilot, coordinator)
-
-    try:
-        assert snap_compare(app, terminal_size=SIZES[size], run_before=setup)
-    finally:
-        coordinator.stop()
+    assert run_scene(snap_compare, tmp_path, SCENES[scene], SIZES[size], name, lang=lang)
 
 
 @pytest.mark.parametrize("lang", ["fr", "en"])
@@ -212,37 +191,19 @@ def test_screen(scene: str, size: str, lang: str, tmp_path: Path,
 def test_rules_page(game: str, lang: str, tmp_path: Path,
                     snap_compare: Callable[..., bool]) -> None:
     """The help at a table: the game's rules, its first screenful, at 80×24."""
-    coordinator = make_coordinator(tmp_path, seed=2024)
-    asyncio.run(coordinator.start())
-    app = PiocheApp(coordinator, identity="SHA256:Alice", name="Alice", lang=lang)
 
-    async def setup(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
+    async def rules_page(pilot: Pilot[Any], coordinator: Coordinator) -> None:
         app_of(pilot).session.create_table(  # type: ignore[union-attr]
             game, seats=2, bots={1: "basic"}, timer=None)
         await settle(pilot, 10)
         await pilot.press("question_mark")
         await still(pilot)
 
-    try:
-        assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
-    finally:
-        coordinator.stop()
+    assert run_scene(snap_compare, tmp_path, rules_page, lang=lang)
 
 
 def test_table_without_colour(tmp_path: Path, snap_compare: Callable[..., bool],
                               monkeypatch: pytest.MonkeyPatch) -> None:
     """NO_COLOR: the letters and symbols, the raised cards and the heavy border say it all."""
     monkeypatch.setenv("NO_COLOR", "1")
-    coordinator = make_coordinator(tmp_path, seed=2024)
-    asyncio.run(coordinator.start())
-    app = PiocheApp(coordinator, identity="SHA256:Alice", name="Alice")
-
-    async def setup(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        await table(pilot, coordinator)
-
-    try:
-        assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
-    finally:
-        coordinator.stop()
+    assert run_scene(snap_compare, tmp_path, table)

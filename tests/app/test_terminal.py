@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -42,9 +42,7 @@ from widgets.tables import TablesList
 from . import test_collection as collection
 from . import test_collection_snapshots as collection_scenes
 from . import test_snapshots as scenes
-from .conftest import make_coordinator, screen_text, settle
-
-Scene = Callable[[Pilot[Any], Coordinator], Awaitable[None]]
+from .conftest import Scene, make_coordinator, screen_text, settle
 
 
 async def watch_only(pilot: Pilot[Any], coordinator: Coordinator) -> None:
@@ -272,30 +270,20 @@ async def test_the_bell_and_the_title_when_the_turn_comes(
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("p")  # Défausse against bots, who answer at once
-        view = await defausse_turn(pilot, app)
+        view = (await scenes.at_my_turn(pilot)).view
         first = view.current == 0 and app.table_screen is not None and (
             app.table_screen.update.step == 0)
         assert len(rings) == (0 if first else 1)
         assert app.window_title == "À vous — Pioche"
         await play_something(pilot, app)
-        await defausse_turn(pilot, app)
+        await scenes.at_my_turn(pilot)
         assert len(rings) == (1 if first else 2)  # once a turn, after the bots played
         assert app.window_title == "À vous — Pioche"
         app.set_prefs(replace(app.prefs, bell=False, title=False))
         assert app.window_title == "Pioche"
         await play_something(pilot, app)
-        await defausse_turn(pilot, app)
+        await scenes.at_my_turn(pilot)
         assert len(rings) == (1 if first else 2) and app.window_title == "Pioche"
-
-
-async def defausse_turn(pilot: Pilot[Any], app: PiocheApp) -> Any:
-    for _ in range(100):
-        await settle(pilot)
-        screen = app.table_screen
-        if isinstance(screen, DefausseTableScreen) and screen.view is not None and (
-                screen.view.current == screen.seat):
-            return screen.view
-    raise AssertionError("the player's turn never came")
 
 
 async def play_something(pilot: Pilot[Any], app: PiocheApp) -> None:
@@ -326,12 +314,11 @@ async def test_a_click_chooses_a_card_a_second_plays_it(
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("p")
-        view = await defausse_turn(pilot, app)
+        view = (await scenes.at_my_turn(pilot)).view
         hand = app.screen.query_one(Hand)
         cards = [c for c in view.hand if c in hand.playable and COLOUR[c] != WILD
                  and c != hand.selected]
-        if not cards:
-            pytest.skip("this deal gives no second playable card")
+        assert cards, "the fixed seed's deal has a second playable card"
         index = view.hand.index(cards[0])
         where = (1 + index * 5 + 2, 2)  # the card's middle row (raised or not)
         await pilot.click(Hand, offset=where)

@@ -9,11 +9,9 @@ player sees. Without colour, the app's own filter (Textual's NoColor) does it.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import pytest
 from rich.color import Color, ColorSystem
@@ -23,13 +21,10 @@ from rich.terminal_theme import DEFAULT_TERMINAL_THEME
 from textual import constants
 from textual.color import Color as TextualColor
 from textual.filter import LineFilter
-from textual.pilot import Pilot
-
-from pioche_tui.app.app import PiocheApp
 
 from . import test_collection_snapshots as collection_scenes
 from . import test_snapshots as scenes
-from .conftest import make_coordinator, settle
+from .conftest import run_scene
 
 
 @lru_cache(1024)
@@ -63,17 +58,5 @@ def test_a_table_in_few_colours(game: str, depth: str, tmp_path: Path,
                                 snap_compare: Callable[..., bool],
                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(constants, "COLOR_SYSTEM", "truecolor")  # pioche serve's ceiling
-    coordinator = make_coordinator(tmp_path, seed=2024)
-    asyncio.run(coordinator.start())
-    app = PiocheApp(coordinator, identity="SHA256:Alice", name="Alice", term=TERMS[depth])
-    if depth == "16":
-        app._filters.append(AsSixteenColours())
-
-    async def setup(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        await SCENES[game](pilot, coordinator)
-
-    try:
-        assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
-    finally:
-        coordinator.stop()
+    filters = [AsSixteenColours()] if depth == "16" else []
+    assert run_scene(snap_compare, tmp_path, SCENES[game], filters=filters, term=TERMS[depth])
