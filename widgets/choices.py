@@ -144,6 +144,7 @@ class ChoiceList(CursorLines):
         return bool(self.options)
 
     def action_move(self, step: int) -> None:
+        self._clicked = None  # (as the hand: a click after keys is a first click)
         if self.options:
             self.cursor = (self.cursor + step) % len(self.options)
 

@@ -382,6 +382,17 @@ async def test_list_rows_take_clicks_and_the_wheel(make_app: Callable[..., Pioch
         choices.post_message(events.MouseScrollDown(choices, 0, 0, 0, 0, 0, False, False, False))
         await settle(pilot)
         assert choices.cursor == 2
+        # Keys away from a clicked row and back: the next click there is a first one again,
+        # it only chooses (it ticked before).
+        free = next(i for i in range(len(choices.options))
+                    if not choices.blocked(i) and i != choices.cursor)
+        ticked = set(choices.ticked)
+        await pilot.click(ChoiceList, offset=(3, free + 2))
+        await pilot.press("down", "up")
+        await settle(pilot)
+        await pilot.click(ChoiceList, offset=(3, free + 2))
+        await settle(pilot)
+        assert choices.cursor == free and choices.ticked == ticked
 
 
 async def test_a_click_on_a_table_in_the_lobby_then_another_sits(
