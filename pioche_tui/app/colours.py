@@ -85,5 +85,4 @@ def apply_depth(app: App[Any], depth: str, monochrome: bool = False) -> None:
     elif monochrome:
         filters.append(SessionMonochrome())
     app._filters = filters
-    app.no_color = depth == "none" or monochrome or any(
-        isinstance(f, (Monochrome, NoColor)) for f in filters)
+    app.no_color = any(isinstance(f, (Monochrome, NoColor)) for f in filters)  # (ours too)

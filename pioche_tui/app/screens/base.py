@@ -8,7 +8,7 @@ only when the screen's bindings change, not on every update.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, ClassVar, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -17,6 +17,9 @@ from textual.screen import ModalScreen, Screen
 from widgets.keybar import KeyBar
 
 from ...i18n import MESSAGES, Catalogue
+
+if TYPE_CHECKING:
+    from ..app import PiocheApp
 
 ResultT = TypeVar("ResultT")
 TRAILING_ACTIONS = {"chat", "leave", "leave_watching", "help", "app.quit", "close", "hide_panel",
@@ -41,6 +44,11 @@ class KeyBarMixin:
     @cached_property
     def t(self) -> Catalogue:
         return cast(HasCatalogue, cast(Screen[Any], self).app).t
+
+    @property
+    def pioche(self) -> PiocheApp:
+        """The app, as Pioche's own."""
+        return cast("PiocheApp", cast(Screen[Any], self).app)
 
     @property
     def closed_unseen(self) -> bool:

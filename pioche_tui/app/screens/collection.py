@@ -192,10 +192,6 @@ class CollectionTableScreen(TableScreen):
         self._parts[part] = (key, value)
         return value
 
-    def name_of(self, seat: int | None) -> str:
-        names = self.names
-        return names[seat] if seat is not None and 0 <= seat < len(names) else "?"
-
     def detail_seat(self, view: CollectionView) -> int:
         """The seat shown in detail: yours; for a spectator, whoever plays (or played last)."""
         if self.seat is not None:

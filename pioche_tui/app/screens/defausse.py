@@ -137,10 +137,6 @@ class DefausseTableScreen(TableScreen):
             lines.append(line)
         return tuple(lines)
 
-    def name_of(self, seat: int | None) -> str:
-        names = self.names
-        return names[seat] if seat is not None and 0 <= seat < len(names) else "?"
-
     def prompt(self, view: DefausseView, me: int | None) -> Text:
         """What to do now. A catch to make comes first (it lasts until the next move), then
         the rest of the line, cut if it must be at 80 columns."""

@@ -3,7 +3,7 @@ explains): the game, explanations on or off, and those already seen shown again.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -15,25 +15,18 @@ from widgets.keybar import KeyBar
 from ..learn import LEARN_GAMES
 from .base import Dialog
 
-if TYPE_CHECKING:
-    from ..app import PiocheApp
-
 
 class LearnDialog(Dialog[str | None]):
     """The result is the game to learn (None: closed)."""
 
     CSS_PATH = "learn.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "learn('collection')", "key.learn_collection",
+        Binding("c", "learn('collection')", "game.collection",
                 tooltip="help.learn_collection"),
-        Binding("d", "learn('defausse')", "key.learn_defausse", tooltip="help.learn_defausse"),
-        Binding("e", "switch", "key.learn_hints", tooltip="help.learn_hints"),
+        Binding("d", "learn('defausse')", "game.defausse", tooltip="help.learn_defausse"),
+        Binding("e", "switch", "key.hints", tooltip="help.learn_hints"),
         Binding("r", "reset", "key.learn_reset", tooltip="help.learn_reset"),
     ]
-
-    @property
-    def pioche(self) -> PiocheApp:
-        return cast("PiocheApp", self.app)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):

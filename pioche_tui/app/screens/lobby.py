@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -24,7 +24,6 @@ from ..games import game_title, summarise_options
 from .base import PiocheScreen
 
 if TYPE_CHECKING:
-    from ..app import PiocheApp
     from .create import TableRequest
 
 # Lobby table columns: (catalogue key, width); width 0 takes what the others leave.
@@ -67,10 +66,6 @@ class LobbyScreen(PiocheScreen[None]):
         self._online_count = -1
         self._hello = ""  # the name the header greets (a watcher's may change: a number)
         self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
-
-    @property
-    def pioche(self) -> PiocheApp:
-        return cast("PiocheApp", self.app)
 
     def compose(self) -> ComposeResult:
         t = self.t

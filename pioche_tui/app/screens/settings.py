@@ -9,7 +9,7 @@ a guest's for the session.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar, cast
 
 from rich.style import Style
 from rich.text import Text
@@ -25,9 +25,6 @@ from widgets.lines import CursorLines
 from ...i18n import LANGS
 from ..colours import DEPTHS, capped
 from .base import Dialog
-
-if TYPE_CHECKING:
-    from ..app import PiocheApp
 
 FIELDS = ("lang", "colours", "bell", "title")
 LABELS = {"lang": "settings.lang", "colours": "settings.colours", "bell": "settings.bell",
@@ -73,10 +70,6 @@ class SettingsScreen(Dialog[None]):
     CSS_PATH = "settings.tcss"
     AUTO_FOCUS = "SettingsLines"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("o", "close", "key.close", show=False)]
-
-    @property
-    def pioche(self) -> PiocheApp:
-        return cast("PiocheApp", self.app)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="settings-box") as box:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -40,9 +40,6 @@ from ...engine.base import Event, Outcome
 from ...narrate import narrator, tell
 from ..games import game_title
 from .base import PiocheScreen
-
-if TYPE_CHECKING:
-    from ..app import PiocheApp
 
 TABLE_ACTIONS = {"start", "chat", "leave", "help", "log_page"}  # keys every table screen has
 LEARN_ID = "learn-hint"  # a learn table's line of explanation (app/learn.py)
@@ -89,12 +86,13 @@ class TableScreen(PiocheScreen[None]):
         self.hint: str | None = None  # the learn table's explanation shown (a situation's id)
 
     @property
-    def pioche(self) -> PiocheApp:
-        return cast("PiocheApp", self.app)
-
-    @property
     def seat(self) -> int | None:
         return self.update.seat
+
+    def name_of(self, seat: int | None) -> str:
+        """A seat's name ("?" for none)."""
+        names = self.names
+        return names[seat] if seat is not None and 0 <= seat < len(names) else "?"
 
     @property
     def started(self) -> bool:
@@ -215,14 +213,15 @@ class TableScreen(PiocheScreen[None]):
         play, their moves follow each other faster than a line is read."""
         if not self.learning or self.seat is None:
             return
+        if (self.hint is not None and self.seat not in update.to_act
+                and self.outcome(update) is None):
+            return  # (the bots play: the line shown stays)
         from ..learn import first_unseen, situations
 
         holding = situations(update.table.game, update.view, self.seat, update.events)
         memory = self.pioche.learning
         found = first_unseen(holding, memory.seen)
         if self.hint is not None:
-            if self.seat not in update.to_act and self.outcome(update) is None:
-                return
             ids = [s.id for s in holding]
             if self.hint in ids and (found is None or ids.index(found.id) > ids.index(
                     self.hint)):
