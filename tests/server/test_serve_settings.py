@@ -98,6 +98,11 @@ async def guest_at_a_quick_game(port: int, size: tuple[int, int]) -> AsyncIterat
         yield client
 
 
+def shown_step(screen: str) -> int:
+    """The step the table's title shows (« coup 7 »)."""
+    return int(screen.split("coup ", 1)[1].split()[0])
+
+
 async def test_the_trace_has_a_line_per_accepted_move(tmp_path: Path) -> None:
     """A quick game against bots that think 0.05 s: each accepted move is traced, in order, with
     the clock every process shares."""
@@ -108,7 +113,10 @@ async def test_the_trace_has_a_line_per_accepted_move(tmp_path: Path) -> None:
         async with guest_at_a_quick_game(served.port, (80, 24)) as client:
             await client.wait_for("Défausse · table")
             await client.wait_for(lambda screen: "À vous" in screen)
-            step = int(client.screen.text().split("coup ", 1)[1].split()[0])
+            if shown_step(client.screen.text()) == 0:  # she starts: her draw is the first move
+                client.send("d")
+                await client.wait_for(lambda screen: shown_step(screen) >= 1)
+            step = shown_step(client.screen.text())
             for _ in range(100):  # the file is written as the moves come
                 lines = trace.read_text().splitlines() if trace.exists() else []
                 if len(lines) >= step:
