@@ -157,8 +157,10 @@ def screens_shown(raw: bytes, size: tuple[int, int], every: int = 2048) -> Itera
 @functools.cache
 def label_pattern(labels: frozenset[str]) -> re.Pattern[str]:
     # A label stands alone: « 2 vert » inside « +2 vert », « R 2 » inside « R 22 », « Joker »
-    # inside « Joker +4 » and « ★ » inside « ★+4 » are others.
-    return re.compile("|".join(rf"(?<![\w+]){re.escape(label)}(?![\w+]| \+)"
+    # inside « Joker +4 » and « ★ » inside « ★+4 » are others. After « un », a label names a kind
+    # of card, not a card: « il faut du vert ou un Joker » (why a card is refused), « seul un +2
+    # y répond »; no line of the game names a card that way.
+    return re.compile("|".join(rf"(?<![\w+])(?<!un\s){re.escape(label)}(?![\w+]| \+)"
                                for label in sorted(labels)))
 
 
@@ -325,3 +327,5 @@ def test_a_leak_would_be_found() -> None:
     assert find_labels(["Ambre joue Joker +4", "│★+4│"], {"Joker", "★"}) == set()
     assert find_labels(["Ambre joue Joker, couleur : vert", "│ ★ │"], {"Joker", "★"}) == {
         "Joker", "★"}
+    assert find_labels(["R 7 ne va pas : il faut du rouge ou un\nJoker."], {"Joker"}) == set()
+    assert find_labels(["Ambre pioche 1 carte : Joker"], {"Joker"}) == {"Joker"}
