@@ -268,7 +268,10 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
     typing = [asyncio.create_task(Typist(game, seed).run(clients[name][0], over))
               for seed, name in enumerate(("alice", "bob"))]
     # Mid-game, bob's connection drops; he comes back with the same key.
-    await until(lambda: table.step >= 25 or over(), timeout=60)
+    # (Under load his screen may lag the table: it has shown some of the game when it drops.)
+    first = marks[id(clients["bob"][0])]
+    await until(lambda: (table.step >= 25 and bool(first) and first[-1][1] > 0) or over(),
+                timeout=60)
     reset(clients["bob"][0])
     await until(lambda: table.seats[1].away or over())
     again = await connected("bob", client_keys=[keys["bob"]])
@@ -293,9 +296,9 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
 
         forbidden = forbidden_at(len(steps))  # never allowed in the whole game (may be none)
         strong = 0
+        assert sum(len(client.raw) for client in clients[name]) > 10_000  # whole screens
         for client in clients[name]:
             raw = bytes(client.raw)
-            assert len(raw) > 10_000  # whole screens were received
             assert find_labels(texts_sent(raw), forbidden) == set(), name
             assert find_labels(screens_shown(raw, size), forbidden) == set(), name
             leaks, strong_chunks = leaks_in_time(raw, marks[id(client)], size, forbidden_at)
@@ -305,12 +308,19 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
         replayed = list(replay_lines(log, viewer, FRENCH))
         assert len(replayed) > 20
         assert find_labels(replayed, forbidden) == set(), f"replay as {name}"
-    # The check does find labels where they are allowed: alice's own cards are on her screen
-    # (Défausse), the cards drawn since the first steps on everybody's (Collection).
+    # The check does find labels where they are allowed: a player's own cards are on their
+    # screen (Défausse), the cards drawn since the first steps on everybody's (Collection). In
+    # Défausse, take the player with the more cards the other never saw: one who emptied their
+    # hand may have none.
     if game == "defausse":
-        alice_only = forbidden_labels(allowed[1][-1], cards) - forbidden_labels(
-            allowed[0][-1], cards)
-        assert find_labels(texts_sent(bytes(clients["alice"][0].raw)), alice_only)
+        own = {name: forbidden_labels(allowed[1 - seat][-1], cards)
+               - forbidden_labels(allowed[seat][-1], cards)
+               for name, seat in (("alice", 0), ("bob", 1))}
+        name = max(own, key=lambda name: len(own[name]))
+        assert own[name], "neither player held a card the other never saw"
+        assert any(find_labels(texts_sent(bytes(client.raw)), own[name])
+                   | find_labels(screens_shown(bytes(client.raw), size), own[name])
+                   for client in clients[name]), name
     else:
         drawn_later = forbidden_labels(allowed[None][1], cards) - forbidden_labels(
             allowed[None][-1], cards)
