@@ -13,7 +13,9 @@ starts inherits it; a hook on asyncio's ``Handle._run`` (the one place every cal
 step of the loop passes through) times each callback whose context carries a meter, with the
 thread's CPU clock. Before any app, the SSH layer's own work on what the client sends
 (decrypting, window changes, any packet) is timed where the connection receives its bytes
-(``meter_reading``), and the connection stops reading while it is in debt. The time goes into
+(``meter_reading``), and the connection stops reading while it is in debt; what asyncssh starts
+from those reads (a login's checks, the session's start, building its app) runs in the meter's
+context too. The time goes into
 token buckets (``Bucket``): one per connection, one per client address (shared by that
 address's connections). The terminal gives input to the app only while none of its buckets is
 in debt (``server.driver.Terminal``).
@@ -28,8 +30,8 @@ metered callback (a key is some 20 callbacks and 1 to 10 ms).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 READ_SIZE = 16 * 1024
@@ -37,7 +39,7 @@ READ_SIZE = 16 * 1024
 BUDGET = "budget"
 """Why a connection's reading is held while its meter is in debt (``Reading``)."""
 
-METER: ContextVar[Meter | None] = ContextVar("pioche_meter", default=None)
+METER: contextvars.ContextVar[Meter | None] = contextvars.ContextVar("pioche_meter", default=None)
 """The meter of the connection whose app (or input) the running callback works for."""
 
 
@@ -143,6 +145,10 @@ class Reading:
         self._transport = transport
         self._budget_timer: asyncio.TimerHandle | None = None
         self._meter = meter
+        # Where reads run: what asyncssh starts from them (a login's checks, the session's
+        # start and its app's building) inherits the meter and is charged by ``_metered_run``.
+        self._context = contextvars.copy_context()
+        self._context.run(METER.set, meter)
         self._loop = asyncio.get_running_loop()
         self._holds: set[str] = set()
         self._last_read = 0.0  # CPU seconds the last read cost
@@ -165,7 +171,7 @@ class Reading:
         self._reserved = 0.0
         started = _clock()
         try:
-            self._data_received(data)
+            self._context.run(self._data_received, data)
         finally:
             self._last_read = _clock() - started
             self._meter.charge(self._last_read)

@@ -14,10 +14,11 @@ import pytest
 from asyncssh.constants import MSG_GLOBAL_REQUEST
 from asyncssh.packet import Boolean, String
 
-from server.budget import BUDGET, AddressBuckets, Bucket, Meter, meter_reading
+from server.budget import BUDGET, METER, AddressBuckets, Bucket, Meter, meter_reading
 from server.driver import PARSE_SLICE, SSHDriver
 from server.keys import fingerprint
 from server.limits import Limits
+from server.session import SessionInfo
 from server.ssh import (
     MAX_ENV_REQUESTS,
     MSG_ADDRESS_FULL,
@@ -26,7 +27,7 @@ from server.ssh import (
     PiocheServer,
 )
 from tests.server.conftest import WAIT, Client, Connect, LikeOpenSSH, all_sessions_gone
-from tests.server.demo_app import DemoService
+from tests.server.demo_app import DemoApp, DemoService
 from tests.server.process import bare_session
 
 
@@ -415,3 +416,31 @@ async def test_a_reading_that_ends_gives_back_what_it_held_and_lets_go() -> None
     finally:
         transport.close()
         theirs.close()
+
+
+class MeteredService(DemoService):
+    """Notes which meter, if any, the work the server asks of it was charged to."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.meters: dict[str, Meter | None] = {}
+
+    def make_app(self, session: SessionInfo) -> DemoApp:
+        self.meters["make_app"] = METER.get()
+        return super().make_app(session)
+
+    def name_owner(self, nickname: str) -> str | None:
+        self.meters["name_owner"] = METER.get()
+        return super().name_owner(nickname)
+
+
+@pytest.mark.parametrize("service", [MeteredService()])
+async def test_what_a_connection_asks_of_the_server_is_charged_to_it(
+    connect: Connect, server: PiocheServer, service: MeteredService
+) -> None:
+    """What asyncssh runs for a connection's packets (its login, its session's start, building
+    its app: some 100 ms of CPU) is charged to that connection, not to nobody."""
+    alice = await connect("alice")
+    await alice.wait_for("alice")
+    meter = meter_of(server, "alice")
+    assert service.meters == {"make_app": meter, "name_owner": meter}
