@@ -105,7 +105,7 @@ class ChatLine:
     scope: str  # "lobby" or a table id
     name: str
     text: str  # sanitised plain text: render it as Text, never as markup
-    time: float  # wall-clock seconds
+    time: float  # wall-clock seconds (time.time(): one clock for every process, it may cross)
 
 
 @dataclass(frozen=True, slots=True)
