@@ -243,7 +243,10 @@ class One(Kind):
 
     def __init__(self, *tags: str) -> None:
         self.tags = tags
-        self.expected = " or ".join(tags)
+
+    @property
+    def expected(self) -> str:  # type: ignore[override]
+        return " or ".join(self.tags)
 
     def encode(self, value: Any, where: str) -> Any:
         codec = _BY_TYPE.get(type(value))
@@ -315,6 +318,8 @@ def _refused(code: str, message: str, params: dict[str, Any]) -> Refused:
     return Refused(code, message, **params)
 
 
+VIEWS = One("defausse.View", "collection.View")
+"""What ``TableUpdate.view`` may hold: a game's view (``register`` adds another game's)."""
 OPT_INT = Optional(INT)
 INTS = Tuple(INT)
 COMBINATIONS = Tuple(One("collection.Combination"))
@@ -335,7 +340,7 @@ CODECS: tuple[Codec, ...] = (
            online=Tuple(One("OnlineEntry"))),
     record(ChatLine, "ChatLine", scope=STR, name=STR, text=STR, time=FLOAT),
     record(TableUpdate, "TableUpdate", table=One("TableSummary"), seat=OPT_INT, step=INT,
-           view=Optional(One("defausse.View", "collection.View")), events=EVENTS,
+           view=Optional(VIEWS), events=EVENTS,
            to_act=INTS, time_left=Optional(FLOAT), history=EVENTS),
     Codec("Refused", (Refused,), (("code", STR), ("message", STR), ("params", StrMap(PLAIN))),
           _refused, lambda error, name: str(error) if name == "message" else getattr(error, name)),
@@ -376,7 +381,26 @@ CODECS: tuple[Codec, ...] = (
 _BY_TAG: dict[str, Codec] = {codec.tag: codec for codec in CODECS}
 _BY_TYPE: dict[type, Codec] = {cls: codec for codec in CODECS for cls in codec.types}
 assert len(_BY_TAG) == len(CODECS), "two codecs with one tag"
-TAGS = frozenset(_BY_TAG)
+
+
+def register(codec: Codec, *, view: bool = False) -> None:
+    """Allow one more type, from outside this module: a game that is not one of Pioche's own
+    (the test suite's toy game); ``view``: its values may be a ``TableUpdate.view``.
+    Registering the same codec again does nothing; another one under a tag or for a class
+    already taken is a mistake (ValueError)."""
+    if _BY_TAG.get(codec.tag) is codec:
+        return
+    if codec.tag in _BY_TAG or any(cls in _BY_TYPE for cls in codec.types):
+        raise ValueError(f"{codec.tag}: a tag or a class already has a codec")
+    _BY_TAG[codec.tag] = codec
+    _BY_TYPE.update(dict.fromkeys(codec.types, codec))
+    if view:
+        VIEWS.tags += (codec.tag,)
+
+
+def tags() -> frozenset[str]:
+    """The tags of every type allowed now (``CODECS``, and those registered since)."""
+    return frozenset(_BY_TAG)
 
 
 def _decode_tagged(data: Any, where: str, tags: Sequence[str] | None = None) -> Any:

@@ -137,7 +137,7 @@ def same(a: Any, b: Any) -> bool:
 
 
 def test_every_registered_type_has_a_round_trip_test() -> None:
-    assert set(SAMPLES) == wire.TAGS
+    assert set(SAMPLES) == {codec.tag for codec in wire.CODECS}
 
 
 @pytest.mark.parametrize("tag", sorted(SAMPLES))
@@ -300,3 +300,21 @@ def test_a_view_of_each_game_is_checked_on_both_sides() -> None:
     with pytest.raises(wire.WireError, match=r"collection\.View: unknown field"):
         wire.decode(packed(data))
 
+
+
+def test_a_game_from_elsewhere_registers_its_view() -> None:
+    """The test suite's toy game: its view crosses in a TableUpdate once registered, and a
+    second codec for its tag or its class is refused."""
+    from tests.app.toy import ToyView
+    from tests.wire.through import register_toy
+
+    summary = TableSummary("t", "toy", "Toy", (), (), "playing", 0, False, None, "a")
+    update = TableUpdate(summary, 0, 1, ToyView(3, 1, None))
+    register_toy()
+    register_toy()  # (the same codec again: nothing)
+    assert wire.decode(wire.encode(update)) == update
+    assert "toy.View" in wire.tags()
+    with pytest.raises(ValueError, match="already"):
+        wire.register(wire.record(ToyView, "toy.Other", total=wire.INT))
+    with pytest.raises(ValueError, match="already"):
+        wire.register(wire.record(Notice, "toy.View", code=wire.STR))
