@@ -248,7 +248,7 @@ async def serve_locked(args: argparse.Namespace, opener: ServiceOpener) -> int:
     from .collector import Collector
     from .driver import configure_textual
     from .keys import HOST_KEY_NAME, ensure_host_key, fingerprint
-    from .session import PROCESS_TAG
+    from .session import process_tag
     from .ssh import PiocheServer
 
     key, created = ensure_host_key(args.keys_dir)
@@ -287,7 +287,7 @@ async def serve_locked(args: argparse.Namespace, opener: ServiceOpener) -> int:
     log.info(
         "Pioche listening on %s port %d; host key %s", args.host, server.port, fingerprint(key)
     )
-    log.info("session ids of this process: %s-N (pid %d)", PROCESS_TAG, os.getpid())
+    log.info("session ids of this process: %s-N (pid %d)", process_tag(), os.getpid())
     collector.start()  # everything loaded: frozen for the garbage collector
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

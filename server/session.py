@@ -20,32 +20,31 @@ from typing import Any, Protocol
 from textual.app import App
 from textual.message import Message
 
-
-def _process_tag() -> str:
-    return secrets.token_hex(4)
-
-
-PROCESS_TAG = _process_tag()
-"""This process's part of every session id: 8 hex digits drawn at start (logged with the pid
-when the server starts listening). Random, not the pid: pids repeat across machines (the fronts
-of a cluster) and across restarts on one machine (a log covering several runs), a 32-bit random
-tag practically never does."""
+_tag = secrets.token_hex(4)
 _numbers: Iterator[int] = itertools.count(1)
 
 
 def _forked() -> None:
     # A forked child is another process: its sessions must not take its parent's ids.
-    global PROCESS_TAG, _numbers
-    PROCESS_TAG, _numbers = _process_tag(), itertools.count(1)
+    global _tag, _numbers
+    _tag, _numbers = secrets.token_hex(4), itertools.count(1)
 
 
 os.register_at_fork(after_in_child=_forked)
 
 
+def process_tag() -> str:
+    """This process's part of every session id: 8 hex digits drawn at start (and again in a
+    forked child), logged with the pid when the server starts listening. Random, not the pid:
+    pids repeat across machines (the fronts of a cluster) and across restarts on one machine (a
+    log covering several runs); a 32-bit random tag practically never does."""
+    return _tag
+
+
 def new_session_id() -> str:
     """``"TAG-N"``: this process's tag and its N-th session (counted across every server of
     the process), unique across the processes that serve one game."""
-    return f"{PROCESS_TAG}-{next(_numbers)}"
+    return f"{_tag}-{next(_numbers)}"
 
 
 @dataclass(frozen=True)
