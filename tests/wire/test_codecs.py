@@ -318,3 +318,14 @@ def test_a_game_from_elsewhere_registers_its_view() -> None:
         wire.register(wire.record(ToyView, "toy.Other", total=wire.INT))
     with pytest.raises(ValueError, match="already"):
         wire.register(wire.record(Notice, "toy.View", code=wire.STR))
+
+
+def test_crossed_takes_answers_of_any_shape_through_the_codecs() -> None:
+    """What the contract suite's wire variant does to every argument and answer."""
+    from tests.wire.through import crossed
+
+    answer = ((Notice("a", "b"), "texte"), {"langue": "fr", "n": (1, 2.5, None)},
+              frozenset({"x"}), [Outcome((1, 2), (0,))])
+    assert crossed(answer) == answer
+    with pytest.raises(wire.WireError, match="no codec for object"):
+        crossed((1, object()))
