@@ -11,6 +11,7 @@ import argparse
 import importlib
 import inspect
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -36,6 +37,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
     p.add_argument("--port", type=int, default=2222, help="port to listen on (default 2222)")
+    p.add_argument(
+        "--reuse-port", action="store_true",
+        help="share the port with other processes listening on it with this flag too "
+        "(SO_REUSEPORT, Linux and BSDs: the kernel spreads new connections among them)",
+    )
     p.add_argument(
         "--data-dir", type=Path, default=Path("data"),
         help="table logs and the SQLite database (default ./data)",
@@ -242,6 +248,7 @@ async def serve_locked(args: argparse.Namespace, opener: ServiceOpener) -> int:
     from .collector import Collector
     from .driver import configure_textual
     from .keys import HOST_KEY_NAME, ensure_host_key, fingerprint
+    from .session import process_tag
     from .ssh import PiocheServer
 
     key, created = ensure_host_key(args.keys_dir)
@@ -272,14 +279,15 @@ async def serve_locked(args: argparse.Namespace, opener: ServiceOpener) -> int:
         collector=collector,
     )
     try:
-        await server.start(args.host, args.port)
-    except OSError as error:
+        await server.start(args.host, args.port, reuse_port=args.reuse_port)
+    except (OSError, ValueError) as error:  # ValueError: no SO_REUSEPORT on this system
         log.error("cannot listen on %s port %d: %s", args.host, args.port, error)
         await service.close()
         return 1
     log.info(
         "Pioche listening on %s port %d; host key %s", args.host, server.port, fingerprint(key)
     )
+    log.info("session ids of this process: %s-N (pid %d)", process_tag(), os.getpid())
     collector.start()  # everything loaded: frozen for the garbage collector
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -10,20 +10,50 @@ its screen is gone (``farewell_of``).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import itertools
+import os
+import secrets
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from textual.app import App
 from textual.message import Message
 
+_tag = secrets.token_hex(4)
+_numbers: Iterator[int] = itertools.count(1)
+
+
+def _forked() -> None:
+    # A forked child is another process: its sessions must not take its parent's ids.
+    global _tag, _numbers
+    _tag, _numbers = secrets.token_hex(4), itertools.count(1)
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
+def process_tag() -> str:
+    """This process's part of every session id: 8 hex digits drawn at start (and again in a
+    forked child), logged with the pid when the server starts listening. Random, not the pid:
+    pids repeat across machines (the fronts of a cluster) and across restarts on one machine (a
+    log covering several runs); a 32-bit random tag practically never does."""
+    return _tag
+
+
+def new_session_id() -> str:
+    """``"TAG-N"``: this process's tag and its N-th session (counted across every server of
+    the process), unique across the processes that serve one game."""
+    return f"{_tag}-{next(_numbers)}"
+
 
 @dataclass(frozen=True)
 class SessionInfo:
     """One SSH session, as the app sees it. Every text field is already sanitised."""
 
-    session_id: int
-    """Unique within the server process; stable for the session's life."""
+    session_id: str
+    """``"TAG-N"`` (``new_session_id``): unique across processes, stable for the session's
+    life. Opaque: compare it, log it, never parse it."""
     identity: str | None
     """SHA256 fingerprint (``SHA256:…``) of the key the client signed with; None for a guest."""
     nickname: str | None

@@ -24,7 +24,6 @@ asyncssh's private parts used, and why: a channel's ``_process_<request>_request
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import time
 from collections import Counter
@@ -64,6 +63,7 @@ from .session import (
     ServerShutdown,
     SessionInfo,
     farewell_of,
+    new_session_id,
 )
 
 log = logging.getLogger("pioche.server")
@@ -176,8 +176,7 @@ class PiocheServer:
         self._pending: dict[_Connection, None] = {}  # admitted, no app running: oldest first
         self._pending_from: Counter[str] = Counter()
         self._playing: set[_Connection] = set()  # admitted, its app running or starting
-        self._sessions: dict[int, _Session] = {}
-        self._session_ids = itertools.count(1)
+        self._sessions: dict[str, _Session] = {}
         self._startups = asyncio.Semaphore(self.limits.max_startups)
         self.failures = FailureLog(
             log, self.limits.failure_log_burst, self.limits.failure_log_window
@@ -187,10 +186,17 @@ class PiocheServer:
         )
         self.closing = False
 
-    async def start(self, host: str = "127.0.0.1", port: int = 2222) -> None:
+    async def start(
+        self, host: str = "127.0.0.1", port: int = 2222, *, reuse_port: bool = False
+    ) -> None:
+        """Listen on ``host``:``port``. ``reuse_port`` sets SO_REUSEPORT: other processes
+        listening on the same port with it too share its connections (the kernel spreads them),
+        as the fronts of ``pioche serve --workers`` will; without it, a port in use is an
+        error."""
         limits = self.limits
         self._acceptor = await asyncssh.create_server(
             lambda: _Connection(self), host, port,
+            reuse_port=reuse_port,
             server_host_keys=[self.host_key],
             server_version="Pioche",
             kex_algs=list(KEX_ALGS),
@@ -364,7 +370,7 @@ class PiocheServer:
         ):
             nickname = None
         return SessionInfo(
-            session_id=next(self._session_ids),
+            session_id=new_session_id(),
             identity=connection.identity,
             nickname=nickname,
             must_ask_nickname=nickname is None and not watch_only,
@@ -721,7 +727,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             if self.info is not None:
                 del self._server._sessions[self.info.session_id]
                 log.info(
-                    "session %d: closed after %.0f s (code %d)",
+                    "session %s: closed after %.0f s (code %d)",
                     self.info.session_id, time.monotonic() - started, status,
                 )
             self._say_goodbye(status, farewell_of(self._app))
@@ -739,7 +745,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         )
         server._sessions[info.session_id] = self
         log.info(
-            "session %d from %s: %s, %s%s", info.session_id, info.peer,
+            "session %s from %s: %s, %s%s", info.session_id, info.peer,
             f"nickname {info.nickname}" if info.nickname else "nickname to ask",
             info.identity or "guest", ", watch only" if info.watch_only else "",
         )

@@ -22,7 +22,8 @@ STEP = 5  # seconds between two changes of the timer before that
 
 class TitleBar(TextLines):
     """``title`` on the left; ``deadline`` is the event loop's time when the turn runs out (None:
-    no timer). ``template`` formats the seconds left ("{n} s")."""
+    no timer; the table screen makes it of the time left it receives). ``template`` formats the
+    seconds left ("{n} s")."""
 
     DEFAULT_CSS = """
     TitleBar { height: 1; padding: 0 1; background: $primary-background; }

@@ -4,11 +4,16 @@ The coordinator writes, the session's app reads. However slow the reader, a mail
 lobby snapshot, one table update (whose events pile up to a cap, newest kept; the table's
 history it carries after subscribing is bounded by the table), and the last few chat lines and
 notices: memory stays bounded whatever a client does.
+
+A table update's ``time_left`` is the turn's time left when it was put; ``take`` takes off the
+time it waited here (on this process's monotonic clock, which never leaves the mailbox), so the
+reader gets the time left as it reads: the moment the update crosses to it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from dataclasses import dataclass, replace
 
@@ -43,6 +48,7 @@ class Mailbox:
     def __init__(self) -> None:
         self._lobby: LobbySnapshot | None = None
         self._table: TableUpdate | None = None
+        self._table_put = 0.0  # time.monotonic() when _table was put
         self._left_table = False
         self._chat: deque[ChatLine] = deque(maxlen=MAX_CHAT)
         self._notices: deque[Notice] = deque(maxlen=MAX_NOTICES)
@@ -61,6 +67,7 @@ class Mailbox:
             if pending.history and not update.history:  # (sent once: kept until read)
                 update = replace(update, history=pending.history)
         self._table = update
+        self._table_put = time.monotonic()
         self._left_table = False
         self._ready.set()
 
@@ -94,8 +101,12 @@ class Mailbox:
         """What is waiting, or None if nothing is; never blocks."""
         if not self._ready.is_set():
             return None
+        table = self._table
+        if table is not None and table.time_left is not None:
+            waited = time.monotonic() - self._table_put
+            table = replace(table, time_left=max(0.0, table.time_left - waited))
         mail = Mail(
-            self._lobby, self._table, self._left_table, tuple(self._chat),
+            self._lobby, table, self._left_table, tuple(self._chat),
             tuple(self._notices), self._closed,
         )
         self._lobby = self._table = None

@@ -105,7 +105,7 @@ class ChatLine:
     scope: str  # "lobby" or a table id
     name: str
     text: str  # sanitised plain text: render it as Text, never as markup
-    time: float  # wall-clock seconds
+    time: float  # wall-clock seconds (time.time(): one clock for every process, it may cross)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +114,12 @@ class TableUpdate:
 
     ``step`` counts the actions applied so far: an action sent with an older step is stale and
     refused. ``events`` are those since the subscriber's previous update (several actions'
-    worth when it was slow to read), already filtered for its eyes. ``deadline`` is the event
-    loop's time at which the turn timer of the seats in ``to_act`` runs out. ``history``, in
+    worth when it was slow to read), already filtered for its eyes. ``time_left`` is the seconds
+    left, at sending, before the turn timer of the seats in ``to_act`` runs out (None: no timer
+    runs): a duration, never one process's clock, so that it means the same to a reader in
+    another process. The mailbox takes off the time an update waited in it, so that what a
+    reader takes is the time left as it takes it; the reader turns it into a deadline on its
+    own clock then (``TableScreen``). ``history``, in
     the first update after subscribing only, is what happened at the table before (its last
     ``table.HISTORY`` actions and table events), filtered for the same eyes.
     """
@@ -126,5 +130,5 @@ class TableUpdate:
     view: Any  # the engine's view for ``seat``, None before the game starts
     events: tuple[Event, ...] = ()
     to_act: tuple[int, ...] = ()
-    deadline: float | None = None
+    time_left: float | None = None
     history: tuple[Event, ...] = ()

@@ -224,11 +224,12 @@ class Table:
         if self.state is not None:
             view = self.game.view(self.state, seat)
             to_act = self.game.to_act(self.state)
-        deadline = None
-        if self.deadlines:
-            deadline = self.deadlines.get(seat) if seat in self.deadlines else min(
+        time_left = None
+        if self.deadlines:  # (loop times: what crosses to the sessions is the time left)
+            deadline = self.deadlines[seat] if seat in self.deadlines else min(
                 self.deadlines.values())
-        return TableUpdate(self.summary(), seat, self.step, view, events, to_act, deadline)
+            time_left = max(0.0, deadline - asyncio.get_running_loop().time())
+        return TableUpdate(self.summary(), seat, self.step, view, events, to_act, time_left)
 
     # --- the game -------------------------------------------------------------------------
 

@@ -289,6 +289,10 @@ async def test_the_turn_timer(coordinator: Coordinator, make_app: MakeApp) -> No
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         bar = table_screen(app).title_bar
+        # The time left crossed as a duration; the bar's deadline is the table's, on this clock.
+        deadlines = coordinator.tables[table].deadlines
+        assert bar.deadline is not None and deadlines
+        assert abs(bar.deadline - min(deadlines.values())) < 0.1
         drawn: list[int] = []
         bar._draw = lambda: drawn.append(1)  # type: ignore[method-assign]
         bar._shown = bar.seconds_shown()

@@ -24,7 +24,7 @@ async def service(tmp_path: Path) -> AsyncIterator[PiocheService]:
 
 def info(**fields: object) -> SessionInfo:
     values: dict[str, object] = dict(
-        session_id=1, identity=None, nickname="alice", must_ask_nickname=False,
+        session_id="test-1", identity=None, nickname="alice", must_ask_nickname=False,
         watch_only=False, watch_table=None, peer="127.0.0.1", term="xterm-256color", lang=None,
         size=(80, 24))
     values.update(fields)

@@ -320,10 +320,30 @@ async def test_the_turn_timer_lets_the_stand_in_play(make_coordinator: Make) -> 
     await until(lambda: 0 in table.game.to_act(table.state))
     update = latest_table(fay)
     step = table.step
-    assert update.deadline is not None
+    assert update.time_left is not None and 0 <= update.time_left <= 0.05
     await until(lambda: table.step > step)  # nobody pressed a key: the stand-in did
     mail = fay.mailbox.take()
     assert mail is not None and any(n.code == "timeout" for n in mail.notices)
+
+
+async def test_the_time_left_crosses_as_a_duration_and_waiting_in_the_mailbox_counts(
+        make_coordinator: Make) -> None:
+    """An update carries the seconds left on the turn, not the coordinator's clock; one read
+    late has the time it waited taken off, so that the reader's deadline is the table's."""
+    c = await make_coordinator(turn_timer=60.0)
+    loop = asyncio.get_running_loop()
+    fay = c.connect(player("Fay"))
+    tid = fay.quick_play("defausse", seats=2)
+    table = c.tables[tid]
+    await until(lambda: 0 in table.game.to_act(table.state) and 0 in table.deadlines)
+    fay.mailbox.take()
+    table.publish()  # the newest view, put now and left to wait
+    await asyncio.sleep(0.3)
+    mail = fay.mailbox.take()
+    assert mail is not None and mail.table is not None and mail.table.time_left is not None
+    # Read now: the deadline the reader makes of it is the table's own, on its own clock.
+    assert mail.table.time_left <= 60.0 - 0.3
+    assert abs(loop.time() + mail.table.time_left - table.deadlines[0]) < 0.1
 
 
 async def test_a_slow_subscriber_holds_only_the_newest_view(make_coordinator: Make) -> None:

@@ -14,6 +14,7 @@ is held, with its events, until the screen is on top again.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any, ClassVar
@@ -71,6 +72,7 @@ class TableScreen(PiocheScreen[None]):
         super().__init__()
         self.session = session
         self.update = update
+        self.deadline = self.local_deadline(update)
         self.table_id = update.table.id
         self.names: tuple[str, ...] = ()
         self._keys: tuple[Any, ...] = ()
@@ -161,11 +163,25 @@ class TableScreen(PiocheScreen[None]):
     def _catch_up(self) -> None:
         """Show the newest update with every event held back meanwhile."""
         backlog, self._backlog = tuple(self._backlog), []
-        self.show_update(replace(self.update, events=backlog))
+        self._show(replace(self.update, events=backlog))
 
     # --- updates --------------------------------------------------------------------------
 
+    @staticmethod
+    def local_deadline(update: TableUpdate) -> float | None:
+        """The update's turn timer as a deadline on this loop's clock: the time left crossed
+        the seam as a duration (``TableUpdate.time_left``), good at the moment the mailbox was
+        read, which is now."""
+        if update.time_left is None:
+            return None
+        return asyncio.get_running_loop().time() + update.time_left
+
     def show_update(self, update: TableUpdate) -> None:
+        """Show an update just taken from the mailbox."""
+        self.deadline = self.local_deadline(update)
+        self._show(update)
+
+    def _show(self, update: TableUpdate) -> None:
         self.update = update
         if not self.ready or self.covered:
             # Not shown yet, or under a window (help, a question): a change to a screen under
@@ -179,7 +195,7 @@ class TableScreen(PiocheScreen[None]):
         self.set_class(not started, "-waiting")
         self.set_class(update.seat is None, "-spectator")
         self.title_bar.title = self.header_text(update)
-        self.title_bar.deadline = update.deadline
+        self.title_bar.deadline = self.deadline
         if self._history:  # what happened before we came, once, before the news
             history, self._history = self._history, ()
             self.log_widget.add_lines(self.narrate(history))

@@ -1,0 +1,464 @@
+"""The msgpack codecs of everything that crosses the seam between the apps and the coordinator.
+
+Today the apps and the coordinator share one process and hand each other these values as they
+are; once they live in separate processes (the workers of ``pioche serve --workers``, then a
+cluster), what one sends the other is ``encode(value)`` and what it reads is ``decode(data)``.
+
+**The format: a tagged map.** Every value is a msgpack map: the key ``"$"`` holds the type's
+tag (``"TableUpdate"``, ``"defausse.View"``…), every other key is one of the type's fields by
+name. Fields hold ints, strings, bools, None, floats, arrays (read back as tuples) and more
+tagged maps. Names over positions: a message reads on its own in a dump, and a reader told of
+a field it does not know says which, instead of shifting the others. (Not msgpack's ext
+types: their payload is bytes to unpack a second time, under limits of its own.)
+
+**The registry** (``CODECS``) is the list of the types allowed, each written out by hand: its
+tag, its fields and the kind of each (``INT``, ``Optional(STR)``, ``Tuple(One("Event"))``…).
+Nothing is encoded by reflection, nothing is decoded by a class name read from the bytes: a
+tag not in the registry is refused, and so is a value of a type without a codec — a type added
+later must be given one (tests/wire/: real games through a real coordinator, everything that
+reaches a mailbox round-tripped; each codec checked to name its type's fields). Other games
+(the tests' toy game) add theirs with ``register``.
+
+**Refusals.** ``decode`` raises :class:`WireError`, and only it, on anything that is not
+exactly a registered value: bytes that are no msgpack or are cut short or run on, an unknown
+tag, an unknown or missing field, a field of the wrong type; the message names the type and
+the field (``TableUpdate.seat: expected an int or None, got 'x'``). Sizes are bounded before
+anything is built (msgpack's own limits: ``MAX_BYTES``, ``MAX_ITEMS``, ``MAX_STR``). ``encode``
+raises it too, for a value it has no codec for.
+
+The engines' actions cross as the engines write them in table logs (``Game.action_to_wire``,
+checked by ``Game.action_from_wire``): one codec per game, not one per action.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, get_args
+
+import msgpack
+
+from .coordinator.mailbox import Mail, Notice
+from .coordinator.model import (
+    ChatLine,
+    LobbySnapshot,
+    OnlineEntry,
+    Player,
+    Refused,
+    SeatInfo,
+    SeatKind,
+    TableStatus,
+    TableSummary,
+    TableUpdate,
+)
+from .engine.base import Event, Game, Outcome
+from .engine.collection import GAME as COLLECTION
+from .engine.collection import actions as collection_actions
+from .engine.collection.objectives import Combination
+from .engine.collection.views import CollectionView, SeatView
+from .engine.defausse import GAME as DEFAUSSE
+from .engine.defausse import rules as defausse_rules
+from .engine.defausse.rules import RoundResult
+from .engine.defausse.views import DefausseView
+from .store.db import LeaderboardRow, PlayerStats
+
+TAG = "$"
+MAX_BYTES = 8 * 1024 * 1024
+"""The largest message read. The largest real ones: a lobby of 200 six-seat tables and 1,000
+sessions online is 220 KiB; a first table update with the table's history (``table.HISTORY``
+moves, some 800 events) 35 KiB."""
+MAX_ITEMS = 65_536  # in one array: the lobby's sessions online, a history's events
+MAX_FIELDS = 64  # in one map: the most fields a type has, with room
+MAX_STR = 65_536  # bytes in one string: names and chat lines are a few hundred at most
+MAX_DEPTH = 16  # nesting of plain values (an event's arguments): a few levels in practice
+
+
+class WireError(ValueError):
+    """Bytes that are not exactly one registered value, or a value with no codec; the message
+    names the type and the field."""
+
+
+class Kind:
+    """What one field holds: ``encode`` turns a value into msgpack's plain data, ``decode``
+    checks plain data and builds the value; both raise WireError naming ``where``."""
+
+    expected = ""  # what the error says was expected
+
+    def encode(self, value: Any, where: str) -> Any:
+        return self.check(value, where)
+
+    def decode(self, data: Any, where: str) -> Any:
+        return self.check(data, where)
+
+    def check(self, value: Any, where: str) -> Any:
+        raise NotImplementedError
+
+    def wrong(self, value: Any, where: str) -> WireError:
+        shown = repr(value)
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        return WireError(f"{where}: expected {self.expected}, got {shown}")
+
+
+class _Exact(Kind):
+    """A value of exactly one builtin type (an int is not a bool, a bool is not an int)."""
+
+    def __init__(self, type_: type, expected: str) -> None:
+        self.type = type_
+        self.expected = expected
+
+    def check(self, value: Any, where: str) -> Any:
+        if type(value) is not self.type:
+            raise self.wrong(value, where)
+        return value
+
+
+INT = _Exact(int, "an int")
+STR = _Exact(str, "a string")
+BOOL = _Exact(bool, "a bool")
+
+
+class _Float(Kind):
+    """A finite number, read back as a float (``60`` and ``60.0`` are the same timer)."""
+
+    expected = "a finite number"
+
+    def check(self, value: Any, where: str) -> float:
+        if type(value) not in (int, float) or not math.isfinite(value):
+            raise self.wrong(value, where)
+        return float(value)
+
+
+FLOAT = _Float()
+
+
+class Choice(Kind):
+    """One of a few strings (``SeatInfo.kind``, ``TableSummary.status``)."""
+
+    def __init__(self, *values: str) -> None:
+        self.values = frozenset(values)
+        self.expected = "one of " + ", ".join(sorted(values))
+
+    def check(self, value: Any, where: str) -> Any:
+        if type(value) is not str or value not in self.values:
+            raise self.wrong(value, where)
+        return value
+
+
+class Optional(Kind):
+    """None, or a value of ``kind``."""
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+        self.expected = f"{kind.expected} or None"
+
+    def encode(self, value: Any, where: str) -> Any:
+        return None if value is None else self.kind.encode(value, where)
+
+    def decode(self, data: Any, where: str) -> Any:
+        return None if data is None else self.kind.decode(data, where)
+
+
+class Tuple(Kind):
+    """A tuple of any length, each item of ``kind``."""
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+        self.expected = f"an array of {kind.expected}"
+
+    def encode(self, value: Any, where: str) -> Any:
+        if not isinstance(value, tuple):
+            raise self.wrong(value, where)
+        return [self.kind.encode(item, f"{where}[{i}]") for i, item in enumerate(value)]
+
+    def decode(self, data: Any, where: str) -> Any:
+        if type(data) is not tuple:
+            raise self.wrong(data, where)
+        return tuple(self.kind.decode(item, f"{where}[{i}]") for i, item in enumerate(data))
+
+
+class Fixed(Kind):
+    """A tuple of exactly ``len(kinds)`` items, each of its own kind (``tuple[int, int]``)."""
+
+    def __init__(self, *kinds: Kind) -> None:
+        self.kinds = kinds
+        self.expected = f"an array of {len(kinds)}"
+
+    def encode(self, value: Any, where: str) -> Any:
+        if not isinstance(value, tuple) or len(value) != len(self.kinds):
+            raise self.wrong(value, where)
+        pairs = enumerate(zip(self.kinds, value, strict=True))
+        return [k.encode(v, f"{where}[{i}]") for i, (k, v) in pairs]
+
+    def decode(self, data: Any, where: str) -> Any:
+        if type(data) is not tuple or len(data) != len(self.kinds):
+            raise self.wrong(data, where)
+        pairs = enumerate(zip(self.kinds, data, strict=True))
+        return tuple(k.decode(v, f"{where}[{i}]") for i, (k, v) in pairs)
+
+
+class _Plain(Kind):
+    """Plain data an engine leaves open (an event's arguments, a table's option values): None,
+    bools, ints, floats, strings and tuples of them, nested at most MAX_DEPTH deep."""
+
+    expected = "plain data (None, bool, int, float, str, array)"
+
+    def check(self, value: Any, where: str, depth: int = 0) -> Any:
+        if value is None or type(value) in (bool, int, str):
+            return value
+        if type(value) is float and math.isfinite(value):
+            return value
+        if isinstance(value, tuple) and depth < MAX_DEPTH:
+            return tuple(self.check(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value))
+        raise self.wrong(value, where)
+
+    def encode(self, value: Any, where: str) -> Any:
+        return self.check(value, where)  # tuples stay tuples: msgpack writes them as arrays
+
+
+PLAIN = _Plain()
+
+
+class StrMap(Kind):
+    """A dict of strings to values of ``kind`` (``Refused.params``)."""
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+        self.expected = f"a map of strings to {kind.expected}"
+
+    def check(self, value: Any, where: str) -> Any:
+        if not isinstance(value, dict) or not all(type(k) is str for k in value):
+            raise self.wrong(value, where)
+        return value
+
+    def encode(self, value: Any, where: str) -> Any:
+        return {k: self.kind.encode(v, f"{where}.{k}") for k, v in self.check(value, where).items()}
+
+    def decode(self, data: Any, where: str) -> Any:
+        return {k: self.kind.decode(v, f"{where}.{k}") for k, v in self.check(data, where).items()}
+
+
+class One(Kind):
+    """A value of one of the registered types ``tags``, as its own tagged map."""
+
+    def __init__(self, *tags: str) -> None:
+        self.tags = tags
+
+    @property
+    def expected(self) -> str:  # type: ignore[override]
+        return " or ".join(self.tags)
+
+    def encode(self, value: Any, where: str) -> Any:
+        codec = _BY_TYPE.get(type(value))
+        if codec is None or codec.tag not in self.tags:
+            raise WireError(f"{where}: expected {self.expected}, got a {type(value).__name__}"
+                            + ("" if codec else " (no codec)"))
+        return codec.encode(value)
+
+    def decode(self, data: Any, where: str) -> Any:
+        return _decode_tagged(data, where, self.tags)
+
+
+@dataclass(frozen=True)
+class Codec:
+    """One registered type: its ``tag``, the classes it encodes (several for an engine's
+    actions), its ``fields`` and their kinds. ``read(value, name)`` gets a field to encode
+    (``getattr`` by default); ``make(**fields)`` builds the value decoded (the class)."""
+
+    tag: str
+    types: tuple[type, ...]
+    fields: tuple[tuple[str, Kind], ...]
+    make: Callable[..., Any]
+    read: Callable[[Any, str], Any] = getattr
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        data: dict[str, Any] = {TAG: self.tag}
+        for name, kind in self.fields:
+            data[name] = kind.encode(self.read(value, name), f"{self.tag}.{name}")
+        return data
+
+    def decode(self, data: Mapping[str, Any]) -> Any:
+        names = {name for name, _ in self.fields}
+        unknown = sorted(set(data) - names - {TAG})
+        if unknown:
+            raise WireError(f"{self.tag}: unknown field {unknown[0]!r}")
+        missing = [name for name, _ in self.fields if name not in data]
+        if missing:
+            raise WireError(f"{self.tag}: missing field {missing[0]!r}")
+        fields = {
+            name: kind.decode(data[name], f"{self.tag}.{name}") for name, kind in self.fields
+        }
+        try:
+            return self.make(**fields)
+        except WireError:
+            raise
+        except (TypeError, ValueError) as error:  # (what the type itself refuses)
+            raise WireError(f"{self.tag}: {error}") from None
+
+
+def record(cls: type, tag: str, **fields: Kind) -> Codec:
+    """The codec of a frozen dataclass: its fields by name, built back with the class."""
+    return Codec(tag, (cls,), tuple(fields.items()), cls)
+
+
+def actions(game: Game[Any, Any], union: Any, tag: str) -> Codec:
+    """An engine's actions, as its table logs write them (``[name, args…]``), checked on the
+    way in by the engine's own ``action_from_wire``."""
+
+    def make(action: Any) -> Any:
+        try:
+            return game.action_from_wire(action)
+        except ValueError as error:
+            raise WireError(f"{tag}.action: {error}") from None
+
+    return Codec(tag, get_args(union), (("action", PLAIN),), make,
+                 lambda value, _name: _tuples(game.action_to_wire(value)))
+
+
+def _tuples(data: Any) -> Any:
+    """An engine's wire form (lists) as tuples, the plain data this module carries."""
+    return tuple(_tuples(item) for item in data) if isinstance(data, list | tuple) else data
+
+
+def _refused(code: str, message: str, params: dict[str, Any]) -> Refused:
+    return Refused(code, message, **params)
+
+
+VIEWS = One("defausse.View", "collection.View")
+"""What ``TableUpdate.view`` may hold: a game's view (``register`` adds another game's)."""
+OPT_INT = Optional(INT)
+INTS = Tuple(INT)
+COMBINATIONS = Tuple(One("collection.Combination"))
+OUTCOME = Optional(One("Outcome"))
+EVENTS = Tuple(One("Event"))
+
+CODECS: tuple[Codec, ...] = (
+    # --- the coordinator's (coordinator/model.py, coordinator/mailbox.py) ---
+    record(Player, "Player", identity=STR, name=STR, guest=BOOL, watch_only=BOOL, address=STR),
+    record(SeatInfo, "SeatInfo", kind=Choice(*get_args(SeatKind)), name=STR, bot=STR,
+           away=BOOL, identity=Optional(STR)),
+    record(TableSummary, "TableSummary", id=STR, game=STR, title=STR,
+           options=Tuple(Fixed(STR, PLAIN)), seats=Tuple(One("SeatInfo")),
+           status=Choice(*get_args(TableStatus)), spectators=INT,
+           private=BOOL, timer=Optional(FLOAT), creator=STR, paused=BOOL, learn=BOOL),
+    record(OnlineEntry, "OnlineEntry", name=STR, watch_only=BOOL, table=Optional(STR)),
+    record(LobbySnapshot, "LobbySnapshot", tables=Tuple(One("TableSummary")),
+           online=Tuple(One("OnlineEntry"))),
+    record(ChatLine, "ChatLine", scope=STR, name=STR, text=STR, time=FLOAT),
+    record(TableUpdate, "TableUpdate", table=One("TableSummary"), seat=OPT_INT, step=INT,
+           view=Optional(VIEWS), events=EVENTS,
+           to_act=INTS, time_left=Optional(FLOAT), history=EVENTS),
+    Codec("Refused", (Refused,), (("code", STR), ("message", STR), ("params", StrMap(PLAIN))),
+          _refused, lambda error, name: str(error) if name == "message" else getattr(error, name)),
+    record(Notice, "Notice", code=STR, text=STR),
+    record(Mail, "Mail", lobby=Optional(One("LobbySnapshot")), table=Optional(One("TableUpdate")),
+           left_table=BOOL, chat=Tuple(One("ChatLine")), notices=Tuple(One("Notice")),
+           closed=BOOL),
+    # --- scores (store/db.py), as the scores screen reads them ---
+    record(LeaderboardRow, "LeaderboardRow", name=STR, identity=STR, games=INT, wins=INT,
+           points=INT),
+    record(PlayerStats, "PlayerStats", identity=STR, name=STR, games=INT, wins=INT, points=INT,
+           best_score=INT, by_game=Tuple(Fixed(STR, INT, INT))),
+    # --- every game's (engine/) ---
+    record(Event, "Event", kind=STR, seat=OPT_INT, args=Tuple(PLAIN), secret=Tuple(PLAIN)),
+    record(Outcome, "Outcome", scores=INTS, winners=INTS, rounds=INT, reason=STR),
+    actions(DEFAUSSE, defausse_rules.Action, "defausse.Action"),
+    record(RoundResult, "defausse.RoundResult", round=INT, winner=INT, hand_points=INTS,
+           gained=INT),
+    record(DefausseView, "defausse.View", seat=OPT_INT, hand=INTS,
+           legal=Tuple(One("defausse.Action")), top=INT, colour=OPT_INT, direction=INT,
+           current=OPT_INT, phase=STR, drawn=OPT_INT, counts=INTS, scores=INTS,
+           announced=Tuple(BOOL), draw_size=INT, discard_size=INT, dealer=INT, round=INT,
+           target=INT, pending=INT, catchable=OPT_INT,
+           last_round=Optional(One("defausse.RoundResult")), outcome=OUTCOME),
+    actions(COLLECTION, collection_actions.Action, "collection.Action"),
+    record(Combination, "collection.Combination", objective=INT, cards=INTS, points=INT),
+    record(SeatView, "collection.SeatView", seat=INT, pile=INTS, collection=INTS, reserve=INTS,
+           scorecard=INTS, total=INT, objectives=INT, doubles=INT, skips=INT, validated=BOOL),
+    record(CollectionView, "collection.View", viewer=OPT_INT, mode=STR, phase=STR,
+           current=OPT_INT, round=INT, max_rounds=INT, draw_sizes=Fixed(INT, INT),
+           discard_size=INT, seats=Tuple(One("collection.SeatView")), held=INTS, held_count=INT,
+           must_draw=INT, legal=Tuple(One("collection.Action")), peek=Fixed(OPT_INT, OPT_INT),
+           quantique=INTS, risk=Optional(Fixed(Optional(FLOAT), Optional(FLOAT))),
+           combinations=COMBINATIONS, best=COMBINATIONS, best_points=INT,
+           last_results=Tuple(COMBINATIONS), outcome=OUTCOME),
+)
+
+_BY_TAG: dict[str, Codec] = {codec.tag: codec for codec in CODECS}
+_BY_TYPE: dict[type, Codec] = {cls: codec for codec in CODECS for cls in codec.types}
+assert len(_BY_TAG) == len(CODECS), "two codecs with one tag"
+
+
+def register(codec: Codec, *, view: bool = False) -> None:
+    """Allow one more type, from outside this module: a game that is not one of Pioche's own
+    (the test suite's toy game); ``view``: its values may be a ``TableUpdate.view``.
+    Registering the same codec again does nothing; another one under a tag or for a class
+    already taken is a mistake (ValueError)."""
+    if _BY_TAG.get(codec.tag) is codec:
+        return
+    if codec.tag in _BY_TAG or any(cls in _BY_TYPE for cls in codec.types):
+        raise ValueError(f"{codec.tag}: a tag or a class already has a codec")
+    _BY_TAG[codec.tag] = codec
+    _BY_TYPE.update(dict.fromkeys(codec.types, codec))
+    if view:
+        VIEWS.tags += (codec.tag,)
+
+
+def tags() -> frozenset[str]:
+    """The tags of every type allowed now (``CODECS``, and those registered since)."""
+    return frozenset(_BY_TAG)
+
+
+def _decode_tagged(data: Any, where: str, tags: Sequence[str] | None = None) -> Any:
+    if not isinstance(data, dict):
+        raise WireError(f"{where}: expected a tagged map, got {type(data).__name__}")
+    tag = data.get(TAG)
+    codec = _BY_TAG.get(tag) if type(tag) is str else None
+    if codec is None:
+        raise WireError(f"{where}: unknown tag {tag!r}")
+    if tags is not None and tag not in tags:
+        raise WireError(f"{where}: expected {' or '.join(tags)}, got {tag}")
+    return codec.decode(data)
+
+
+def _refuse_ext(code: int, data: bytes) -> Any:
+    raise WireError(f"msgpack extension type {code}: not used here")
+
+
+def encode(value: Any) -> bytes:
+    """``value`` (of a registered type) as msgpack bytes; WireError if it has no codec, or a
+    field holds what its codec does not allow."""
+    codec = _BY_TYPE.get(type(value))
+    if codec is None:
+        raise WireError(f"no codec for {type(value).__name__}")
+    try:
+        packed: bytes = msgpack.packb(codec.encode(value), use_bin_type=True)
+    except WireError:
+        raise
+    except (OverflowError, ValueError) as error:  # an int past 64 bits, a lone surrogate
+        raise WireError(f"{codec.tag}: cannot be sent: {error}") from None
+    return packed
+
+
+def decode(data: bytes, *, expect: type | None = None) -> Any:
+    """The value ``data`` encodes; WireError if it is not exactly one registered value (of
+    type ``expect``, when given)."""
+    if len(data) > MAX_BYTES:
+        raise WireError(f"message of {len(data)} bytes: more than {MAX_BYTES}")
+    try:
+        plain = msgpack.unpackb(
+            data, raw=False, use_list=False, strict_map_key=True, ext_hook=_refuse_ext,
+            max_str_len=MAX_STR, max_bin_len=0, max_array_len=MAX_ITEMS,
+            max_map_len=MAX_FIELDS, max_ext_len=0,
+        )
+    except WireError:
+        raise
+    except msgpack.ExtraData:
+        raise WireError("bytes after the message") from None
+    except msgpack.StackError:
+        raise WireError("not a message: nested too deep") from None
+    except (ValueError, TypeError, msgpack.FormatError) as error:
+        raise WireError(f"not a message: {error}") from None
+    expected = None if expect is None else _BY_TYPE[expect].tag
+    return _decode_tagged(plain, "message", None if expected is None else (expected,))
