@@ -28,7 +28,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine import GAMES
 from ..engine.base import BadOptions, Game
@@ -36,11 +36,14 @@ from ..store import retention
 from ..store.db import GUEST_PREFIX, KEY_PREFIX, Database, SeatResult
 from ..store.log import END, SEAT, LogError, LogWriter, read_log
 from .clock import later
-from .guests import GuestPass, Guests
+from .guests import Guests
 from .mailbox import Mailbox, Notice
-from .model import ChatLine, LobbySnapshot, OnlineEntry, Player, Refused
+from .model import ChatLine, GuestPass, LobbySnapshot, OnlineEntry, Player, Refused
 from .table import NOT_SAVED, STAND_IN, STOPPED, Seat, Table
 from .text import NICKNAME_MAX, RateLimiter, name_key, nickname, sanitise
+
+if TYPE_CHECKING:
+    from .inprocess import InProcessClient
 
 log = logging.getLogger("pioche.coordinator")
 
@@ -178,6 +181,12 @@ class Coordinator:
         self._stopped_at: float | None = None  # at start: when the last run was last alive
         self._store_errors: set[str] = set()  # what the database refuses to store, for now
         self.stopping = False  # the server stops: no table moves any more (see freeze)
+
+    def client(self) -> InProcessClient:
+        """A new app's client of this coordinator (``client.Connector``: the embedded mode)."""
+        from .inprocess import InProcessClient
+
+        return InProcessClient(self)
 
     # --- life -----------------------------------------------------------------------------
 

@@ -228,7 +228,10 @@ class Table:
         if self.deadlines:
             deadline = self.deadlines.get(seat) if seat in self.deadlines else min(
                 self.deadlines.values())
-        return TableUpdate(self.summary(), seat, self.step, view, events, to_act, deadline)
+        if seat is None:  # a spectator: neither the creator's right nor a private code
+            return TableUpdate(self.summary(), seat, self.step, view, events, to_act, deadline)
+        return TableUpdate(self.summary(), seat, self.step, view, events, to_act, deadline,
+                           creator=self.seats[seat].identity == self.creator, code=self.code)
 
     # --- the game -------------------------------------------------------------------------
 

@@ -63,7 +63,7 @@ def learn_screen(app: PiocheApp) -> TableScreen:
 
 
 def table_of(app: PiocheApp) -> Table:
-    return app.coordinator.tables[learn_screen(app).table_id]
+    return app.client.coordinator.tables[learn_screen(app).table_id]
 
 
 def hint_shown(app: PiocheApp) -> str:
@@ -149,7 +149,7 @@ async def test_every_line_fits_two_rows_on_the_table(make_app: MakeApp) -> None:
             assert line.get_content_height(Size(78, 24), Size(80, 24), 78) >= 1
             line.update("mot " * 60)  # the check itself: a longer line is seen as one
             assert line.get_content_height(Size(78, 24), Size(80, 24), 78) > 2
-        app.coordinator.forget_learned(app.learning.identity)
+        await app.client.forget_learned()
 
 
 def test_situations_name_lines_that_exist() -> None:
