@@ -4,7 +4,7 @@ The server hands each session's facts (``server.session.SessionInfo``); the app 
 fields below, so it needs nothing from the server package (imports point server → app).
 
 This is the embedded mode's wiring, the one module of ``app/`` that knows the coordinator
-itself (tests/contract/test_imports.py): it opens and stops it, gives each app a client of it
+itself (tests/app/test_imports.py): it opens and stops it, gives each app a client of it
 (``Coordinator.client``: the seam, ``coordinator/client.py``) and answers the SSH front's
 questions through ``InProcessFront`` (``client.FrontDesk``). Nothing else here reads it.
 """

@@ -15,7 +15,7 @@ bus). Today's implementation is ``inprocess.InProcessClient``, the embedded mode
 The SSH front asks two questions of its own before any app starts (who owns a nickname; does a
 returning player hold a seat): :class:`FrontDesk`.
 
-The rule (tests/contract/test_imports.py): modules under ``pioche_tui/app/`` and ``widgets/``
+The rule (tests/app/test_imports.py): modules under ``pioche_tui/app/`` and ``widgets/``
 import of the coordinator only this module, ``model`` and ``text`` (pure text rules: the
 nickname alphabet, the chat's limits); ``app/service.py``, which wires the embedded coordinator
 to the apps, also ``inprocess``.
@@ -136,7 +136,8 @@ class CoordinatorClient(Protocol):
         """The best players of ``game`` (None: all games)."""
 
     async def player_stats(self) -> PlayerStats | None:
-        """The connected player's own results (None: no game recorded)."""
+        """The connected player's own results (None: the coordinator knows nothing of them,
+        a guest)."""
 
     async def learned(self) -> frozenset[str]:
         """The learn tables' explanations the player was shown (a key's are kept)."""

@@ -521,7 +521,7 @@ async def learn_defausse(pilot: Pilot[Any], app: PiocheApp) -> None:
 
 async def learn_dialog(pilot: Pilot[Any], app: PiocheApp) -> None:
     """The lobby's window: the games, explanations on, and those already seen."""
-    app.learning.note("col.shadow")
+    (await app.load_learning()).note("col.shadow")
     await settle(pilot)
     await press(pilot, "a")
     await settle(pilot, 5)
@@ -532,7 +532,8 @@ async def learn_validation(pilot: Pilot[Any], app: PiocheApp) -> None:
     await open_learn(pilot, app, "c")
     await collection_turn(pilot, app)
     table = table_of(app)
-    app.learning.note("col.risk")  # (her one card drawn: that line is not the one pictured)
+    # (her one card drawn: that line is not the one pictured)
+    (await app.load_learning()).note("col.risk")
     last_card(table)
     await settle(pilot)
     await press(pilot, "a")
