@@ -142,15 +142,6 @@ class Session:
     def close(self) -> None:
         self.coordinator.disconnect(self)
 
-    def table_code(self) -> str | None:
-        """The code of the private table this session sits at, for the player to share."""
-        return self.table.code if self.table is not None and self.seat is not None else None
-
-    def is_creator(self) -> bool:
-        """Seated at a table this player created (and so may start)."""
-        return (self.table is not None and self.seat is not None
-                and self.table.creator == self.player.identity)
-
 
 class Coordinator:
     def __init__(self, settings: Settings, games: Mapping[str, Game[Any, Any]] | None = None

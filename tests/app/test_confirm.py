@@ -214,7 +214,8 @@ async def test_the_code_dialog_keeps_what_was_typed_and_the_keys(coordinator: Co
         await pilot.press("j", "enter")  # nothing typed: said so
         await settle(pilot)
         assert "Tapez le code de la table" in screen_text(app)
-        code = host.table_code()
+        assert host.table is not None
+        code = host.table.code
         assert code is not None
         await pilot.press(*code.lower(), "enter")
         await settle(pilot)
