@@ -139,8 +139,8 @@ class CoordinatorClient(Protocol):
         """The connected player's own results (None: the coordinator knows nothing of them,
         a guest)."""
 
-    async def learned(self) -> frozenset[str]:
-        """The learn tables' explanations the player was shown (a key's are kept)."""
+    async def learned(self) -> tuple[str, ...]:
+        """The learn tables' explanations the player was shown, sorted (a key's are kept)."""
 
     async def note_learned(self, situation: str) -> None: ...
 

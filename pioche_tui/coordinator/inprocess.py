@@ -139,8 +139,8 @@ class InProcessClient:
         db = self.coordinator.db
         return db.player_stats(self._session().player.identity) if db is not None else None
 
-    async def learned(self) -> frozenset[str]:
-        return frozenset(self.coordinator.learned(self._session().player.identity))
+    async def learned(self) -> tuple[str, ...]:
+        return tuple(sorted(self.coordinator.learned(self._session().player.identity)))
 
     async def note_learned(self, situation: str) -> None:
         self.coordinator.note_learned(self._session().player.identity, situation)
