@@ -505,9 +505,9 @@ class PiocheApp(App[None]):
         return None
 
     def send(self, request: Awaitable[None]) -> None:
-        """Make a request whose answer nobody waits for (a learn table's note), in the
-        background; kept until it is done. (A refusal of such a request has nothing to say
-        to the player.)"""
+        """Make a request in the background, kept until it is done: a move
+        (``TableScreen.act``, which says its refusals), a learn table's note (whose refusal
+        has nothing to say to the player: logged)."""
         task = asyncio.create_task(self._quietly(request))
         self._requests.add(task)
         task.add_done_callback(self._requests.discard)

@@ -16,6 +16,7 @@ import contextlib
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..coordinator.client import FrontDesk
 from ..coordinator.core import Coordinator, Settings
 from ..coordinator.inprocess import InProcessFront
 from .app import PiocheApp
@@ -76,7 +77,7 @@ class PiocheService:
 
     def __init__(self, coordinator: Coordinator, public_host: str | None = None) -> None:
         self.coordinator = coordinator
-        self.front = InProcessFront(coordinator)
+        self.front: FrontDesk = InProcessFront(coordinator)
         self.retention: asyncio.Task[None] | None = None  # set by open_service
         self.public_host = split_host(public_host) if public_host else None
 
