@@ -77,6 +77,8 @@ async def test_connecting_is_refused_a_bad_or_taken_name(connector: Connector) -
     intruder = connector.client()
     assert await refused(intruder.connect(Player(key("Mallory"), "alice"))) == "name_taken"
     assert not intruder.open and intruder.player is None
+    alicia = await connected(connector, "Alicia")  # a client opens one session
+    assert await refused(alicia.connect(Player(key("Alicia"), "Alicia"))) == "connected"
 
 
 async def test_the_sessions_requests_wait_for_a_session(connector: Connector) -> None:
