@@ -7,8 +7,8 @@ turn timer. ``IMPLEMENTATIONS`` lists the ways to build one; a new client (issue
 message bus; a variant sending every value through the msgpack codecs) adds its own and the
 whole suite runs against it. The tests use the client and nothing else: no table, no session,
 no database of the coordinator's. ``Crossing`` wraps a client so that every value crossing the
-seam is ``cross(value)``: a deep copy today (``in_process_copied``), the msgpack codecs'
-round trip once they exist.
+seam is ``cross(value)``: a deep copy (``in_process_copied``), or the msgpack codecs' round
+trip (``in_process_wire``: tests/wire/through.py).
 """
 
 from __future__ import annotations
@@ -97,9 +97,21 @@ async def in_process_copied(data: Path) -> AsyncIterator[Connector]:
         yield CrossingConnector(inner, copy.deepcopy)
 
 
+@asynccontextmanager
+async def in_process_wire(data: Path) -> AsyncIterator[Connector]:
+    """The embedded mode, every value that crosses the seam encoded and decoded by the msgpack
+    codecs (pioche_tui/wire.py; the toy game's view registered for the purpose)."""
+    from tests.wire.through import crossed, register_toy
+
+    register_toy()
+    async with in_process(data) as inner:
+        yield CrossingConnector(inner, crossed)
+
+
 IMPLEMENTATIONS: dict[str, Callable[[Path], AbstractAsyncContextManager[Connector]]] = {
     "in_process": in_process,
     "in_process_copied": in_process_copied,
+    "in_process_wire": in_process_wire,
 }
 
 
