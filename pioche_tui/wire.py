@@ -289,9 +289,15 @@ class Codec:
         missing = [name for name, _ in self.fields if name not in data]
         if missing:
             raise WireError(f"{self.tag}: missing field {missing[0]!r}")
-        return self.make(**{
+        fields = {
             name: kind.decode(data[name], f"{self.tag}.{name}") for name, kind in self.fields
-        })
+        }
+        try:
+            return self.make(**fields)
+        except WireError:
+            raise
+        except (TypeError, ValueError) as error:  # (what the type itself refuses)
+            raise WireError(f"{self.tag}: {error}") from None
 
 
 def record(cls: type, tag: str, **fields: Kind) -> Codec:
@@ -438,6 +444,8 @@ def encode(value: Any) -> bytes:
         raise WireError(f"no codec for {type(value).__name__}")
     try:
         packed: bytes = msgpack.packb(codec.encode(value), use_bin_type=True)
+    except WireError:
+        raise
     except (OverflowError, ValueError) as error:  # an int past 64 bits, a lone surrogate
         raise WireError(f"{codec.tag}: cannot be sent: {error}") from None
     return packed

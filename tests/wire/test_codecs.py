@@ -227,6 +227,8 @@ DROP = object()
      "collection.Action.action: action: unknown name 'teleport'"),
     ({"$": "Refused", "code": "x", "message": "y", "params": {"n": [1, {"$": "Notice"}]}},
      r"Refused.params.n\[1\]: expected plain data"),
+    ({"$": "Refused", "code": "x", "message": "y", "params": {"code": "z"}},
+     "Refused: .*multiple values for .*'code'"),
 ])
 def test_what_is_not_exactly_a_registered_value_is_refused(data: Any, message: str | None
                                                             ) -> None:
@@ -295,6 +297,8 @@ def test_a_message_over_the_size_limit_is_refused_unread() -> None:
     (Notice("code", 3), "Notice.text: expected a string, got 3"),  # type: ignore[arg-type]
     (Event("play", 0, ([1, 2],)), r"Event.args\[0\]: expected plain data"),
     (Event("play", 0, (2**70,)), "cannot be sent"),
+    (ChatLine("lobby", "a", "b", 10**400), r"cannot be sent: .*too large"),
+    (Notice("code", "\ud800"), "cannot be sent"),
     (TableUpdate(TableSummary("t", "toy", "Toy", (), (), "playing", 0, False, None, "a"), 0, 1,
                  view=object()), "TableUpdate.view: expected defausse.View or collection.View"),
 ])
