@@ -17,8 +17,8 @@ returning player hold a seat): :class:`FrontDesk`.
 
 The rule (tests/app/test_imports.py): modules under ``pioche_tui/app/`` and ``widgets/``
 import of the coordinator only this module, ``model`` and ``text`` (pure text rules: the
-nickname alphabet, the chat's limits); ``app/service.py``, which wires the embedded coordinator
-to the apps, also ``inprocess``.
+nickname alphabet, the chat's limits); ``app/service.py``, which opens the embedded coordinator
+and hands the apps its clients, also ``core`` and ``inprocess``.
 """
 
 from __future__ import annotations
