@@ -15,8 +15,9 @@ types: their payload is bytes to unpack a second time, under limits of its own.)
 tag, its fields and the kind of each (``INT``, ``Optional(STR)``, ``Tuple(One("Event"))``…).
 Nothing is encoded by reflection, nothing is decoded by a class name read from the bytes: a
 tag not in the registry is refused, and so is a value of a type without a codec — a type added
-later must be given one (tests/test_wire.py plays real games through a real coordinator and
-round-trips everything that reaches a mailbox, and checks each codec names its type's fields).
+later must be given one (tests/wire/: real games through a real coordinator, everything that
+reaches a mailbox round-tripped; each codec checked to name its type's fields). Other games
+(the tests' toy game) add theirs with ``register``.
 
 **Refusals.** ``decode`` raises :class:`WireError`, and only it, on anything that is not
 exactly a registered value: bytes that are no msgpack or are cut short or run on, an unknown
