@@ -93,7 +93,7 @@ async def table_run(game: str, players: int, watchers: int, seconds: float, with
             app = PiocheApp(coordinator, identity=f"w{i}", name=f"Regard{i}", watch_only=True)
             tasks.append(await start_app(app))
             apps.append(app)
-        sessions = [app.session for app in apps if app.session is not None]
+        sessions = [app.client.session for app in apps if app.client.session is not None]
     else:
         sessions = [coordinator.connect(Player(f"SHA256:p{i}", f"Joueur{i}"))
                     for i in range(players)]
@@ -187,8 +187,8 @@ async def starts(count: int) -> tuple[float, float, float]:
     table_id = host.create_table("defausse", seats=4, bots={s: "basic" for s in range(4)},
                                  sit=False, timer=None)
     for app in extra:
-        assert app.session is not None
-        app.session.watch(table_id)
+        assert app.client.session is not None
+        app.client.session.watch(table_id)
     await asyncio.sleep(3.0)
     watching = (tracemalloc.get_traced_memory()[0] - before) / count / 2**20
     tracemalloc.stop()

@@ -95,8 +95,8 @@ async def open_coordinator() -> Coordinator:
 
 
 async def at_table(app: PiocheApp) -> None:
-    assert app.session is not None
-    app.session.quick_play("defausse")
+    assert app.client.session is not None
+    app.client.session.quick_play("defausse")
     while app.table_screen is None or not app.table_screen.ready:
         await asyncio.sleep(0.01)
     await asyncio.sleep(0.3)
@@ -304,8 +304,8 @@ async def sessions_ending(count: int, live: int) -> None:
         gc.collect()  # a full collection while it runs: it is frozen
         await press(app, "escape")
         await at_table(app)
-        assert app.session is not None
-        app.session.leave()
+        assert app.client.session is not None
+        app.client.session.leave()
         await asyncio.sleep(0.2)
         app.exit()
         await asyncio.gather(task, return_exceptions=True)

@@ -16,9 +16,10 @@ becomes of the player's seat (``action_quit``).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from textual import events
@@ -27,10 +28,16 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
 
-from ..coordinator.core import Coordinator, Session
-from ..coordinator.guests import GuestPass
-from ..coordinator.mailbox import Mail
-from ..coordinator.model import ChatLine, Player, Refused, TableUpdate
+from ..coordinator.client import Connector, CoordinatorClient, Mail
+from ..coordinator.model import (
+    ChatLine,
+    GuestPass,
+    Place,
+    Player,
+    Refused,
+    ServerInfo,
+    TableUpdate,
+)
 from ..coordinator.text import nickname
 from ..engine.base import Event
 from ..i18n import MESSAGES, Catalogue, pick_lang
@@ -65,11 +72,12 @@ def _others_after(events: Sequence[Event], seat: int | None) -> bool:
 
 
 class PiocheApp(App[None]):
-    """The app of one connection.
+    """The app of one connection. It reaches the coordinator only through its own client,
+    opened from ``connector`` (``coordinator.client``: the seam).
 
     ``identity`` is the player's key fingerprint (``SHA256:…``); for a guest (``guest=True``)
     it is the address they connect from, and their identity is drawn by the coordinator, with
-    the reconnect token that proves it (``Coordinator.guest_pass``). ``name`` None asks for a
+    the reconnect token that proves it (``CoordinatorClient.guest_pass``). ``name`` None asks for a
     nickname (unless the key already has one). ``watch_only`` sessions can watch tables, not sit
     nor chat; ``watch_table`` opens that table at once. ``lang`` is the client's locale
     (``LANG``): English when it starts with "en", French otherwise. ``quick_game`` starts a quick
@@ -102,7 +110,7 @@ class PiocheApp(App[None]):
 
     def __init__(
         self,
-        coordinator: Coordinator,
+        connector: Connector,
         *,
         identity: str,
         name: str | None = None,
@@ -119,7 +127,8 @@ class PiocheApp(App[None]):
         no_color: bool = False,
     ) -> None:
         super().__init__()
-        self.coordinator = coordinator
+        self.client: CoordinatorClient = connector.client()
+        self._server: ServerInfo | None = None  # the games, the timers (read when mounted)
         self.identity = identity
         self.resume_token = resume_token
         self.peer = peer
@@ -131,8 +140,8 @@ class PiocheApp(App[None]):
         self.watch_table = watch_table
         self.quick_game = quick_game
         self.locale_lang = pick_lang(lang)
-        self.prefs = self._saved_prefs()
-        self.t = Catalogue(self.prefs.lang or self.locale_lang)
+        self.prefs = Preferences()  # the player's saved ones once mounted (``_load_prefs``)
+        self.t = Catalogue(self.locale_lang)
         self.ceiling = depth_of(self)  # what Textual set up for the process: serve --colors
         self.terminal_colours = (
             self.ceiling if term is None else terminal_depth(term, colorterm))
@@ -141,7 +150,6 @@ class PiocheApp(App[None]):
         self.window_title = self.TITLE
         """The terminal's title as this session last set it."""
         self._my_turn: bool | None = None  # at the table shown; None: no game on
-        self.session: Session | None = None
         self.lobby: LobbyScreen | None = None
         self.table_screen: TableScreen | None = None
         self.farewell: str | None = None
@@ -149,25 +157,34 @@ class PiocheApp(App[None]):
         self._chat_seen: dict[str, deque[ChatLine]] = {}
         self._learning: LearnMemory | None = None
         self._quit_question: Confirm | None = None  # the question shown, while it is
+        self._requests: set[asyncio.Task[None]] = set()  # sent in the background (``send``)
 
     # --- start and end --------------------------------------------------------------------
 
-    def on_mount(self) -> None:
-        if self.resume_token is not None and self._resume(self.resume_token):
+    async def on_mount(self) -> None:
+        await self._load_prefs()
+        self._server = await self.client.server_info()
+        if self.resume_token is not None and await self._resume(self.resume_token):
             self._check_size(self.size.width, self.size.height)
             return
-        name = self.wanted_name or self._known_name()
+        name = self.wanted_name or await self._known_name()
         if self.watch_only and not name:  # watchers neither sit nor chat: no need to ask
             name = self.t("watcher.name")
-        error = self.connect(name) if name else None
-        if self.session is None:
+        error = await self.connect(name) if name else None
+        if not self.client.open:
             self.open(NicknameScreen(default=name or "", error=error or ""))
         self._check_size(self.size.width, self.size.height)
 
     # --- the player's settings -------------------------------------------------------------
 
-    def _saved_prefs(self) -> Preferences:
-        return Preferences.from_dict(self.coordinator.preferences(self.identity))
+    async def _load_prefs(self) -> None:
+        """The settings kept for the player's key: their language and colours before the
+        first screen is shown."""
+        prefs = Preferences.from_dict(await self.client.preferences(self.identity))
+        if prefs != self.prefs:
+            self.prefs = prefs
+            self.t = Catalogue(prefs.lang or self.locale_lang)
+            self.apply_colours()
 
     def set_prefs(self, prefs: Preferences) -> None:
         """Take the player's new settings: their colours at once, their language on the
@@ -185,9 +202,9 @@ class PiocheApp(App[None]):
         if not prefs.title and self.window_title != self.TITLE:
             self.set_window_title(self.TITLE)
 
-    def save_prefs(self) -> None:
+    async def save_prefs(self) -> None:
         """Keep the settings for the player's key (a guest's last the session)."""
-        if not self.coordinator.keep_preferences(self.identity, self.prefs.to_dict()):
+        if not await self.client.keep_preferences(self.identity, self.prefs.to_dict()):
             self.warn(self.t("settings.not_kept"))
 
     def follow_language(self) -> None:
@@ -200,9 +217,9 @@ class PiocheApp(App[None]):
         self.t = Catalogue(lang)
         self._forget_windows()
         old = self.lobby
-        if old is None or self.session is None or old is not self.screen:
+        if old is None or old is not self.screen:
             return  # (a window over it: the lobby keeps its words until the next connection)
-        lobby = self.lobby = LobbyScreen(self.session)
+        lobby = self.lobby = LobbyScreen(self.client)
         lobby.snapshot = old.snapshot
         lobby._chat = [(line.name, line.text) for line in self._chat_seen.get("lobby", ())]
         self.switch_screen(lobby)
@@ -249,61 +266,59 @@ class PiocheApp(App[None]):
             self.set_window_title(self.TITLE)
         self._my_turn = mine if playing else None
 
-    def _known_name(self) -> str | None:
+    async def _known_name(self) -> str | None:
         """The nickname this key used last time (guests and watchers have none)."""
-        db = self.coordinator.db
-        if self.guest or self.watch_only or db is None:
+        if self.guest or self.watch_only:
             return None
-        return db.nickname_of(self.identity)
+        return await self.client.known_name(self.identity)
 
-    def _resume(self, token: str) -> bool:
+    async def _resume(self, token: str) -> bool:
         """Connect as the guest ``token`` proves, back in their seat; False (the player told
         why) when it proves nobody."""
         try:
-            self.guest_pass, name = self.coordinator.resume(token, self.peer)
+            self.guest_pass, name = await self.client.resume(token, self.peer)
         except Refused as e:
             self.warn(self.t.refusal(e))
             return False
-        error = self.connect(name)
+        error = await self.connect(name)
         if error is not None:  # (the name is kept for the seat: this is not expected)
             self.open(NicknameScreen(default=name, error=error))
         return True
 
-    def connect(self, name: str) -> str | None:
+    async def connect(self, name: str) -> str | None:
         """Open the session under ``name``; a refusal's message in the player's language, or
         None when connected."""
+        client = self.client
         if self.guest and self.guest_pass is None:
-            self.guest_pass = self.coordinator.guest_pass()
+            self.guest_pass = await client.guest_pass()
         identity = self.guest_pass.identity if self.guest_pass is not None else self.identity
         player = Player(identity, name, self.guest_pass is not None, self.watch_only, self.peer)
         try:
-            session = self.coordinator.connect(player, self.guest_pass)
+            place = await client.connect(player, self.guest_pass)
         except Refused as e:
             return self.t.refusal(e)
-        self.session = session
-        self.lobby = LobbyScreen(session)
+        self.lobby = LobbyScreen(client)
         if isinstance(self.screen, NicknameScreen):
             self.switch_screen(self.lobby)
         else:
             self.open(self.lobby)
-        self.run_worker(self._read_mail(session), name="mailbox", group="mailbox")
+        self.run_worker(self._read_mail(), name="mailbox", group="mailbox")
         asked = self.watch_table or (self.quick_game if not self.watch_only else None)
-        if asked and session.table is not None and session.seat is None:
+        if asked and place.table is not None and place.seat is None:
             # Brought back to the table they watched last time, they asked for another now.
-            self.call(session.leave)
+            await self.call(client.leave)
         if self.watch_table:
-            self.call(session.watch, self.watch_table)
-        elif self.quick_game and not self.watch_only and session.table is None:
+            await self.call(client.watch, self.watch_table)
+        elif self.quick_game and not self.watch_only and place.table is None:
             # (a player back in the seat they held is not sent to a new game)
-            self.call(session.quick_play, self.quick_game)
+            await self.call(client.quick_play, self.quick_game)
         return None
 
     async def action_quit(self) -> None:
         """Quit once the player says yes, told what becomes of their seat (``quit_detail``).
         With nothing to lose (no session yet: the nickname screen; or the session has ended)
         the app quits at once."""
-        session = self.session
-        if session is None or not session.open or self.farewell is not None:
+        if not self.client.open or self.farewell is not None:
             self.exit()
             return
         if self._quit_question in self.screen_stack:
@@ -314,21 +329,21 @@ class PiocheApp(App[None]):
             if yes:
                 self.exit()
 
-        self._quit_question = Confirm(self.t("confirm.quit"), self.quit_detail(session))
+        self._quit_question = Confirm(self.t("confirm.quit"),
+                                      self.quit_detail(await self.client.place()))
         self.push_screen(self._quit_question, answered)  # (above a too-small screen too)
 
-    def quit_detail(self, session: Session) -> str:
+    def quit_detail(self, place: Place) -> str:
         """What quitting does to the player's seat: in a game, the stand-in plays it until
         they come back (with their key, or a guest with the resume command) within the grace
         period; at a table waiting for players, the seat is freed."""
-        table, seat = session.table, session.seat
-        if table is None or seat is None:
+        if place.table is None or place.seat is None:
             return ""
-        if table.status == "waiting":
-            return self.t("confirm.quit_waiting", id=table.id)
-        if table.status != "playing":
+        if place.status == "waiting":
+            return self.t("confirm.quit_waiting", id=place.table)
+        if place.status != "playing" or self._server is None:
             return ""
-        grace = round(self.coordinator.settings.grace)
+        grace = round(self._server.grace)
         delay = (self.t("confirm.minutes", n=f"{grace / 60:g}") if grace >= 60
                  else self.t("confirm.seconds", n=grace))
         command = self.resume_command()
@@ -336,23 +351,25 @@ class PiocheApp(App[None]):
             return self.t("confirm.quit_seat_guest", delay=delay, command=command)
         return self.t("confirm.quit_seat", delay=delay)
 
-    def on_unmount(self) -> None:
-        if self.session is not None:
-            self.session.close()
+    async def on_unmount(self) -> None:
+        await self.client.close()
 
-    def on_server_shutdown(self, message: Message) -> None:
+    async def on_server_shutdown(self, message: Message) -> None:
         """The SSH server is stopping (``server.session.ServerShutdown``): say so, and go. The
         coordinator first stops every table, so that this session's end leaves its seat and
-        turn as they are for the next start (Coordinator.freeze)."""
-        self.coordinator.freeze()
+        turn as they are for the next start (``CoordinatorClient.server_stopping``)."""
+        await self.client.server_stopping()
         self.farewell = self.t("notice.shutdown")
         self.exit()
 
     # --- the mailbox ----------------------------------------------------------------------
 
-    async def _read_mail(self, session: Session) -> None:
+    async def _read_mail(self) -> None:
         while True:
-            mail = await session.mailbox.get()
+            mail = await self.client.mail()
+            update = mail.table
+            if update is not None and update.table.learn and self._learning is None:
+                await self.load_learning()  # (what the table's screen explains depends on it)
             self.deliver(mail)
             if mail.closed:
                 return
@@ -390,9 +407,8 @@ class PiocheApp(App[None]):
             self.close_table()
             screen = None
         if screen is None:
-            assert self.session is not None
             cls = table_screen_class(update.table.game)
-            screen = self.table_screen = cls(self.session, update)
+            screen = self.table_screen = cls(self.client, update)
             self.open(screen)
         else:
             screen.show_update(update)
@@ -424,13 +440,28 @@ class PiocheApp(App[None]):
     # --- helpers for screens --------------------------------------------------------------
 
     @property
+    def server_info(self) -> ServerInfo:
+        assert self._server is not None, "read when mounted"
+        return self._server
+
+    @property
+    def games(self) -> tuple[str, ...]:
+        """The games the server runs (none before it was asked: the nickname screen)."""
+        return self._server.game_names if self._server is not None else ()
+
+    @property
     def learning(self) -> LearnMemory:
-        """The session's explanations at learn tables: on or off, and those already shown."""
+        """The session's explanations at learn tables: on or off, and those already shown
+        (read once: ``load_learning``)."""
+        assert self._learning is not None, "load_learning first"
+        return self._learning
+
+    async def load_learning(self) -> LearnMemory:
+        """``learning``, with the explanations the player was shown read the first time."""
         if self._learning is None:
             from .learn import LearnMemory  # (only for players who learn: start-up stays lean)
 
-            identity = self.session.player.identity if self.session is not None else ""
-            self._learning = LearnMemory(self.coordinator, identity)
+            self._learning = LearnMemory(self, await self.client.learned())
         return self._learning
 
     def resume_command(self) -> str | None:
@@ -450,22 +481,43 @@ class PiocheApp(App[None]):
         key = f"keyname.{display}"
         return self.t(key) if key in MESSAGES else display
 
-    def call(self, request: Any, *args: Any, **kwargs: Any) -> bool:
-        """Make a session request; a refusal is shown to the player. True when granted."""
-        refusal = self.attempt(request, *args, **kwargs)
+    async def call(self, request: Callable[..., Awaitable[Any]], *args: Any, **kwargs: Any
+                   ) -> bool:
+        """Make a request of the client; a refusal is shown to the player. True when granted.
+
+        Screens await it in their key's handler: the keys pressed meanwhile wait in the
+        screen's queue, so a key pressed twice makes its request twice, one after the other,
+        as before the seam (the second usually refused: « Quittez d'abord votre table. »)."""
+        refusal = await self.attempt(request, *args, **kwargs)
         if refusal is not None:
             self.warn(refusal)
             return False
         return True
 
-    def attempt(self, request: Any, *args: Any, **kwargs: Any) -> str | None:
-        """Make a session request: None when granted, else the refusal in the player's
+    async def attempt(self, request: Callable[..., Awaitable[Any]], *args: Any,
+                      **kwargs: Any) -> str | None:
+        """Make a request of the client: None when granted, else the refusal in the player's
         language (for a window that shows it itself and stays open)."""
         try:
-            request(*args, **kwargs)
+            await request(*args, **kwargs)
         except Refused as e:
             return self.t.refusal(e)
         return None
+
+    def send(self, request: Awaitable[None]) -> None:
+        """Make a request in the background, kept until it is done: a move
+        (``TableScreen.act``, which says its refusals), a learn table's note (whose refusal
+        has nothing to say to the player: logged)."""
+        task = asyncio.create_task(self._quietly(request))
+        self._requests.add(task)
+        task.add_done_callback(self._requests.discard)
+
+    @staticmethod
+    async def _quietly(request: Awaitable[None]) -> None:
+        try:
+            await request
+        except Refused as e:
+            log.info("request refused: %s", e)
 
     def warn(self, text: str) -> None:
         self.notify(text, severity="warning", markup=False)

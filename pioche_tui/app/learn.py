@@ -45,7 +45,7 @@ from ..engine.defausse.rules import Draw as DfDraw
 from ..engine.defausse.rules import Play
 
 if TYPE_CHECKING:
-    from ..coordinator.core import Coordinator
+    from .app import PiocheApp
 
 LEARN_GAMES = ("collection", "defausse")
 """The games a learn table can be opened for, in the order the lobby offers them."""
@@ -93,30 +93,24 @@ def first_unseen(found: Iterable[Situation], seen: set[str] | frozenset[str]
 
 class LearnMemory:
     """One session's explanations: whether they are shown (``on``: the lobby's dialog and the
-    table's key switch it), and which were shown already — a key's in the database, so each is
+    table's key switch it), and which were shown already (``seen``, read once when the player
+    first learns: ``PiocheApp.load_learning``) — a key's kept by the coordinator, so each is
     shown once per player; a guest's for this session only."""
 
-    def __init__(self, coordinator: Coordinator, identity: str) -> None:
-        self.coordinator = coordinator
-        self.identity = identity
+    def __init__(self, app: PiocheApp, seen: Iterable[str]) -> None:
+        self.app = app
         self.on = True
-        self._seen: set[str] | None = None
-
-    @property
-    def seen(self) -> set[str]:
-        if self._seen is None:  # read once, when first needed
-            self._seen = self.coordinator.learned(self.identity)
-        return self._seen
+        self.seen = set(seen)
 
     def note(self, situation: str) -> None:
         if situation not in self.seen:
             self.seen.add(situation)
-            self.coordinator.note_learned(self.identity, situation)
+            self.app.send(self.app.client.note_learned(situation))
 
     def forget(self) -> None:
         """Show every explanation again."""
-        self._seen = set()
-        self.coordinator.forget_learned(self.identity)
+        self.seen = set()
+        self.app.send(self.app.client.forget_learned())
 
 
 # --- Collection ---------------------------------------------------------------------------

@@ -2,6 +2,11 @@
 
 The server hands each session's facts (``server.session.SessionInfo``); the app reads only the
 fields below, so it needs nothing from the server package (imports point server → app).
+
+This is the embedded mode's wiring, the one module of ``app/`` that knows the coordinator
+itself (tests/app/test_imports.py): it opens and stops it, gives each app a client of it
+(``Coordinator.client``: the seam, ``coordinator/client.py``) and answers the SSH front's
+questions through ``InProcessFront`` (``client.FrontDesk``). Nothing else here reads it.
 """
 
 from __future__ import annotations
@@ -11,7 +16,9 @@ import contextlib
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..coordinator.client import FrontDesk
 from ..coordinator.core import Coordinator, Settings
+from ..coordinator.inprocess import InProcessFront
 from .app import PiocheApp
 
 
@@ -70,6 +77,7 @@ class PiocheService:
 
     def __init__(self, coordinator: Coordinator, public_host: str | None = None) -> None:
         self.coordinator = coordinator
+        self.front: FrontDesk = InProcessFront(coordinator)
         self.retention: asyncio.Task[None] | None = None  # set by open_service
         self.public_host = split_host(public_host) if public_host else None
 
@@ -100,15 +108,11 @@ class PiocheService:
         return (host, port if port is not None else reached[1] if reached else 22)
 
     def name_owner(self, nickname: str) -> str | None:
-        db = self.coordinator.db
-        return db.name_owner(nickname) if db is not None else None
+        return self.front.name_owner(nickname)
 
     def holds_seat(self, identity: str) -> bool:
         """A seat at a table in play or waiting for players: what a returning player finds."""
-        return any(
-            table.status in ("playing", "waiting") and table.seat_of(identity) is not None
-            for table in self.coordinator.tables.values()
-        )
+        return self.front.holds_seat(identity)
 
     async def close(self) -> None:
         if self.retention is not None:

@@ -28,7 +28,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine import GAMES
 from ..engine.base import BadOptions, Game
@@ -36,11 +36,14 @@ from ..store import retention
 from ..store.db import GUEST_PREFIX, KEY_PREFIX, Database, SeatResult
 from ..store.log import END, SEAT, LogError, LogWriter, read_log
 from .clock import later
-from .guests import GuestPass, Guests
+from .guests import Guests
 from .mailbox import Mailbox, Notice
-from .model import ChatLine, LobbySnapshot, OnlineEntry, Player, Refused
+from .model import ChatLine, GuestPass, LobbySnapshot, OnlineEntry, Player, Refused
 from .table import NOT_SAVED, STAND_IN, STOPPED, Seat, Table
 from .text import NICKNAME_MAX, RateLimiter, name_key, nickname, sanitise
+
+if TYPE_CHECKING:
+    from .inprocess import InProcessClient
 
 log = logging.getLogger("pioche.coordinator")
 
@@ -139,15 +142,6 @@ class Session:
     def close(self) -> None:
         self.coordinator.disconnect(self)
 
-    def table_code(self) -> str | None:
-        """The code of the private table this session sits at, for the player to share."""
-        return self.table.code if self.table is not None and self.seat is not None else None
-
-    def is_creator(self) -> bool:
-        """Seated at a table this player created (and so may start)."""
-        return (self.table is not None and self.seat is not None
-                and self.table.creator == self.player.identity)
-
 
 class Coordinator:
     def __init__(self, settings: Settings, games: Mapping[str, Game[Any, Any]] | None = None
@@ -178,6 +172,12 @@ class Coordinator:
         self._stopped_at: float | None = None  # at start: when the last run was last alive
         self._store_errors: set[str] = set()  # what the database refuses to store, for now
         self.stopping = False  # the server stops: no table moves any more (see freeze)
+
+    def client(self) -> InProcessClient:
+        """A new app's client of this coordinator (``client.Connector``: the embedded mode)."""
+        from .inprocess import InProcessClient
+
+        return InProcessClient(self)
 
     # --- life -----------------------------------------------------------------------------
 

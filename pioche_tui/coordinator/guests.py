@@ -32,12 +32,12 @@ import ipaddress
 import os
 import random
 import unicodedata
-from dataclasses import dataclass
 from pathlib import Path
 
 from mnemonic import Mnemonic
 
 from ..store.db import GUEST_PREFIX
+from .model import GuestPass
 from .text import RateLimiter
 
 TOKEN_WORDS = 3
@@ -51,15 +51,6 @@ def _unaccented(word: str) -> str:
 
 WORDS: tuple[str, ...] = tuple(_unaccented(word) for word in Mnemonic("french").wordlist)
 _KNOWN = frozenset(WORDS)
-
-
-@dataclass(frozen=True, slots=True)
-class GuestPass:
-    """A guest session's identity and the token that proves it. The token is the player's
-    secret: it is shown to them alone, never in a view or a log."""
-
-    identity: str
-    token: str
 
 
 class Guests:

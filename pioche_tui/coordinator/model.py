@@ -11,6 +11,10 @@ from typing import Any, Literal
 
 from ..engine.base import Event
 
+# The store's rows of scores cross the seam as they are: plain frozen values already.
+from ..store.db import LeaderboardRow as LeaderboardRow
+from ..store.db import PlayerStats as PlayerStats
+
 SeatKind = Literal["free", "player", "bot"]
 TableStatus = Literal["waiting", "playing", "finished", "closed"]
 
@@ -132,3 +136,62 @@ class TableUpdate:
     to_act: tuple[int, ...] = ()
     time_left: float | None = None
     history: tuple[Event, ...] = ()
+    creator: bool = False  # this seat created the table (and so may start it while it waits)
+    code: str | None = None  # a private table's code, for its seated players alone (to share)
+
+
+# --- what else crosses the seam (``client.CoordinatorClient``) -----------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GuestPass:
+    """A guest session's identity and the token that proves it (``guests``). The token is the
+    player's secret: it is shown to them alone, never in a view or a log."""
+
+    identity: str
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a session is: the table it sits at or watches (None: the lobby), its seat there
+    (None: watching) and the table's status."""
+
+    table: str | None = None
+    seat: int | None = None
+    status: TableStatus | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """A game the coordinator runs, as the create dialog offers it."""
+
+    name: str
+    min_seats: int
+    max_seats: int
+    bots: tuple[str, ...]  # the bots a seat may be given ("basic", "random")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInfo:
+    """What a session's screens need to know of the server: its games (in the coordinator's
+    order), its turn timers (the default, and the range a player may ask for) and how long a
+    dropped player's seat is kept."""
+
+    games: tuple[GameInfo, ...]
+    turn_timer: float | None
+    min_timer: float
+    max_timer: float
+    grace: float
+
+    @property
+    def game_names(self) -> tuple[str, ...]:
+        return tuple(game.name for game in self.games)
+
+    def game(self, name: str) -> GameInfo:
+        return next(game for game in self.games if game.name == name)
+
+    def timer_allowed(self, timer: float) -> bool:
+        """A turn timer a player may ask for: within the range, or the server's own default
+        (which ``--turn-timer`` may set outside it)."""
+        return self.min_timer <= timer <= self.max_timer or timer == self.turn_timer

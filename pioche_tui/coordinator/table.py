@@ -229,7 +229,10 @@ class Table:
             deadline = self.deadlines[seat] if seat in self.deadlines else min(
                 self.deadlines.values())
             time_left = max(0.0, deadline - asyncio.get_running_loop().time())
-        return TableUpdate(self.summary(), seat, self.step, view, events, to_act, time_left)
+        if seat is None:  # a spectator: neither the creator's right nor a private code
+            return TableUpdate(self.summary(), seat, self.step, view, events, to_act, time_left)
+        return TableUpdate(self.summary(), seat, self.step, view, events, to_act, time_left,
+                           creator=self.seats[seat].identity == self.creator, code=self.code)
 
     # --- the game -------------------------------------------------------------------------
 

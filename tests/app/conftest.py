@@ -98,8 +98,8 @@ async def settle(pilot: Pilot[Any], rounds: int = 3) -> None:
     for _ in range(rounds):
         await pilot.pause()
     for _ in range(100):
-        session = getattr(pilot.app, "session", None)
-        if session is None or not session.mailbox.pending:
+        client = getattr(pilot.app, "client", None)
+        if client is None or not client.pending:
             return
         await pilot.pause()
 

@@ -86,11 +86,11 @@ async def sit_down(pilot: Pilot[Any], app: PiocheApp, seats: int = 4,
     acts). The cards by which a bot could change Alice's pile or turn (Swipe, Double, Passe
     Ton Tour) are discarded, but those in ``keep``: tests can say what her pile holds."""
     await settle(pilot)
-    assert app.session is not None
-    app.session.create_table("collection", seats=seats, timer=None, options=options or {},
+    assert app.client.session is not None
+    app.client.session.create_table("collection", seats=seats, timer=None, options=options or {},
                              bots={s: "basic" for s in range(1, seats)})
     await my_turn(pilot, app)
-    table = app.session.coordinator.tables[table_screen(app).table_id]
+    table = app.client.session.coordinator.tables[table_screen(app).table_id]
     if table.state.mode == "classique":
         for card in {SWIPE, DOUBLE, PASSE} - set(keep):
             take(table.state, card)
@@ -182,8 +182,8 @@ async def test_whole_game_against_bots_to_the_end(coordinator: Coordinator,
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert app.session is not None
-        app.session.create_table("collection", seats=2, bots={1: "basic"}, timer=None,
+        assert app.client.session is not None
+        app.client.session.create_table("collection", seats=2, bots={1: "basic"}, timer=None,
                                  options={"mode": "decouverte"})
         moves = 0
         validated = 0
@@ -517,8 +517,8 @@ def fed(app: PiocheApp, recorder: Recorder, events: tuple[Event, ...] = (),
         **changes: Any) -> None:
     """Show the screen its current update with the view changed; record what it sends."""
     screen = table_screen(app)
-    assert app.session is not None
-    app.session.act = recorder  # type: ignore[method-assign]
+    assert app.client.session is not None
+    app.client.session.act = recorder  # type: ignore[method-assign]
     view = replace(view_of(app), **changes)
     screen.show_update(replace(screen.update, view=view, step=screen.update.step + 100,
                                events=events))

@@ -152,7 +152,7 @@ async def spectator(pilot: Pilot[Any], coordinator: Coordinator) -> None:
     host.act(DRAWS[0])
     await settle(pilot)
     app = app_of(pilot)
-    app.call(app.session.watch, table_id)  # type: ignore[union-attr]
+    await app.call(app.client.watch, table_id)
     await settle(pilot, 5)
 
 

@@ -42,7 +42,7 @@ async def sit_at_a_game(pilot: Pilot[Any], app: PiocheApp) -> tuple[Session, str
     """Alice at a toy game in progress, against a bot, after her first move (a table nobody
     has moved at closes when its last player goes)."""
     await settle(pilot)
-    session = app.session
+    session = app.client.session
     assert session is not None
     table = session.create_table("toy", seats=2, bots={1: "random"}, timer=None,
                                  options={"goal": 1000})
@@ -104,8 +104,8 @@ async def test_quitting_a_waiting_room_says_the_seat_is_freed(make_app: MakeApp)
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert app.session is not None
-        table = app.session.create_table("toy", seats=3, timer=None)
+        assert app.client.session is not None
+        table = app.client.session.create_table("toy", seats=3, timer=None)
         await settle(pilot)
         await pilot.press("ctrl+q")
         await settle(pilot)
@@ -149,7 +149,7 @@ async def test_a_finished_game_and_a_waiting_room_are_left_without_a_question(
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        session = app.session
+        session = app.client.session
         assert session is not None
         session.create_table("toy", seats=3, timer=None)
         await settle(pilot)
@@ -173,21 +173,21 @@ async def test_a_spectator_who_types_stays_at_the_table(coordinator: Coordinator
     app = make_app("Carole")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert app.session is not None
-        app.session.watch(table)
+        assert app.client.session is not None
+        app.client.session.watch(table)
         await settle(pilot)
         # Every letter and digit but c (which opens the chat, where the rest would go).
         for key in string.ascii_letters.replace("c", "").replace("C", "") + string.digits:
             await pilot.press(key)
             await settle(pilot, 1)
-            assert isinstance(app.screen, TableScreen) and app.session.table is not None, key
+            assert isinstance(app.screen, TableScreen) and app.client.session.table is not None, key
         await pilot.press("c", *"lol", "enter", "escape")  # the chat: sent, keys given back
         await settle(pilot)
-        assert isinstance(app.screen, TableScreen) and app.session.table is not None
+        assert isinstance(app.screen, TableScreen) and app.client.session.table is not None
         assert "Carole : lol" in screen_text(app)
         await pilot.press("escape")  # the spectator's way out, no question
         await settle(pilot)
-        assert isinstance(app.screen, LobbyScreen) and app.session.table is None
+        assert isinstance(app.screen, LobbyScreen) and app.client.session.table is None
 
 
 async def test_the_code_dialog_keeps_what_was_typed_and_the_keys(coordinator: Coordinator,
@@ -206,15 +206,16 @@ async def test_the_code_dialog_keeps_what_was_typed_and_the_keys(coordinator: Co
             await pilot.press(*"nqsp")  # lobby keys: typed in the dialog, nothing else
             await settle(pilot)
             assert field.value == "nopenqsp"
-            assert isinstance(app.screen, CodePrompt) and app.session is not None
-            assert app.session.table is None
+            assert isinstance(app.screen, CodePrompt) and app.client.session is not None
+            assert app.client.session.table is None
             await pilot.press("enter", "escape")
             await settle(pilot)
             assert isinstance(app.screen, LobbyScreen)
         await pilot.press("j", "enter")  # nothing typed: said so
         await settle(pilot)
         assert "Tapez le code de la table" in screen_text(app)
-        code = host.table_code()
+        assert host.table is not None
+        code = host.table.code
         assert code is not None
         await pilot.press(*code.lower(), "enter")
         await settle(pilot)
@@ -226,7 +227,7 @@ async def test_the_create_dialog_shows_a_refusal_and_stays_open(coordinator: Coo
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        session = app.session
+        session = app.client.session
         assert session is not None
         for _ in range(coordinator.settings.table_rate[0]):  # as many as a minute allows
             session.create_table("toy", seats=2, timer=None)
@@ -282,8 +283,8 @@ async def test_a_replaced_session_says_why_before_it_ends(coordinator: Coordinat
 
 async def leave_question(pilot: Pilot[Any]) -> None:
     app = pilot.app
-    assert isinstance(app, PiocheApp) and app.session is not None
-    app.session.create_table("defausse", seats=3, bots={1: "basic", 2: "random"}, timer=None)
+    assert isinstance(app, PiocheApp) and app.client.session is not None
+    app.client.session.create_table("defausse", seats=3, bots={1: "basic", 2: "random"}, timer=None)
     await at_my_turn(pilot)
     await pilot.press("l")
 

@@ -194,8 +194,8 @@ async def test_playing_a_joker_asks_its_colour(tmp_path: Path) -> None:
     try:
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
-            assert app.session is not None
-            app.session.create_table("defausse", seats=2, bots={1: "basic"}, timer=None)
+            assert app.client.session is not None
+            app.client.session.create_table("defausse", seats=2, bots={1: "basic"}, timer=None)
             view = await my_turn(pilot, app)
             joker = next(a.card for a in view.legal
                          if isinstance(a, Play) and COLOUR[a.card] == WILD)
@@ -224,8 +224,8 @@ async def test_whole_game_against_bots_to_the_podium(coordinator: Coordinator,
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert app.session is not None
-        app.session.create_table("defausse", seats=3, bots={1: "basic", 2: "random"},
+        assert app.client.session is not None
+        app.client.session.create_table("defausse", seats=3, bots={1: "basic", 2: "random"},
                                  timer=None, options={"target": 100})
         moves = 0
         while not isinstance(app.screen, PodiumScreen):
@@ -321,8 +321,8 @@ def fed(app: PiocheApp, recorder: Recorder, **changes: Any) -> None:
     """Show the screen its current update with the view changed; record what it then sends
     instead of sending it (the coordinator would refuse a view it did not make)."""
     screen = table_screen(app)
-    assert app.session is not None
-    app.session.act = recorder  # type: ignore[method-assign]
+    assert app.client.session is not None
+    app.client.session.act = recorder  # type: ignore[method-assign]
     view = replace(view_of(app), **changes)
     screen.show_update(replace(screen.update, view=view, step=screen.update.step + 100))
 
@@ -330,8 +330,8 @@ def fed(app: PiocheApp, recorder: Recorder, **changes: Any) -> None:
 async def start_quiet(app: PiocheApp, pilot: Any, options: dict[str, Any] | None = None) -> None:
     """A 2-seat table Alice starts herself (the stand-in takes the free seat), up to her turn:
     from there nothing changes until she acts."""
-    assert app.session is not None
-    app.session.create_table("defausse", seats=2, timer=None, options=options or {})
+    assert app.client.session is not None
+    app.client.session.create_table("defausse", seats=2, timer=None, options=options or {})
     await settle(pilot)
     await pilot.press("enter")  # the creator starts: a stand-in takes the free seat
     await my_turn(pilot, app)

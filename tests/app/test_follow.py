@@ -139,8 +139,8 @@ async def test_round_one_opening_is_in_the_log(make_app: MakeApp, game: str) -> 
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert app.session is not None
-        app.session.quick_play(game, seats=3)
+        assert app.client.session is not None
+        app.client.session.quick_play(game, seats=3)
         await until_shown(pilot, lambda: app.table_screen is not None
                           and bool(the_log(app).entries))
         told = [str(entry) for entry in the_log(app).entries]
@@ -157,13 +157,13 @@ async def test_back_after_a_drop_the_log_tells_what_happened(
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert app.session is not None
-        tid = app.session.quick_play(game, seats=3)
+        assert app.client.session is not None
+        tid = app.client.session.quick_play(game, seats=3)
         table = coordinator.tables[tid]
         bob = coordinator.connect(Player("SHA256:bob", "Bob"))
         bob.watch(tid)  # someone stays: the stand-in plays for Alice while she is away
         await until_shown(pilot, lambda: 0 in table.game.to_act(table.state))
-        app.session.act(table.game.legal_actions(table.state, 0)[0], table.step)
+        app.client.session.act(table.game.legal_actions(table.state, 0)[0], table.step)
         await settle(pilot)
     # Her connection is gone (the app closed): the stand-in plays her turns.
     for _ in range(2000):
@@ -190,8 +190,8 @@ async def test_a_defausse_game_says_why_it_ended(make_app: MakeApp) -> None:
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert app.session is not None
-        app.session.create_table("defausse", seats=3, bots={i: "random" for i in range(3)},
+        assert app.client.session is not None
+        app.client.session.create_table("defausse", seats=3, bots={i: "random" for i in range(3)},
                                  options={"single_round": True}, sit=False)
         await until_shown(pilot, lambda: isinstance(app.screen, PodiumScreen))
         why = "La partie s'arrête : la manche unique est jouée."
@@ -212,8 +212,8 @@ async def test_a_collection_game_says_why_it_ended(make_app: MakeApp, lang: str)
     app = make_app("Alice", lang=lang)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert app.session is not None
-        app.session.create_table("collection", seats=2, bots={0: "basic", 1: "basic"},
+        assert app.client.session is not None
+        app.client.session.create_table("collection", seats=2, bots={0: "basic", 1: "basic"},
                                  options={"single_round": True}, sit=False)
         await until_shown(pilot, lambda: isinstance(app.screen, PodiumScreen), rounds=2000)
         screen = table_screen(app)

@@ -84,8 +84,8 @@ async def test_at_a_table_the_games_rules_in_english(coordinator: Coordinator,
         assert tabs_shown(help) == ["Keys", "Rules: Défausse", "Rules: Collection"]
         assert help.page == "keys" and "quick game of Défausse" in screen_text(app)
         await pilot.press("escape")
-        assert app.session is not None
-        app.session.create_table("collection", seats=2, bots={1: "basic"}, timer=None)
+        assert app.client.session is not None
+        app.client.session.create_table("collection", seats=2, bots={1: "basic"}, timer=None)
         await settle(pilot, 10)
         assert await open_help(pilot) is help  # built once, shown again for the table
         assert tabs_shown(help) == ["Keys", "Rules: Collection"]  # not the other game's
@@ -101,8 +101,8 @@ async def test_a_game_without_rules_shows_its_keys_alone(coordinator: Coordinato
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert app.session is not None
-        app.session.create_table("toy", seats=2, bots={1: "random"}, timer=None)
+        assert app.client.session is not None
+        app.client.session.create_table("toy", seats=2, bots={1: "random"}, timer=None)
         await settle(pilot, 10)
         help = await open_help(pilot)
         assert tabs_shown(help) == ["Touches"] and help.page == "keys"

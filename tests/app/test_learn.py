@@ -63,7 +63,7 @@ def learn_screen(app: PiocheApp) -> TableScreen:
 
 
 def table_of(app: PiocheApp) -> Table:
-    return app.coordinator.tables[learn_screen(app).table_id]
+    return app.client.coordinator.tables[learn_screen(app).table_id]
 
 
 def hint_shown(app: PiocheApp) -> str:
@@ -149,7 +149,7 @@ async def test_every_line_fits_two_rows_on_the_table(make_app: MakeApp) -> None:
             assert line.get_content_height(Size(78, 24), Size(80, 24), 78) >= 1
             line.update("mot " * 60)  # the check itself: a longer line is seen as one
             assert line.get_content_height(Size(78, 24), Size(80, 24), 78) > 2
-        app.coordinator.forget_learned(app.learning.identity)
+        await app.client.forget_learned()
 
 
 def test_situations_name_lines_that_exist() -> None:
@@ -521,7 +521,7 @@ async def learn_defausse(pilot: Pilot[Any], app: PiocheApp) -> None:
 
 async def learn_dialog(pilot: Pilot[Any], app: PiocheApp) -> None:
     """The lobby's window: the games, explanations on, and those already seen."""
-    app.learning.note("col.shadow")
+    (await app.load_learning()).note("col.shadow")
     await settle(pilot)
     await press(pilot, "a")
     await settle(pilot, 5)
@@ -532,7 +532,8 @@ async def learn_validation(pilot: Pilot[Any], app: PiocheApp) -> None:
     await open_learn(pilot, app, "c")
     await collection_turn(pilot, app)
     table = table_of(app)
-    app.learning.note("col.risk")  # (her one card drawn: that line is not the one pictured)
+    # (her one card drawn: that line is not the one pictured)
+    (await app.load_learning()).note("col.risk")
     last_card(table)
     await settle(pilot)
     await press(pilot, "a")

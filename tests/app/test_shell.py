@@ -48,7 +48,7 @@ async def test_nickname_is_asked_checked_and_taken_names_refused(
             app.screen.query_one(Input).value = bad
             await pilot.press("enter")
             assert "De 2 à 16 lettres" in screen_text(app)
-            assert app.session is None
+            assert app.client.session is None
         app.screen.query_one(Input).value = "bob"
         await pilot.press("enter")
         await settle(pilot)
@@ -58,7 +58,7 @@ async def test_nickname_is_asked_checked_and_taken_names_refused(
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, LobbyScreen)
-        assert app.session is not None and app.session.player.name == "Chloé"
+        assert app.client.session is not None and app.client.session.player.name == "Chloé"
         assert "Bonjour Chloé" in screen_text(app)
 
 
@@ -70,7 +70,7 @@ async def test_a_key_that_has_a_nickname_is_not_asked(
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, LobbyScreen)
-        assert app.session is not None and app.session.player.name == "Zoé"
+        assert app.client.session is not None and app.client.session.player.name == "Zoé"
 
 
 async def test_a_guest_identity_is_drawn_not_made_of_name_and_address(
@@ -78,9 +78,9 @@ async def test_a_guest_identity_is_drawn_not_made_of_name_and_address(
     app = make_app(name="Invité", identity="127.0.0.1", guest=True)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
-        assert app.session is not None and app.session.guest_pass is not None
-        identity = app.session.player.identity
-        assert identity == app.session.guest_pass.identity and identity.startswith("guest:")
+        assert app.client.session is not None and app.client.session.guest_pass is not None
+        identity = app.client.session.player.identity
+        assert identity == app.client.session.guest_pass.identity and identity.startswith("guest:")
         assert "Invité" not in identity and "127.0.0.1" not in identity
 
 
@@ -92,7 +92,7 @@ async def test_a_guest_is_shown_the_way_back_while_playing_only(
                      server_address=("192.0.2.7", 2222))
     async with guest.run_test(size=(100, 30), notifications=True) as pilot:
         await settle(pilot)
-        session = guest.session
+        session = guest.client.session
         assert session is not None and session.guest_pass is not None
         command = f"ssh -t -p 2222 192.0.2.7 resume {session.guest_pass.token}"
         assert guest.resume_command() == command
@@ -158,8 +158,8 @@ async def test_creator_starts_a_waiting_table_and_bots_fill_it(
     app = make_app("Alice")
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
-        assert app.session is not None
-        app.session.create_table("toy", seats=3, timer=None)
+        assert app.client.session is not None
+        app.client.session.create_table("toy", seats=3, timer=None)
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, TableScreen) and not screen.started
@@ -225,8 +225,8 @@ async def test_lobby_and_table_chat(coordinator: Coordinator, make_app: MakeApp)
         await pilot.press("escape")
         assert "n" in keys_shown(app)
         # At a table, the table's chat goes to the table's log.
-        assert app.session is not None
-        app.session.create_table("toy", seats=2, timer=None)
+        assert app.client.session is not None
+        app.client.session.create_table("toy", seats=2, timer=None)
         await settle(pilot)
         await pilot.press("c", *"on joue ?", "enter", "escape")
         await settle(pilot)
@@ -284,8 +284,8 @@ async def test_scores_show_the_leaderboard_and_own_statistics(
         assert "Aucune partie terminée" in screen_text(app)
         await pilot.press("escape")
         # Play a whole toy game (Alice adds 1 at each of her turns).
-        assert app.session is not None
-        app.session.create_table("toy", seats=2, bots={1: "random"}, timer=None)
+        assert app.client.session is not None
+        app.client.session.create_table("toy", seats=2, bots={1: "random"}, timer=None)
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, TableScreen)
@@ -360,8 +360,8 @@ async def test_too_small_terminal_then_recovers(make_app: MakeApp) -> None:
         # A table arriving while too small stays under the too-small screen.
         await pilot.resize_terminal(70, 24)
         await settle(pilot)
-        assert app.session is not None
-        app.session.create_table("toy", seats=2, timer=None)
+        assert app.client.session is not None
+        app.client.session.create_table("toy", seats=2, timer=None)
         await settle(pilot)
         assert isinstance(app.screen, TooSmallScreen)
         await pilot.resize_terminal(100, 30)
@@ -412,10 +412,10 @@ async def test_back_at_the_table_after_a_dropped_connection(coordinator: Coordin
     first = make_app("Alice")
     async with first.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
-        assert first.session is not None
-        table = first.session.create_table("toy", seats=2, bots={1: "random"}, timer=None,
+        assert first.client.session is not None
+        table = first.client.session.create_table("toy", seats=2, bots={1: "random"}, timer=None,
                                            options={"goal": 1000})
-        first.session.act(1, 0)  # she plays first (a table left before that would close)
+        first.client.session.act(1, 0)  # she plays first (a table left before that would close)
         await settle(pilot)
     # The app is gone (the connection dropped): the seat waits for its player.
     again = make_app("Alice")

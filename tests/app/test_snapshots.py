@@ -64,7 +64,7 @@ async def lobby(pilot: Pilot[Any], coordinator: Coordinator) -> None:
     chloe.create_table("defausse", seats=3, bots={1: "basic", 2: "random"}, timer=None)
     coordinator.connect(Player("guest:Dan@10.0.0.1", "Dan", guest=True))
     await settle(pilot)
-    app_of(pilot).session.chat("Qui vient jouer ? [b]pas de markup[/b]")  # type: ignore[union-attr]
+    app_of(pilot).client.session.chat("Qui vient jouer ? [b]pas de markup[/b]")  # type: ignore[union-attr]
     await still(pilot)
 
 
@@ -92,14 +92,14 @@ async def scores(pilot: Pilot[Any], coordinator: Coordinator) -> None:
 
 
 async def waiting(pilot: Pilot[Any], coordinator: Coordinator) -> None:
-    session = app_of(pilot).session
+    session = app_of(pilot).client.session
     assert session is not None
     session.create_table("defausse", seats=4, bots={3: "random"}, timer=None, private=True)
     await still(pilot)
 
 
 async def table(pilot: Pilot[Any], coordinator: Coordinator) -> None:
-    session = app_of(pilot).session
+    session = app_of(pilot).client.session
     assert session is not None
     session.create_table("defausse", seats=4, bots={1: "basic", 2: "basic", 3: "random"},
                          timer=None, options={"annonce": True})
@@ -112,7 +112,7 @@ async def spectator(pilot: Pilot[Any], coordinator: Coordinator) -> None:
     table_id = host.create_table("defausse", seats=3, bots={1: "basic", 2: "random"},
                                  timer=None)
     await settle(pilot)
-    app_of(pilot).call(app_of(pilot).session.watch, table_id)  # type: ignore[union-attr]
+    await app_of(pilot).call(app_of(pilot).client.watch, table_id)
     await still(pilot)
 
 
@@ -193,7 +193,7 @@ def test_rules_page(game: str, lang: str, tmp_path: Path,
     """The help at a table: the game's rules, its first screenful, at 80×24."""
 
     async def rules_page(pilot: Pilot[Any], coordinator: Coordinator) -> None:
-        app_of(pilot).session.create_table(  # type: ignore[union-attr]
+        app_of(pilot).client.session.create_table(  # type: ignore[union-attr]
             game, seats=2, bots={1: "basic"}, timer=None)
         await settle(pilot, 10)
         await pilot.press("question_mark")

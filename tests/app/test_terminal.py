@@ -159,7 +159,10 @@ async def test_settings_change_the_language_and_are_kept_for_the_key(
         "lang": "en", "colours": "auto", "bell": False, "title": True}
     # The next connection with this key starts with them, whatever its locale.
     again = PiocheApp(coordinator, identity="SHA256:Alice", name="Alice", lang="fr_FR.UTF-8")
-    assert again.t.lang == "en" and again.prefs.bell is False
+    async with again.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert again.t.lang == "en" and again.prefs.bell is False
+        assert "Hello Alice!" in screen_text(again)
 
 
 def coloured(app: PiocheApp) -> bool:

@@ -22,7 +22,7 @@ HAND_FACE = re.compile(r"[│┃┆](...)[│┃┆]")  # ┆: a card that may n
 def app_of(service: RecordingService, name: str) -> PiocheApp:
     """The running app of the player called ``name``."""
     return next(app for app in service.apps
-                if app.session is not None and app.session.player.name == name)
+                if app.client.session is not None and app.client.session.player.name == name)
 
 
 def faces(cards: tuple[int, ...], letters: str) -> list[str]:
@@ -41,7 +41,7 @@ def hand_on_screen(screen: Screen, app: PiocheApp) -> list[str]:
 
 
 def table_of(service: RecordingService, name: str) -> tuple[Table, int]:
-    session = app_of(service, name).session
+    session = app_of(service, name).client.session
     assert session is not None and session.table is not None and session.seat is not None
     return session.table, session.seat
 

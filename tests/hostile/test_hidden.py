@@ -249,15 +249,15 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
     for name, key in keys.items():
         await (await connected(name, client_keys=[key])).wait_for(f"Bonjour {name}")
     await (await connected("watch")).wait_for("Bonjour")
-    alice = app_of(service, "alice").session
-    bob = app_of(service, "bob").session
+    alice = app_of(service, "alice").client.session
+    bob = app_of(service, "bob").client.session
     assert alice is not None and bob is not None
     table_id = alice.create_table(game, seats=3, bots={2: "basic"}, timer="default",
                                   options={"single_round": True})
     table: Table = service.coordinator.tables[table_id]
     tables.append(table)
     bob.join(table_id)
-    watcher = next(app.session for app in service.apps if app.watch_only)
+    watcher = next(app.client.session for app in service.apps if app.watch_only)
     assert watcher is not None
     watcher.watch(table_id)
     alice.chat("Bonne chance à tous !")

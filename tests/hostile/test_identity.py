@@ -77,7 +77,7 @@ async def test_a_guest_with_the_same_name_and_address_takes_neither_seat_nor_han
     assert table.seats[seat].away, "her seat was taken"
     assert "Le pseudo alice garde une place à la table" in intruder.screen.text()
     intruder_app = newest_app(service)
-    assert intruder_app.session is None
+    assert intruder_app.client.session is None
     # What her screen showed (the game, and the command that brings her back).
     shown = RESUME.search(her_screen)
     assert shown is not None, her_screen
@@ -86,11 +86,11 @@ async def test_a_guest_with_the_same_name_and_address_takes_neither_seat_nor_han
     # A wrong token does no better (a notice, then an ordinary guest's first screen).
     guesser = await connect("alice", term_size=SIZE, command=f"resume {another_token(token)}")
     await guesser.wait_for("Ce code ne garde aucune place")
-    assert newest_app(service).session is None
+    assert newest_app(service).client.session is None
     # Under another name the intruder may watch her table: no seat, no hand, no token.
     await retype(intruder, intruder_app, "mallory")
     await intruder.wait_for("Bonjour mallory")
-    mallory = app_of(service, "mallory").session
+    mallory = app_of(service, "mallory").client.session
     assert mallory is not None and mallory.table is None
     mallory.watch(table.id)
     await intruder.wait_for(f"table {table.id}")
@@ -103,7 +103,7 @@ async def test_a_guest_with_the_same_name_and_address_takes_neither_seat_nor_han
     # Her token, however she types it, from any login name: her seat, her name, her hand.
     back = await connect("root", term_size=SIZE, command=f"resume {token.upper()}")
     await back.wait_for("Vous retrouvez votre place")
-    session = app_of(service, "alice").session
+    session = app_of(service, "alice").client.session
     assert session is not None and table.seats[seat].session is session
     await own_hand_shown(back, service, "alice")
     await back.wait_for(token)  # and her way back, for next time
@@ -128,8 +128,8 @@ async def test_look_alike_names_are_one_name(
             client = await connect(look_alike, client_keys=keys, term_size=SIZE)
             await client.wait_for(lambda s: "Votre pseudo" in s or "Bonjour" in s)
             app = newest_app(service)
-            if app.session is not None:  # the login name was cleaned into another name
-                assert name_key(app.session.player.name) not in taken, look_alike
+            if app.client.session is not None:  # the login name was cleaned into another name
+                assert name_key(app.client.session.player.name) not in taken, look_alike
                 client.send("q")
                 await client.wait_for("Quitter Pioche ?")
                 client.send("o")
@@ -140,7 +140,7 @@ async def test_look_alike_names_are_one_name(
             await client.wait_for(lambda s: any(
                 error in s for error in ("appartient à un autre joueur", "déjà en ligne",
                                          "De 2 à 16 lettres")))
-            assert app.session is None, look_alike
+            assert app.client.session is None, look_alike
     online = [entry.name for entry in service.coordinator.snapshot().online]
     assert sorted(online) == sorted([*owners, "zoé"])
     assert service.coordinator.db is not None

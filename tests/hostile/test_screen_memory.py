@@ -128,11 +128,11 @@ async def large_enough(app: PiocheApp, pilot: Pilot[None]) -> None:
 
 def quick_game(game: str, learn: bool = False) -> Step:
     async def step(app: PiocheApp, pilot: Pilot[None]) -> None:
-        assert app.session is not None
+        assert app.client.session is not None
         if learn:  # a learn table: its line of explanation too
-            app.session.learn(game)
+            app.client.session.learn(game)
         else:
-            app.session.quick_play(game)
+            app.client.session.quick_play(game)
         for _ in range(50):
             await settle(pilot)
             if isinstance(app.screen, TableScreen) and app.screen.ready:
@@ -141,8 +141,8 @@ def quick_game(game: str, learn: bool = False) -> Step:
 
 
 async def leave_table(app: PiocheApp, pilot: Pilot[None]) -> None:
-    assert app.session is not None
-    app.session.leave()
+    assert app.client.session is not None
+    app.client.session.leave()
     await settle(pilot)
 
 

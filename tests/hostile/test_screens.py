@@ -26,9 +26,9 @@ from tests.app.conftest import make_coordinator, settle
 SCREENS: dict[str, Callable[[PiocheApp], Screen[Any]]] = {
     "colour": lambda app: ColourPicker("RJVB"),
     "help": lambda app: HelpScreen(app.screen, ("defausse",)),
-    "scores": lambda app: ScoresScreen(app.coordinator, app.session.player),  # type: ignore[union-attr]
+    "scores": lambda app: ScoresScreen(app.client, app.games),
     "too_small": lambda app: TooSmallScreen(),
-    "lobby": lambda app: LobbyScreen(app.session),  # type: ignore[arg-type]
+    "lobby": lambda app: LobbyScreen(app.client),
 }
 
 
@@ -59,9 +59,9 @@ async def test_a_screen_popped_before_it_is_shown_ends_nothing(
 @pytest.mark.parametrize("game", ["defausse", "collection"])
 async def test_a_table_closed_before_it_is_shown_ends_nothing(tmp_path: Path, game: str) -> None:
     async with alice_in_the_lobby(tmp_path) as (app, pilot):
-        assert app.session is not None
-        table_id = app.session.quick_play(game)
-        update = app.coordinator.tables[table_id]._update(0, ())
+        assert app.client.session is not None
+        table_id = app.client.session.quick_play(game)
+        update = app.client.coordinator.tables[table_id]._update(0, ())
         app.close_table()
         app.show_table(update)  # opened and closed in one go
         app.close_table()

@@ -114,7 +114,7 @@ async def test_hostile_chat_and_names_reach_nobody_as_anything_but_text(
     await bob.wait_for("avant")
     # Straight to the coordinator too (a client could bypass what the chat input does to
     # controls): the sanitiser alone stands between it and bob.
-    session = app_of(service, name).session
+    session = app_of(service, name).client.session
     assert session is not None
     session.chat(pasted)
     await bob.wait_for(lambda screen: screen.count(f"{name} :") >= 2)

@@ -16,11 +16,15 @@ from pioche_tui import wire
 from pioche_tui.coordinator.mailbox import Mail, Notice
 from pioche_tui.coordinator.model import (
     ChatLine,
+    GameInfo,
+    GuestPass,
     LobbySnapshot,
     OnlineEntry,
+    Place,
     Player,
     Refused,
     SeatInfo,
+    ServerInfo,
     TableSummary,
     TableUpdate,
 )
@@ -110,17 +114,26 @@ updates = st.builds(
     TableUpdate, summaries, st.none() | seats_no, small,
     st.none() | defausse_views | collection_views, st.lists(events, max_size=4).map(tuple),
     st.lists(seats_no, max_size=3).map(tuple), st.none() | st.floats(0, 600),
-    st.lists(events, max_size=4).map(tuple),
+    st.lists(events, max_size=4).map(tuple), st.booleans(), st.none() | names,
 )
 mails = st.builds(Mail, st.none() | lobbies, st.none() | updates, st.booleans(),
                   st.lists(chat_lines, max_size=3).map(tuple),
                   st.lists(notices, max_size=3).map(tuple), st.booleans())
+
+game_infos = st.builds(GameInfo, names, small, small, st.lists(names, max_size=3).map(tuple))
 
 SAMPLES: dict[str, st.SearchStrategy[Any]] = {
     "Player": players, "SeatInfo": seat_infos, "TableSummary": summaries,
     "OnlineEntry": online, "LobbySnapshot": lobbies, "ChatLine": chat_lines,
     "TableUpdate": updates, "Refused": refusals, "Notice": notices, "Mail": mails,
     "LeaderboardRow": rows, "PlayerStats": stats, "Event": events, "Outcome": outcomes,
+    "GuestPass": st.builds(GuestPass, names, names),
+    "Place": st.builds(Place, st.none() | names, st.none() | seats_no,
+                       st.none() | st.sampled_from(["waiting", "playing", "finished", "closed"])),
+    "GameInfo": game_infos,
+    "ServerInfo": st.builds(ServerInfo, st.lists(game_infos, max_size=3).map(tuple),
+                            st.none() | st.floats(0, 600), st.floats(0, 600), st.floats(0, 600),
+                            st.floats(0, 3600)),
     "defausse.Action": st.sampled_from(DEFAUSSE_ACTIONS),
     "defausse.RoundResult": st.builds(RoundResult, small, seats_no, ints_tuple, small),
     "defausse.View": defausse_views,

@@ -596,14 +596,14 @@ class CollectionTableScreen(TableScreen):
         self.close_choice()
         self.act(answer if message.key == "target" else Keep(answer))
 
-    def on_choice_list_confirmed(self, message: ChoiceList.Confirmed) -> None:
+    async def on_choice_list_confirmed(self, message: ChoiceList.Confirmed) -> None:
         message.stop()
         if message.key != self.choosing or message.key not in ("validation", "compose_cards"):
             return
         answers = self.choice_answers
         chosen = tuple(answers[i] for i in message.indexes if 0 <= i < len(answers))
         if message.key == "validation":
-            self.validate(chosen)
+            await self.validate(chosen)
         else:
             self.composed_from(chosen)
 
@@ -670,12 +670,12 @@ class CollectionTableScreen(TableScreen):
         if view is not None:
             self.sync_choice(view)
 
-    def validate(self, combos: tuple[Combination, ...]) -> None:
+    async def validate(self, combos: tuple[Combination, ...]) -> None:
         """Everybody validates at the same time: the others' choices move the table on without
         changing what this player may validate, so this action is sent without a step (the
         rules check the selection itself)."""
         try:
-            self.session.act(Validate(combos))
+            await self.client.act(Validate(combos))
         except Refused as e:
             self.pioche.warn(self.t.refusal(e))
             return

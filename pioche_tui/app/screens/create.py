@@ -3,7 +3,7 @@ every option of the chosen game."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -17,7 +17,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from widgets.keybar import KeyBar
 from widgets.toggle import Toggle
 
-from ...coordinator.core import Coordinator
+from ...coordinator.model import ServerInfo
 from ...i18n import MESSAGES
 from ..games import OptionSpec, game_title, game_ui
 from .base import Dialog
@@ -29,7 +29,7 @@ FREE = "free"  # a seat left for a player
 
 @dataclass(frozen=True)
 class TableRequest:
-    """What the player asked for, ready for ``Session.create_table``."""
+    """What the player asked for, ready for ``CoordinatorClient.create_table``."""
 
     game: str
     seats: int
@@ -51,16 +51,16 @@ class CreateTableScreen(Dialog[TableRequest | None]):
         Binding("ctrl+s", "create", "key.create"),
     ]
 
-    def __init__(self, coordinator: Coordinator,
-                 attempt: Callable[[TableRequest], str | None]) -> None:
+    def __init__(self, server: ServerInfo,
+                 attempt: Callable[[TableRequest], Awaitable[str | None]]) -> None:
         super().__init__()
         self.attempt = attempt
-        self.games = coordinator.games
+        self.games = {game.name: game for game in server.games}
         # The server's default comes first and as it is (``--turn-timer`` may be 5 s, or 7.5):
         # the coordinator always accepts it. The others are offered only if it accepts them.
-        self.default_timer = coordinator.settings.turn_timer or NO_TIMER
+        self.default_timer = server.turn_timer or NO_TIMER
         self.timers = sorted({self.default_timer, *(
-            n for n in TIMERS if coordinator.timer_allowed(n))} - {NO_TIMER})
+            n for n in TIMERS if server.timer_allowed(n))} - {NO_TIMER})
         self.game = "defausse" if "defausse" in self.games else next(iter(self.games))
         self.seat_choices: dict[int, str] = {}  # seat → FREE or a bot's name, kept across changes
         self.option_widgets: dict[str, Widget] = {}  # the game's options, by name
@@ -126,7 +126,7 @@ class CreateTableScreen(Dialog[TableRequest | None]):
         await box.remove_children()
         choices = [(t("create.human"), FREE)] + [
             (t("create.bot", bot=self._bot_label(bot)), bot)
-            for bot in self.games[self.game].bot_names()
+            for bot in self.games[self.game].bots
         ]
         rows: list[Widget] = [Horizontal(Label(t("create.seat", n=1), markup=False),
                                          Label(t("create.you"), markup=False), classes="row")]
@@ -178,17 +178,17 @@ class CreateTableScreen(Dialog[TableRequest | None]):
         elif (select.name or "").startswith("seat-") and isinstance(event.value, str):
             self.seat_choices[int((select.name or "").removeprefix("seat-"))] = event.value
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "create":
-            self.action_create()
+            await self.action_create()
         else:
             self.dismiss(None)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.action_create()
+        await self.action_create()
 
-    def action_create(self) -> None:
+    async def action_create(self) -> None:
         """Check the form; dismiss with the request, or say what is wrong."""
         t = self.t
         options: dict[str, Any] = {}
@@ -215,7 +215,7 @@ class CreateTableScreen(Dialog[TableRequest | None]):
             game=self.game, seats=seats, timer=timer if isinstance(timer, float) and timer
             else None, private=self.query_one("#private", Toggle).value, options=options,
             bots=bots)
-        refusal = self.attempt(request)
+        refusal = await self.attempt(request)
         if refusal is None:
             self.dismiss(request)
         else:

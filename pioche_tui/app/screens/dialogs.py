@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -14,7 +14,7 @@ from widgets.keybar import KeyBar
 
 from .base import Dialog
 
-Attempt = Callable[[str], str | None]
+Attempt = Callable[[str], Awaitable[str | None]]
 """Tries what the player typed: None when it was taken, else why not (in their language)."""
 
 
@@ -41,14 +41,14 @@ class CodePrompt(Dialog[str | None]):
             yield Static(id="code-error", classes="error", markup=False)
             yield KeyBar()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.action_ok()
+        await self.action_ok()
 
-    def action_ok(self) -> None:
+    async def action_ok(self) -> None:
         field = self.query_one(Input)
         code = field.value.strip()
-        refusal = self.attempt(code) if code else self.t("code.empty")
+        refusal = await self.attempt(code) if code else self.t("code.empty")
         if refusal is None:
             self.dismiss(code)
             return

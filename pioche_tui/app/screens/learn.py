@@ -49,7 +49,7 @@ class LearnDialog(Dialog[str | None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "learn":
             game = parameters[0]
-            return game in LEARN_GAMES and game in self.pioche.coordinator.games
+            return game in LEARN_GAMES and game in self.pioche.games
         if action == "reset":
             return bool(self.pioche.learning.seen)
         return True

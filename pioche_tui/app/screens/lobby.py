@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -17,7 +17,7 @@ from widgets.lines import TextLines
 from widgets.log import GameLog
 from widgets.tables import TableRow, TablesList
 
-from ...coordinator.core import Session
+from ...coordinator.client import CoordinatorClient
 from ...coordinator.model import LobbySnapshot, TableSummary
 from ...coordinator.text import CHAT_MAX
 from ..games import game_title, summarise_options
@@ -57,9 +57,9 @@ class LobbyScreen(PiocheScreen[None]):
         Binding("q", "app.quit", "key.quit", tooltip="help.quit"),
     ]
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, client: CoordinatorClient) -> None:
         super().__init__()
-        self.session = session
+        self.client = client
         self.tables: dict[str, TableSummary] = {}
         self.snapshot: LobbySnapshot | None = None
         self._chat: list[tuple[str, str]] = []  # lines that came before the screen was up
@@ -87,8 +87,8 @@ class LobbyScreen(PiocheScreen[None]):
         t = self.t
         text = Text(t("lobby.welcome"), "bold")
         text.append("\n")
-        games = self.pioche.coordinator.games
-        hints = [] if self.session.player.watch_only else [
+        games = self.pioche.games
+        hints = [] if self.pioche.watch_only else [
             *((key, t("lobby.hint_quick", game=game_title(t, game)))
               for key, game in (("p", "defausse"), ("P", "collection")) if game in games),
             ("a", t("lobby.hint_learn")),
@@ -101,7 +101,7 @@ class LobbyScreen(PiocheScreen[None]):
 
     def on_mount(self) -> None:
         self.ready = True
-        watch_only = self.session.player.watch_only
+        watch_only = self.pioche.watch_only
         self._greet()
         self.query_one(ChatInput).display = not watch_only
         if self.snapshot is not None:
@@ -114,7 +114,8 @@ class LobbyScreen(PiocheScreen[None]):
 
     def _greet(self) -> None:
         """The header: hello, under the name the player is shown online."""
-        player = self.session.player
+        player = self.client.player
+        assert player is not None  # (the lobby comes once connected)
         self._hello = player.name
         header = Text(self.t("lobby.hello", name=player.name), "bold")
         if player.watch_only:
@@ -125,7 +126,8 @@ class LobbyScreen(PiocheScreen[None]):
         self.snapshot = snapshot
         if not self.ready:
             return  # on_mount shows the newest one
-        if self.session.player.name != self._hello:
+        player = self.client.player
+        if player is not None and player.name != self._hello:
             self._greet()
         t = self.t
         self.tables = {s.id: s for s in snapshot.tables}
@@ -196,10 +198,10 @@ class LobbyScreen(PiocheScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.focused is self.query_one(ChatInput):
             return False  # typing: only the input's own keys act
-        if action in PLAYER_ACTIONS and self.session.player.watch_only:
+        if action in PLAYER_ACTIONS and self.pioche.watch_only:
             return False
         if action == "quick":
-            return parameters[0] in self.pioche.coordinator.games
+            return parameters[0] in self.pioche.games
         if action in ("join", "watch"):
             return bool(self.tables)
         return True
@@ -217,65 +219,65 @@ class LobbyScreen(PiocheScreen[None]):
             self.pioche.warn(self.t("lobby.no_selection"))
         return summary
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    async def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a table: sit if a seat is free, else watch."""
         event.stop()
         summary = self._selected()
         if summary is None:
             return
-        if summary.status == "waiting" and summary.free_seats and not (
-            self.session.player.watch_only
-        ):
-            self.action_join()
+        if summary.status == "waiting" and summary.free_seats and not self.pioche.watch_only:
+            await self.action_join()
         else:
-            self.action_watch()
+            await self.action_watch()
 
-    def action_join(self) -> None:
+    async def action_join(self) -> None:
         summary = self._selected()
         if summary is not None:
-            self._with_code(summary, lambda code: self.session.join(summary.id, code=code))
+            await self._with_code(summary, lambda code: self.client.join(summary.id, code=code))
 
-    def action_watch(self) -> None:
+    async def action_watch(self) -> None:
         summary = self._selected()
         if summary is not None:
-            self._with_code(summary, lambda code: self.session.watch(summary.id, code))
+            await self._with_code(summary, lambda code: self.client.watch(summary.id, code))
 
-    def _with_code(self, summary: TableSummary, request: Callable[[str | None], None]) -> None:
+    async def _with_code(self, summary: TableSummary,
+                         request: Callable[[str | None], Awaitable[None]]) -> None:
         """Make ``request`` (with the code of a private table, asked first: the window tries
         each code typed and stays open, saying why, until one is taken or the player gives
         up)."""
         if not summary.private:
-            self.pioche.call(request, None)
+            await self.pioche.call(request, None)
             return
         from .dialogs import CodePrompt
 
         self.app.push_screen(CodePrompt(summary.id, lambda code: self.pioche.attempt(
             request, code)))
 
-    def action_quick(self, game: str) -> None:
-        self.pioche.call(self.session.quick_play, game)
+    async def action_quick(self, game: str) -> None:
+        await self.pioche.call(self.client.quick_play, game)
 
-    def action_learn(self) -> None:
+    async def action_learn(self) -> None:
         """« Apprendre »: the game to learn, then a learn table (``Coordinator.learn``)."""
         from .learn import LearnDialog
 
-        def chosen(game: str | None) -> None:
+        async def chosen(game: str | None) -> None:
             if game is not None:
-                self.pioche.call(self.session.learn, game)
+                await self.pioche.call(self.client.learn, game)
 
+        await self.pioche.load_learning()  # (the window says how many were explained)
         self.app.push_screen(LearnDialog(), chosen)
 
     def action_new_table(self) -> None:
         from .create import CreateTableScreen
 
         self.app.push_screen(self.pioche.reusable(
-            "create", lambda: CreateTableScreen(self.pioche.coordinator, self._create)))
+            "create", lambda: CreateTableScreen(self.pioche.server_info, self._create)))
 
-    def _create(self, request: TableRequest) -> str | None:
+    async def _create(self, request: TableRequest) -> str | None:
         """The create dialog's request: None when the table is made, else why not (the
         dialog shows it and stays open)."""
-        return self.pioche.attempt(
-            self.session.create_table, request.game, seats=request.seats,
+        return await self.pioche.attempt(
+            self.client.create_table, request.game, seats=request.seats,
             options=request.options, bots=request.bots, timer=request.timer,
             private=request.private,
         )
@@ -284,28 +286,28 @@ class LobbyScreen(PiocheScreen[None]):
         from .scores import ScoresScreen
 
         self.app.push_screen(self.pioche.reusable(
-            "scores", lambda: ScoresScreen(self.pioche.coordinator, self.session.player)))
+            "scores", lambda: ScoresScreen(self.client, self.pioche.games)))
 
     def action_settings(self) -> None:
         from .settings import SettingsScreen
 
         before = self.pioche.prefs
 
-        def closed(_: None) -> None:
+        async def closed(_: None) -> None:
             if self.pioche.prefs != before:
-                self.pioche.save_prefs()
+                await self.pioche.save_prefs()
             self.pioche.follow_language()
 
         self.app.push_screen(SettingsScreen(), closed)
 
     def action_help(self) -> None:
-        self.pioche.show_help(self, tuple(self.pioche.coordinator.games))
+        self.pioche.show_help(self, self.pioche.games)
 
     def action_chat(self) -> None:
         self.query_one(ChatInput).focus()
 
-    def on_chat_input_send(self, event: ChatInput.Send) -> None:
-        self.pioche.call(self.session.chat, event.text)
+    async def on_chat_input_send(self, event: ChatInput.Send) -> None:
+        await self.pioche.call(self.client.chat, event.text)
 
     def on_chat_input_done(self) -> None:
         self.set_focus(None)

@@ -40,16 +40,16 @@ class NicknameScreen(PiocheScreen[None]):
             yield Static(t("nick.hint"), classes="muted", markup=False)
         yield KeyBar()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.action_submit()
+        await self.action_submit()
 
-    def action_submit(self) -> None:
+    async def action_submit(self) -> None:
         typed = self.query_one(Input).value.strip()
         name = nickname(typed)
         if name != typed:
             error: str | None = self.t("nick.invalid")
         else:
-            error = cast("PiocheApp", self.app).connect(name)
+            error = await cast("PiocheApp", self.app).connect(name)
         if error:
             self.query_one("#nick-error", Static).update(error)

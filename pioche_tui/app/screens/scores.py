@@ -12,8 +12,7 @@ from textual.widgets import DataTable, Static
 
 from widgets.keybar import KeyBar
 
-from ...coordinator.core import Coordinator
-from ...coordinator.model import Player
+from ...coordinator.client import CoordinatorClient
 from ..games import game_title
 from .base import Dialog
 
@@ -29,11 +28,10 @@ class ScoresScreen(Dialog[None]):
         Binding("s,q", "close", "key.close", show=False),
     ]
 
-    def __init__(self, coordinator: Coordinator, player: Player) -> None:
+    def __init__(self, client: CoordinatorClient, games: tuple[str, ...]) -> None:
         super().__init__()
-        self.coordinator = coordinator
-        self.player = player
-        self.filters: tuple[str | None, ...] = (None, *coordinator.games)
+        self.client = client
+        self.filters: tuple[str | None, ...] = (None, *games)
         self.filter = 0
 
     def compose(self) -> ComposeResult:
@@ -51,25 +49,25 @@ class ScoresScreen(Dialog[None]):
         for key in ("rank", "name", "games", "wins", "points"):
             board.add_column(Text(t(f"scores.col.{key}")), key=key)
 
-    def on_screen_resume(self) -> None:
-        self.show_board()
-        self.show_mine()
+    async def on_screen_resume(self) -> None:
+        await self.show_board()
+        await self.show_mine()
 
-    def action_next_game(self) -> None:
+    async def action_next_game(self) -> None:
         self.filter = (self.filter + 1) % len(self.filters)
-        self.show_board()
+        await self.show_board()
 
-    def show_board(self) -> None:
+    async def show_board(self) -> None:
         t = self.t
         game = self.filters[self.filter]
         self.query_one("#board-title", Static).update(
             t("scores.board", game=game_title(t, game) if game else t("scores.all")))
-        db = self.coordinator.db
-        rows = db.leaderboard(game, BOARD_SIZE) if db is not None else []
+        rows = await self.client.leaderboard(game, BOARD_SIZE)
+        player = self.client.player
         board = self.query_one("#board", DataTable)
         board.clear()
         for rank, row in enumerate(rows, 1):
-            style = "bold" if row.identity == self.player.identity else ""
+            style = "bold" if player is not None and row.identity == player.identity else ""
             board.add_row(*(Text(str(v), style) for v in (
                 rank, row.name, row.games, row.wins, row.points)))
         empty = self.query_one("#board-empty", Static)
@@ -77,10 +75,9 @@ class ScoresScreen(Dialog[None]):
         empty.display = not rows
         board.display = bool(rows)
 
-    def show_mine(self) -> None:
+    async def show_mine(self) -> None:
         t = self.t
-        db = self.coordinator.db
-        stats = db.player_stats(self.player.identity) if db is not None else None
+        stats = await self.client.player_stats()
         if stats is None or not stats.games:
             text = t("scores.none_mine")
         else:
@@ -90,6 +87,6 @@ class ScoresScreen(Dialog[None]):
             lines += [t("scores.by_game", game=game_title(t, g), games=t.count("n.games", n),
                         wins=t.count("n.wins", w)) for g, n, w in stats.by_game]
             text = "\n".join(lines)
-        if self.player.guest:
+        if self.client.player is not None and self.client.player.guest:
             text += "\n" + t("scores.guest")
         self.query_one("#mine", Static).update(text)

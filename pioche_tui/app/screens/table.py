@@ -34,7 +34,7 @@ from widgets.lines import TextLines
 from widgets.log import GameLog
 from widgets.timer import TitleBar
 
-from ...coordinator.core import Session
+from ...coordinator.client import CoordinatorClient
 from ...coordinator.model import Refused, SeatInfo, TableUpdate
 from ...coordinator.text import CHAT_MAX
 from ...engine.base import Event, Outcome
@@ -68,9 +68,9 @@ class TableScreen(PiocheScreen[None]):
         Binding("escape", "leave_watching", "key.leave", tooltip="help.leave_watching"),
     ]
 
-    def __init__(self, session: Session, update: TableUpdate) -> None:
+    def __init__(self, client: CoordinatorClient, update: TableUpdate) -> None:
         super().__init__()
-        self.session = session
+        self.client = client
         self.update = update
         self.deadline = self.local_deadline(update)
         self.table_id = update.table.id
@@ -382,14 +382,13 @@ class TableScreen(PiocheScreen[None]):
                 hints.append(t("table.can_start"))
             else:
                 hints.append(t("table.wait_creator", name=summary.creator))
-            code = self.session.table_code()
-            if code:
-                hints.append(t("table.code", code=code))
+            if update.code:
+                hints.append(t("table.code", code=update.code))
         self.query_one("#waiting-hint", Static).update("\n".join(hints))
 
     @property
     def is_creator(self) -> bool:
-        return self.seat is not None and self.session.is_creator()
+        return self.seat is not None and self.update.creator
 
     def show_chat(self, name: str, text: str) -> None:
         if not self.ready:
@@ -419,9 +418,9 @@ class TableScreen(PiocheScreen[None]):
     def show_podium(self, outcome: Outcome, reason: str = "") -> None:
         from .podium import PodiumScreen
 
-        def closed(leave: bool | None) -> None:
+        async def closed(leave: bool | None) -> None:
             if leave:
-                self.action_leave()
+                await self.action_leave()
 
         self.pioche.open(PodiumScreen(self.names, outcome, reason), closed)
 
@@ -454,7 +453,7 @@ class TableScreen(PiocheScreen[None]):
         if action == "start":
             return not self.started and self.is_creator
         if action == "chat":
-            return not self.session.player.watch_only
+            return not self.pioche.watch_only
         if action == "leave":
             return self.seat is not None
         if action == "leave_watching":
@@ -474,38 +473,43 @@ class TableScreen(PiocheScreen[None]):
         return False
 
     def act(self, action: Any) -> None:
-        """Send an action for this view's step. A stale refusal only means a newer view is on
-        its way, so it is not shown."""
+        """Send an action for this view's step, and go on: the step it carries makes it
+        harmless if it arrives late or twice (a key pressed again before the new view came),
+        as the coordinator refuses an action sent for an older step (« stale »). A stale
+        refusal only means a newer view is on its way, so it is not shown."""
+        self.pioche.send(self._act(action, self.update.step))
+
+    async def _act(self, action: Any, step: int) -> None:
         try:
-            self.session.act(action, self.update.step)
+            await self.client.act(action, step)
         except Refused as e:
             if e.code != "stale":
                 self.pioche.warn(self.t.refusal(e))
             return
         self.clear_hint()
 
-    def action_start(self) -> None:
-        self.pioche.call(self.session.start)
+    async def action_start(self) -> None:
+        await self.pioche.call(self.client.start)
 
-    def action_leave(self) -> None:
+    async def action_leave(self) -> None:
         """Back to the lobby. A player in a game in progress is asked first, and told that
         the stand-in plays their seat to the end; a waiting room, a finished game and a
         spectator's table are left at once (nothing is lost)."""
         playing = self.seat is not None and self.update.table.status == "playing"
         if not playing:
-            self.pioche.call(self.session.leave)
+            await self.pioche.call(self.client.leave)
             return
         from .dialogs import Confirm
 
-        def answered(yes: bool | None) -> None:
+        async def answered(yes: bool | None) -> None:
             if yes:
-                self.pioche.call(self.session.leave)
+                await self.pioche.call(self.client.leave)
 
         self.app.push_screen(Confirm(self.t("confirm.leave"), self.t("confirm.leave_seat")),
                              answered)
 
-    def action_leave_watching(self) -> None:
-        self.pioche.call(self.session.leave)
+    async def action_leave_watching(self) -> None:
+        await self.pioche.call(self.client.leave)
 
     def action_log_page(self, pages: int) -> None:
         """PageUp/PageDown: back and forth through the log (when it is shown)."""
@@ -522,8 +526,8 @@ class TableScreen(PiocheScreen[None]):
         chat.display = True
         chat.focus()
 
-    def on_chat_input_send(self, event: ChatInput.Send) -> None:
-        self.pioche.call(self.session.chat, event.text)
+    async def on_chat_input_send(self, event: ChatInput.Send) -> None:
+        await self.pioche.call(self.client.chat, event.text)
 
     def on_chat_input_done(self) -> None:
         self.query_one(ChatInput).display = False

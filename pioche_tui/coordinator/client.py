@@ -1,0 +1,168 @@
+"""The seam between the apps and the coordinator: the only way an app reaches it.
+
+An app is given a :class:`Connector` and opens its own :class:`CoordinatorClient` from it: the
+client of one connection. Its requests are awaitable; a refusal raises ``model.Refused`` with
+nothing changed, as the coordinator's own calls do. News (lobby snapshots, table updates, chat,
+notices, the session's end) arrives in the session's mailbox, latest-wins and bounded
+(``mailbox``), and is read through the client (``mail``).
+
+What crosses is plain data: the frozen values of ``model`` and ``Mail``/``Notice`` (re-exported
+here), the engine's views and actions, str/int/float/bool/None and tuples and dicts of them.
+Nothing crosses that holds the coordinator's state (no table, no database, no session object),
+so a client may live in another process than the coordinator (issue 16: a client over a message
+bus). Today's implementation is ``inprocess.InProcessClient``, the embedded mode.
+
+The SSH front asks two questions of its own before any app starts (who owns a nickname; does a
+returning player hold a seat): :class:`FrontDesk`.
+
+The rule (tests/app/test_imports.py): modules under ``pioche_tui/app/`` and ``widgets/``
+import of the coordinator only this module, ``model`` and ``text`` (pure text rules: the
+nickname alphabet, the chat's limits); ``app/service.py``, which opens the embedded coordinator
+and hands the apps its clients, also ``core`` and ``inprocess``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from .mailbox import Mail as Mail
+from .mailbox import Notice as Notice
+from .model import (
+    GuestPass,
+    LeaderboardRow,
+    Place,
+    Player,
+    PlayerStats,
+    ServerInfo,
+)
+
+
+class CoordinatorClient(Protocol):
+    """One connection's client. Before ``connect`` only the requests marked so may be made;
+    the others raise ``Refused("not_connected")``.
+
+    Requests that name the player (preferences, learned situations, scores) act for the
+    connected session's own identity, but for ``preferences`` and ``keep_preferences``, read
+    before the player has connected (the screen's language and colours come first)."""
+
+    # --- what the client knows without asking (as of the news read last) ------------------
+
+    @property
+    def player(self) -> Player | None:
+        """The connected player as the coordinator names them (a watcher's name may change:
+        « spectateur2 »); None before ``connect``."""
+
+    @property
+    def open(self) -> bool:
+        """Connected, and not ended by the coordinator (nor closed)."""
+
+    @property
+    def pending(self) -> bool:
+        """News waits in the mailbox."""
+
+    # --- before connecting -----------------------------------------------------------------
+
+    async def server_info(self) -> ServerInfo:
+        """The games, the turn timers, the grace period (any time)."""
+
+    async def preferences(self, identity: str) -> dict[str, Any]:
+        """The settings kept for ``identity`` ({} for a guest or none; any time)."""
+
+    async def keep_preferences(self, identity: str, data: Mapping[str, Any]) -> bool:
+        """Keep them; False when the store refused (any time)."""
+
+    async def known_name(self, identity: str) -> str | None:
+        """The nickname this key used last (any time)."""
+
+    async def guest_pass(self) -> GuestPass:
+        """A new guest's identity and reconnect token (any time)."""
+
+    async def resume(self, token: str, address: str) -> tuple[GuestPass, str]:
+        """The guest ``token`` proves and the name on the seat kept for them (any time).
+        Refused: too many attempts from ``address``, or no seat kept for that token."""
+
+    async def connect(self, player: Player, guest_pass: GuestPass | None = None) -> Place:
+        """Open the session: where it finds itself (a seat held, the table watched last
+        time, or the lobby). Refused when the name is not the player's to take."""
+
+    # --- the session ---------------------------------------------------------------------
+
+    async def mail(self) -> Mail:
+        """Wait for news and take all of it (latest-wins)."""
+
+    async def place(self) -> Place:
+        """Where the session is now."""
+
+    async def create_table(self, game: str, *, seats: int,
+                           options: Mapping[str, Any] | None = None,
+                           bots: Mapping[int, str] | None = None,
+                           timer: float | str | None = "default", private: bool = False,
+                           sit: bool = True) -> str:
+        """A new table's id; the player sits at seat 0 (``sit``), or watches bots play."""
+
+    async def quick_play(self, game: str, seats: int = 4,
+                         options: Mapping[str, Any] | None = None) -> str:
+        """A table against bots, started at once."""
+
+    async def learn(self, game: str) -> str:
+        """A learn table (``Coordinator.learn``)."""
+
+    async def join(self, table_id: str, seat: int | None = None, code: str | None = None
+                   ) -> None: ...
+
+    async def watch(self, table_id: str, code: str | None = None) -> None: ...
+
+    async def start(self) -> None:
+        """Start the waiting table the player created."""
+
+    async def leave(self) -> None: ...
+
+    async def act(self, action: Any, step: int | None = None) -> None:
+        """Play ``action`` at the player's seat; ``step`` is the update's it answers (an older
+        one is refused as ``stale``)."""
+
+    async def chat(self, text: str) -> None:
+        """Say ``text`` to the lobby or to the table the session is at."""
+
+    async def close(self) -> None:
+        """The connection ends (a seat in play is kept for the grace period). Idempotent."""
+
+    async def server_stopping(self) -> None:
+        """The server this session runs in stops: every table holds still, so that the
+        sessions' ends are not taken for players dropping (embedded: ``Coordinator.freeze``)."""
+
+    async def leaderboard(self, game: str | None, limit: int) -> tuple[LeaderboardRow, ...]:
+        """The best players of ``game`` (None: all games)."""
+
+    async def player_stats(self) -> PlayerStats | None:
+        """The connected player's own results (None: the coordinator knows nothing of them,
+        a guest)."""
+
+    async def learned(self) -> tuple[str, ...]:
+        """The learn tables' explanations the player was shown, sorted (a key's are kept)."""
+
+    async def note_learned(self, situation: str) -> None: ...
+
+    async def forget_learned(self) -> None: ...
+
+
+class Connector(Protocol):
+    """What an app is given: it opens the app's own client (embedded: the coordinator)."""
+
+    def client(self) -> CoordinatorClient: ...
+
+
+class FrontDesk(Protocol):
+    """The SSH front's questions, asked during a login, before any app or session exists.
+
+    They are synchronous: asyncssh asks them inside its synchronous callbacks (the login's
+    completion, the session's start). Split from the coordinator (issue 16), a front answers
+    ``holds_seat`` from the newest lobby snapshot (its seats' identities) and ``name_owner``
+    from the players' table, read-only."""
+
+    def name_owner(self, nickname: str) -> str | None:
+        """The key fingerprint that owns ``nickname`` (by ``text.name_key``), or None."""
+
+    def holds_seat(self, identity: str) -> bool:
+        """A seat at a table in play or waiting for players: a returning player."""

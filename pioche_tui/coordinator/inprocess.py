@@ -1,0 +1,174 @@
+"""The embedded mode's client: ``client.CoordinatorClient`` over the coordinator of this
+process, and the SSH front's questions (``client.FrontDesk``) answered from it.
+
+Each request calls the coordinator at once, on the loop's thread, as the apps did before the
+seam: it never suspends, so a request is granted or refused before the screen's handler goes
+on, exactly as today. The values returned are the coordinator's own frozen ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .core import MAX_TIMER, MIN_TIMER, Coordinator, Session
+from .mailbox import Mail
+from .model import (
+    GameInfo,
+    GuestPass,
+    LeaderboardRow,
+    Place,
+    Player,
+    PlayerStats,
+    Refused,
+    ServerInfo,
+)
+
+NOT_CONNECTED = "Pas de session ouverte."
+
+
+class InProcessClient:
+    """``session`` is the coordinator's handle once connected (tests drive it directly)."""
+
+    def __init__(self, coordinator: Coordinator) -> None:
+        self.coordinator = coordinator
+        self.session: Session | None = None
+
+    def _session(self) -> Session:
+        if self.session is None:
+            raise Refused("not_connected", NOT_CONNECTED)
+        return self.session
+
+    @property
+    def player(self) -> Player | None:
+        return self.session.player if self.session is not None else None
+
+    @property
+    def open(self) -> bool:
+        return self.session is not None and self.session.open
+
+    @property
+    def pending(self) -> bool:
+        return self.session is not None and self.session.mailbox.pending
+
+    # --- before connecting -----------------------------------------------------------------
+
+    async def server_info(self) -> ServerInfo:
+        settings = self.coordinator.settings
+        return ServerInfo(
+            tuple(GameInfo(name, game.min_seats, game.max_seats, tuple(game.bot_names()))
+                  for name, game in self.coordinator.games.items()),
+            settings.turn_timer, MIN_TIMER, MAX_TIMER, settings.grace)
+
+    async def preferences(self, identity: str) -> dict[str, Any]:
+        return self.coordinator.preferences(identity)
+
+    async def keep_preferences(self, identity: str, data: Mapping[str, Any]) -> bool:
+        return self.coordinator.keep_preferences(identity, data)
+
+    async def known_name(self, identity: str) -> str | None:
+        db = self.coordinator.db
+        return db.nickname_of(identity) if db is not None else None
+
+    async def guest_pass(self) -> GuestPass:
+        return self.coordinator.guest_pass()
+
+    async def resume(self, token: str, address: str) -> tuple[GuestPass, str]:
+        return self.coordinator.resume(token, address)
+
+    async def connect(self, player: Player, guest_pass: GuestPass | None = None) -> Place:
+        if self.session is not None and self.session.open:
+            raise Refused("connected", "Session déjà ouverte.")
+        self.session = self.coordinator.connect(player, guest_pass)
+        return _place(self.session)
+
+    # --- the session ---------------------------------------------------------------------
+
+    async def mail(self) -> Mail:
+        return await self._session().mailbox.get()
+
+    async def place(self) -> Place:
+        return _place(self._session())
+
+    async def create_table(self, game: str, *, seats: int,
+                           options: Mapping[str, Any] | None = None,
+                           bots: Mapping[int, str] | None = None,
+                           timer: float | str | None = "default", private: bool = False,
+                           sit: bool = True) -> str:
+        return self._session().create_table(game, seats=seats, options=options, bots=bots,
+                                            timer=timer, private=private, sit=sit)
+
+    async def quick_play(self, game: str, seats: int = 4,
+                         options: Mapping[str, Any] | None = None) -> str:
+        return self._session().quick_play(game, seats, options)
+
+    async def learn(self, game: str) -> str:
+        return self._session().learn(game)
+
+    async def join(self, table_id: str, seat: int | None = None, code: str | None = None
+                   ) -> None:
+        self._session().join(table_id, seat, code)
+
+    async def watch(self, table_id: str, code: str | None = None) -> None:
+        self._session().watch(table_id, code)
+
+    async def start(self) -> None:
+        self._session().start()
+
+    async def leave(self) -> None:
+        self._session().leave()
+
+    async def act(self, action: Any, step: int | None = None) -> None:
+        self._session().act(action, step)
+
+    async def chat(self, text: str) -> None:
+        self._session().chat(text)
+
+    async def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+
+    async def server_stopping(self) -> None:
+        self.coordinator.freeze()
+
+    async def leaderboard(self, game: str | None, limit: int) -> tuple[LeaderboardRow, ...]:
+        db = self.coordinator.db
+        return tuple(db.leaderboard(game, limit)) if db is not None else ()
+
+    async def player_stats(self) -> PlayerStats | None:
+        db = self.coordinator.db
+        return db.player_stats(self._session().player.identity) if db is not None else None
+
+    async def learned(self) -> tuple[str, ...]:
+        return tuple(sorted(self.coordinator.learned(self._session().player.identity)))
+
+    async def note_learned(self, situation: str) -> None:
+        self.coordinator.note_learned(self._session().player.identity, situation)
+
+    async def forget_learned(self) -> None:
+        self.coordinator.forget_learned(self._session().player.identity)
+
+
+def _place(session: Session) -> Place:
+    table = session.table
+    if table is None:
+        return Place()
+    return Place(table.id, session.seat, table.status)
+
+
+class InProcessFront:
+    """The SSH front's questions (``client.FrontDesk``), answered by this process's
+    coordinator."""
+
+    def __init__(self, coordinator: Coordinator) -> None:
+        self.coordinator = coordinator
+
+    def name_owner(self, nickname: str) -> str | None:
+        db = self.coordinator.db
+        return db.name_owner(nickname) if db is not None else None
+
+    def holds_seat(self, identity: str) -> bool:
+        return any(
+            table.status in ("playing", "waiting") and table.seat_of(identity) is not None
+            for table in self.coordinator.tables.values()
+        )

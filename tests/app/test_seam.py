@@ -1,0 +1,105 @@
+"""The app over a client whose answers take a moment, as they will over a network (issue 16):
+nothing in the screens relies on a request being answered at once, and a key pressed again
+while its request is on its way does not make a second table or a second move."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Iterable
+from typing import Any
+
+from pioche_tui.app.app import PiocheApp
+from pioche_tui.app.screens.lobby import LobbyScreen
+from pioche_tui.app.screens.table import TableScreen
+from pioche_tui.coordinator.client import CoordinatorClient
+from pioche_tui.coordinator.core import Coordinator
+from pioche_tui.engine.base import Event
+
+from .conftest import settle
+
+LATENCY = 0.02  # seconds each request takes
+
+
+class SlowClient:
+    """The in-process client, each request answered ``LATENCY`` later (news as it comes)."""
+
+    def __init__(self, inner: CoordinatorClient) -> None:
+        self._inner = inner
+        self.requests: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if name == "mail" or not inspect.iscoroutinefunction(attr):
+            return attr
+
+        async def later(*args: Any, **kwargs: Any) -> Any:
+            self.requests.append(name)
+            await asyncio.sleep(LATENCY)
+            return await attr(*args, **kwargs)
+
+        return later
+
+
+class Slow:
+    def __init__(self, coordinator: Coordinator) -> None:
+        self.coordinator = coordinator
+
+    def client(self) -> SlowClient:
+        return SlowClient(self.coordinator.client())
+
+
+async def until_screen(pilot: Any, app: PiocheApp, kind: type) -> None:
+    for _ in range(200):
+        if isinstance(app.screen, kind):
+            return
+        await pilot.pause(LATENCY)
+    raise AssertionError(f"no {kind.__name__}: {app.screen!r}")
+
+
+def alice_draws(history: Iterable[tuple[Event, ...]]) -> int:
+    return sum(1 for events in history for e in events if e.kind == "draw" and e.seat == 0)
+
+
+async def test_a_slow_client_plays_a_game_and_keys_pressed_twice_act_once(
+        coordinator: Coordinator) -> None:
+    app = PiocheApp(Slow(coordinator), identity="SHA256:Alice", name="Alice")
+    client = app.client
+    assert isinstance(client, SlowClient)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until_screen(pilot, app, LobbyScreen)
+        await pilot.press("p", "p")  # the second while the first's table is being made
+        await until_screen(pilot, app, TableScreen)
+        await settle(pilot)
+        # The second key waited for the first's answer: by then the table screen had come
+        # (the key meant nothing there) or the lobby said « Quittez d'abord votre table ».
+        assert len(coordinator.tables) == 1 and client.requests.count("quick_play") in (1, 2)
+        screen = app.screen
+        assert isinstance(screen, TableScreen) and screen.seat == 0
+        for _ in range(200):  # (the bots play at once: Alice's turn comes)
+            if 0 in screen.update.to_act:
+                break
+            await pilot.pause(LATENCY)
+        table = next(iter(coordinator.tables.values()))
+        before = alice_draws(table.history)
+        step = screen.update.step
+        # Draw, twice before the new view comes (both keys handled before the first answer;
+        # the pilot would wait for the first): the second is sent for the same step, refused
+        # as stale, and not shown.
+        warned: list[str] = []
+        app.warn = warned.append  # type: ignore[method-assign]
+        await screen.run_action("draw")
+        await screen.run_action("draw")
+        for _ in range(200):
+            if screen.update.step > step:
+                break
+            await pilot.pause(LATENCY)
+        await settle(pilot)
+        assert client.requests.count("act") == 2
+        assert alice_draws(table.history) == before + 1
+        assert warned == []
+        await pilot.press("l")
+        await pilot.pause(LATENCY)
+        await pilot.press("o")  # yes, leave (the stand-in plays the seat)
+        await until_screen(pilot, app, LobbyScreen)
+        assert app.table_screen is None

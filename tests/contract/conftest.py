@@ -1,0 +1,159 @@
+"""The contract of ``CoordinatorClient`` (pioche_tui/coordinator/client.py): what any client
+must do, whatever carries its requests and news.
+
+Every test gets ``connector``: something that opens clients of one running coordinator, on a
+temporary data directory (a real SQLite file, real logs), with bots that answer at once and no
+turn timer. ``IMPLEMENTATIONS`` lists the ways to build one; a new client (issue 16's, over a
+message bus; a variant sending every value through the msgpack codecs) adds its own and the
+whole suite runs against it. The tests use the client and nothing else: no table, no session,
+no database of the coordinator's. ``Crossing`` wraps a client so that every value crossing the
+seam is ``cross(value)``: a deep copy (``in_process_copied``), or the msgpack codecs' round
+trip (``in_process_wire``: tests/wire/through.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from pioche_tui.coordinator.client import Connector, CoordinatorClient, Mail
+from pioche_tui.coordinator.core import Coordinator, Settings
+from pioche_tui.coordinator.model import Player, Refused, TableUpdate
+from pioche_tui.engine import GAMES
+from tests.app.toy import TOY
+
+NEWS_TIMEOUT = 5.0  # seconds a test waits for news that must come
+
+
+@asynccontextmanager
+async def in_process(data: Path) -> AsyncIterator[Connector]:
+    """The embedded mode: the apps' clients call the coordinator of their own process."""
+    coordinator = Coordinator(
+        Settings(data, bot_delay=(0, 0), turn_timer=None, grace=60.0, seed=11,
+                 lobby_interval=0, table_rate=(1000, 1000)),
+        games={**GAMES, "toy": TOY})
+    await coordinator.start()
+    try:
+        yield coordinator
+    finally:
+        coordinator.stop()
+
+
+class Crossing:
+    """A client whose every argument, answer, refusal and mail crosses a boundary: what
+    arrives on the other side is ``cross(value)``, never the object itself. With a deep copy,
+    nothing may rely on sharing an object with the coordinator; with the msgpack codecs
+    (``cross = lambda v: decode(encode(v))``), everything must also survive the wire."""
+
+    def __init__(self, inner: CoordinatorClient, cross: Callable[[Any], Any]) -> None:
+        self._inner = inner
+        self._cross = cross
+
+    @property
+    def player(self) -> Player | None:
+        return self._cross(self._inner.player)
+
+    @property
+    def open(self) -> bool:
+        return self._inner.open
+
+    @property
+    def pending(self) -> bool:
+        return self._inner.pending
+
+    def __getattr__(self, name: str) -> Any:
+        request = getattr(self._inner, name)
+        cross = self._cross
+
+        async def crossed(*args: Any, **kwargs: Any) -> Any:
+            try:
+                answer = await request(*cross(args), **cross(kwargs))
+            except Refused as refusal:
+                raise Refused(refusal.code, str(refusal), **cross(refusal.params)) from None
+            return cross(answer)
+
+        return crossed
+
+
+class CrossingConnector:
+    def __init__(self, inner: Connector, cross: Callable[[Any], Any]) -> None:
+        self._inner = inner
+        self._cross = cross
+
+    def client(self) -> CoordinatorClient:
+        return cast(CoordinatorClient, Crossing(self._inner.client(), self._cross))
+
+
+@asynccontextmanager
+async def in_process_copied(data: Path) -> AsyncIterator[Connector]:
+    """The embedded mode, every value that crosses the seam a deep copy."""
+    async with in_process(data) as inner:
+        yield CrossingConnector(inner, copy.deepcopy)
+
+
+@asynccontextmanager
+async def in_process_wire(data: Path) -> AsyncIterator[Connector]:
+    """The embedded mode, every value that crosses the seam encoded and decoded by the msgpack
+    codecs (pioche_tui/wire.py; the toy game's view registered for the purpose)."""
+    from tests.wire.through import crossed, register_toy
+
+    register_toy()
+    async with in_process(data) as inner:
+        yield CrossingConnector(inner, crossed)
+
+
+IMPLEMENTATIONS: dict[str, Callable[[Path], AbstractAsyncContextManager[Connector]]] = {
+    "in_process": in_process,
+    "in_process_copied": in_process_copied,
+    "in_process_wire": in_process_wire,
+}
+
+
+@pytest.fixture(params=sorted(IMPLEMENTATIONS))
+async def connector(request: pytest.FixtureRequest, tmp_path: Path
+                    ) -> AsyncIterator[Connector]:
+    async with IMPLEMENTATIONS[request.param](tmp_path / "data") as made:
+        yield made
+
+
+def key(name: str) -> str:
+    return f"SHA256:{name}-key"
+
+
+async def connected(connector: Connector, name: str, *, watch_only: bool = False,
+                    identity: str | None = None) -> CoordinatorClient:
+    """A client of a player connected under ``name`` (with a key of their own)."""
+    client = connector.client()
+    await client.connect(Player(identity or key(name), name, watch_only=watch_only,
+                                address="192.0.2.1"))
+    return client
+
+
+async def mail(client: CoordinatorClient) -> Mail:
+    """The news waiting, or the next to come."""
+    return await asyncio.wait_for(client.mail(), NEWS_TIMEOUT)
+
+
+async def news_until(client: CoordinatorClient, wanted: Callable[[Mail], bool]) -> Mail:
+    """Read the client's news until a mail is ``wanted``; that mail."""
+    async def read() -> Mail:
+        while True:
+            got = await client.mail()
+            if wanted(got):
+                return got
+
+    return await asyncio.wait_for(read(), NEWS_TIMEOUT)
+
+
+async def update_until(client: CoordinatorClient, wanted: Callable[[TableUpdate], bool]
+                       ) -> TableUpdate:
+    """Read the client's news until a table update is ``wanted``; that update."""
+    got = await news_until(client, lambda m: m.table is not None and wanted(m.table))
+    assert got.table is not None
+    return got.table
