@@ -406,3 +406,15 @@ async def test_a_keys_learned_situations_are_kept_a_guests_are_not(
     await gus.connect(Player(gus_pass.identity, "Gus", guest=True), gus_pass)
     await gus.note_learned("col.draw")
     assert await gus.learned() == ()
+
+
+# --- the server stopping -------------------------------------------------------------------
+
+
+async def test_once_the_server_stops_a_player_going_is_not_a_drop(connector: Connector) -> None:
+    """``server_stopping``: every table holds still, so the sessions' ends that follow leave
+    seats and turns as they are for the next start (no « drop », no stand-in)."""
+    alice, bob, _ = await toy_game(connector)
+    await alice.server_stopping()
+    await bob.close()
+    assert await drained(alice) is None  # (without server_stopping: Bob's « drop »)
