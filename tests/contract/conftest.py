@@ -7,14 +7,14 @@ turn timer. ``IMPLEMENTATIONS`` lists the ways to build one; a new client (issue
 message bus; a variant sending every value through the msgpack codecs) adds its own and the
 whole suite runs against it. The tests use the client and nothing else: no table, no session,
 no database of the coordinator's. ``Crossing`` wraps a client so that every value crossing the
-seam is ``cross(value)``: a deep copy (``in_process_copied``), or the msgpack codecs' round
-trip (``in_process_wire``: tests/wire/through.py).
+seam is ``cross(value)``: the msgpack codecs' round trip (``in_process_wire``:
+tests/wire/through.py), so nothing may rely on sharing an object with the coordinator, and
+everything must survive the wire.
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
@@ -91,13 +91,6 @@ class CrossingConnector:
 
 
 @asynccontextmanager
-async def in_process_copied(data: Path) -> AsyncIterator[Connector]:
-    """The embedded mode, every value that crosses the seam a deep copy."""
-    async with in_process(data) as inner:
-        yield CrossingConnector(inner, copy.deepcopy)
-
-
-@asynccontextmanager
 async def in_process_wire(data: Path) -> AsyncIterator[Connector]:
     """The embedded mode, every value that crosses the seam encoded and decoded by the msgpack
     codecs (pioche_tui/wire.py; the toy game's view registered for the purpose)."""
@@ -110,7 +103,6 @@ async def in_process_wire(data: Path) -> AsyncIterator[Connector]:
 
 IMPLEMENTATIONS: dict[str, Callable[[Path], AbstractAsyncContextManager[Connector]]] = {
     "in_process": in_process,
-    "in_process_copied": in_process_copied,
     "in_process_wire": in_process_wire,
 }
 
