@@ -164,7 +164,11 @@ def test_local_play_keeps_its_own_directory_beside_a_running_server(tmp_path: Pa
         with play_process("--game", "defausse", cwd=tmp_path, env=env) as played:
             own = tmp_path / "xdg" / "pioche"
             wait_for_holder(own, played.process.pid, played.process)
-            assert (own / "pioche.sqlite3").exists()
+            # (the directory is locked first, then the store opened in it)
+            deadline = time.monotonic() + TIMEOUT
+            while not (own / "pioche.sqlite3").exists():
+                assert time.monotonic() < deadline, "no store in its own directory"
+                time.sleep(0.05)
             assert holder_pid(data) == served.process.pid
             assert tree(data) == before
 
