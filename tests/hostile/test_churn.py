@@ -16,6 +16,7 @@ import pytest
 
 from pioche_tui.coordinator.core import Coordinator
 from pioche_tui.coordinator.model import Player
+from server.limits import Limits
 from server.ssh import PiocheServer
 from tests.hostile.conftest import RecordingService, coordinator_settings, reset
 from tests.hostile.defausse import makes_a_move, table_of, until
@@ -56,6 +57,9 @@ def logs(coordinator: Coordinator) -> list[str]:
     return sorted(path.name for path in coordinator.tables_dir.iterdir())
 
 
+# Sixteen app starts from one address cost about its CPU burst (reliability.md, item 15 of
+# round two): past it, its connections would wait for CPU. This test is about tables.
+@pytest.mark.parametrize("limits", [Limits(address_cpu_rate=10.0, address_cpu_burst=10.0)])
 @pytest.mark.parametrize("settings", [{"table_rate": (3, 10)}], indirect=True)
 async def test_one_address_opening_quick_games_and_dropping(
     connect: Connect, server: PiocheServer, service: RecordingService,
