@@ -310,6 +310,35 @@ async def test_the_turn_timer(coordinator: Coordinator, make_app: MakeApp) -> No
         assert shown == [60, 60, 55, 15, 10, 10, 1, 0]
 
 
+async def test_the_turn_timer_wakes_when_its_number_changes(coordinator: Coordinator,
+                                                             make_app: MakeApp) -> None:
+    """Every app at a table with a turn timer runs one: it wakes when the number it shows
+    next is due (every five seconds, then every second), not every second to look."""
+    host = coordinator.connect(Player("SHA256:host", "Hôte"))
+    table = host.create_table("defausse", seats=3, bots={1: "basic", 2: "basic"}, timer=60)
+    app = make_app("Carole", watch_table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        bar = table_screen(app).title_bar
+        waits: list[float] = []
+        set_timer = bar.set_timer
+
+        def noted(delay: float, callback: Any) -> Any:
+            waits.append(delay)
+            return set_timer(delay, callback)
+
+        bar.set_timer = noted  # type: ignore[method-assign]
+        now = asyncio.get_running_loop().time()
+        for left in (57.3, 14.2, 9.5, 0.4, -2.0):
+            bar.deadline = now + left
+        bar.deadline = None
+        # 60 shown until 55 is due in 2.3 s; 15 until 10 in 4.2 s; 10 until 9 in 0.5 s; 1
+        # until 0 in 0.4 s; at 0 and without a deadline, nothing more to show.
+        assert len(waits) == 4
+        for wait, due in zip(waits, (2.3, 4.2, 0.5, 0.4), strict=True):
+            assert due - 0.3 < wait < due + 0.3  # (the clock moved while the test ran)
+
+
 # --- the screen's answers to views chosen by the test --------------------------------------
 
 
