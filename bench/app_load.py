@@ -4,7 +4,8 @@
                                     [--seconds 20] [--starts 20]
 
 Apps run as the server runs them: many in one process and one event loop, each in its own
-task, the garbage collector set up as ``pioche serve`` sets it (``server/collector.py``). Their
+task, Textual and the garbage collector set up as ``pioche serve`` sets them
+(``server.driver.configure_textual``: CSS parsed once per process; ``server/collector.py``). Their
 driver renders every frame completely and writes it nowhere (the cost of the bytes on the wire
 is the SSH server's). A table of four seats (``--game``, Défausse by default) —
 ``--players`` seated apps playing fast through their screens' own action path, bots in the
@@ -38,6 +39,7 @@ from pioche_tui.app.screens.table import TableScreen
 from pioche_tui.coordinator.core import Coordinator, Session, Settings
 from pioche_tui.coordinator.model import Player, Refused
 from server.collector import Collector
+from server.driver import configure_textual
 
 MOVE_DELAY = 0.02  # seconds a fast "human" and a bot take per move
 
@@ -206,6 +208,7 @@ def report(line: str) -> None:
 
 
 async def main(args: argparse.Namespace) -> None:
+    configure_textual()  # (without it, each app parsed all the CSS again at its start)
     cpu, memory, watching = await starts(args.starts)
     report(f"app start: {cpu * 1000:.0f} ms CPU each (mean of {args.starts}, after a first)")
     report(f"memory per app (tracemalloc): {memory:.2f} MiB in the lobby, "

@@ -282,7 +282,7 @@ async def test_spectators_see_public_information_only(coordinator: Coordinator,
 async def test_the_turn_timer(coordinator: Coordinator, make_app: MakeApp) -> None:
     """It counts by steps of five seconds, then by the second; it repaints only when what it
     shows changes, and not at all under a window (the screen beneath shows, and a tick there
-    would repaint both screens)."""
+    would repaint both screens); it wakes only when what it shows next is due."""
     host = coordinator.connect(Player("SHA256:host", "Hôte"))
     table = host.create_table("defausse", seats=3, bots={1: "basic", 2: "basic"}, timer=60)
     app = make_app("Carole", watch_table=table)
@@ -306,12 +306,26 @@ async def test_the_turn_timer(coordinator: Coordinator, make_app: MakeApp) -> No
         assert isinstance(app.screen, HelpScreen) and table_screen(app).is_current
         bar._tick()
         assert drawn == [1]
+        waits: list[float] = []  # when it asks to wake next
+        set_timer = bar.set_timer
+
+        def noted(delay: float, callback: Any) -> Any:
+            waits.append(delay)
+            return set_timer(delay, callback)
+
+        bar.set_timer = noted  # type: ignore[method-assign]
         now = asyncio.get_running_loop().time()
         shown = []
         for left in (59.5, 55.2, 54.9, 11.0, 10.0, 9.1, 0.5, -3.0):
             bar.deadline = now + left
             shown.append(bar.seconds_shown())
         assert shown == [60, 60, 55, 15, 10, 10, 1, 0]
+        # It wakes when the next number is due (55 in 4.5 s, in 0.2 s, 50 in 4.9 s, 10 in
+        # 1 s, 9 in 1 s, in 0.1 s, 0 in 0.5 s; at 0 never), not every second to look.
+        assert len(waits) == 7
+        for wait, due in zip(waits, (4.5, 0.2, 4.9, 1.0, 1.0, 0.1, 0.5), strict=True):
+            assert due - 0.3 < wait < due + 0.3  # (the clock moved while the test ran)
+
 
 
 # --- the screen's answers to views chosen by the test --------------------------------------
