@@ -5,6 +5,8 @@ the test run; results go to docs/performance.md.
                                               [--burst 100] [--games defausse,collection]
                                               [--attack KIND [--attackers 8]]
                                               [--profile DIR] [--json FILE]
+    uv run --group bench python bench/load.py --spectators 100,200 [--seconds 40]
+                                              [--spectator-processes 2]
 
 For each N in ``--sessions`` a fresh ``pioche serve`` (the real app, its caps raised, ``--trace``
 on) runs as its own process on 127.0.0.1, and this process drives it with N asyncssh clients
@@ -28,7 +30,20 @@ What it measures:
 - one new connection on the loaded server, from TCP connect to the first lobby frame
   (« Bonjour NAME ! »), a few times during play;
 - at the largest N, ``--burst`` connections opened at once: when each first frame arrives, and
-  what the seated players' moves cost meanwhile.
+  what the seated players' moves cost meanwhile;
+- before the tables are set up, ``--starts`` new connections one at a time on the idle server:
+  the server's CPU for each, from the TCP connection to its first lobby frame and until the
+  server is idle again (the SSH handshake, the login, the app's start).
+
+``--spectators S1,S2`` measures instead one table (the first of ``--games``) of four scripted
+players watched by S spectators, a fresh server per S: a play window without spectators (the
+server's CPU per move, per seated player), then the S spectators connect over SSH as a spectator
+does (``watch TABLE``), from ``--spectator-processes`` processes of their own, at most
+``--connect-at-once`` at a time in each (how long they took, the server's CPU per spectator),
+then a play window with them: move to frame on every screen (players' and spectators'), the
+server's CPU per move, and so per extra spectator per move, its memory (RSS) per extra spectator,
+and each client process's own CPU. With several counts, the CPU per move from one count to the
+next, per spectator added, ends the output.
 
 The clients share this process; its own CPU is reported (on 2 cores it competes with the
 server). Each client connects from its own loopback address (127.0.1.1, 127.0.1.2, …), as players
