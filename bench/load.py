@@ -81,7 +81,13 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.measure import cpu_seconds, load_average, percentiles, settle  # noqa: E402
+from bench.measure import (  # noqa: E402
+    cpu_seconds,
+    cpu_wait_seconds,
+    load_average,
+    percentiles,
+    settle,
+)
 from tests.hostile.input_attacks import ATTACKS, attacker  # noqa: E402
 from tests.server.process import LikeOpenSSH, loopback, serve_process  # noqa: E402
 
@@ -482,12 +488,14 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
             if args.profile:
                 server.send_signal(signal.SIGUSR1)
             cpu0, mine0, start = cpu_seconds(server), cpu_seconds(me), time.monotonic()
+            waited0 = cpu_wait_seconds(server)
             probe_stop = asyncio.Event()
             probes = asyncio.create_task(
                 probe(served.port, args.probes, args.seconds / (args.probes + 1), probe_stop))
             await asyncio.sleep(args.seconds)
             end = time.monotonic()
             cpu1, mine1 = cpu_seconds(server), cpu_seconds(me)
+            waited = cpu_wait_seconds(server) - waited0
             await attacking.aclose()
             if args.profile:
                 server.send_signal(signal.SIGUSR2)
@@ -529,6 +537,7 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
                 "moves_per_s": round(len(window) / (end - start), 1),
                 "move_to_frame": played,
                 "server_cpu_percent_of_a_core": round(100 * cpu / (end - start), 1),
+                "server_waited_for_a_cpu_percent": round(100 * waited / (end - start), 1),
                 "server_cpu_ms_per_subscriber_move": round(1000 * cpu / subscriber_moves, 2)
                 if subscriber_moves else None,
                 "bench_cpu_percent_of_a_core": round(100 * (mine1 - mine0) / (end - start), 1),
@@ -591,6 +600,7 @@ class Spectators:
     def __init__(self) -> None:
         self.processes: list[asyncio.subprocess.Process] = []
         self.cpu: list[psutil.Process] = []
+        self.reported = False  # every process said what its screens showed
 
     async def open(self, port: int, table_id: str, title: str, count: int, processes: int,
                    at_once: int) -> dict[str, Any]:
@@ -628,16 +638,20 @@ class Spectators:
             await process.stdin.drain()
             report = await self._read(process, WAIT)
             screens.extend(Steps(steps, seen_at) for steps, seen_at in report["screens"])
+        self.reported = True
         await self.close()
         return screens
 
     async def close(self) -> None:
+        """Let the processes end (they close their connections when their stdin ends), or
+        end them: at once if they have not reported yet (an error or an interruption here)."""
         for process in self.processes:
             if process.stdin is not None and not process.stdin.is_closing():
                 process.stdin.close()
-            try:
-                await asyncio.wait_for(process.wait(), 30.0)
-            except TimeoutError:
+            if process.returncode is None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(process.wait(), 30.0 if self.reported else 0.5)
+            if process.returncode is None:
                 process.kill()
                 await process.wait()
 
@@ -655,9 +669,34 @@ def cpu_per_move(cpu: float, moves: int) -> float | None:
     return round(1000 * cpu / moves, 2) if moves else None
 
 
+@dataclass
+class Window:
+    """A play window: its bounds (monotonic time), the server's CPU in it, and how long the
+    server waited for a CPU while it had work (the shared machine's share of the latencies)."""
+
+    start: float
+    end: float
+    cpu: float
+    waited: float
+
+    def moves(self, moves: Iterable[tuple[float, str, int]]) -> int:
+        return sum(1 for when, _, _ in moves if self.start <= when < self.end)
+
+    def percent(self, seconds: float) -> float:
+        return round(100 * seconds / (self.end - self.start), 1)
+
+
+async def window(server: psutil.Process, seconds: float) -> Window:
+    cpu, waited, start = cpu_seconds(server), cpu_wait_seconds(server), time.monotonic()
+    await asyncio.sleep(seconds)
+    return Window(start, time.monotonic(), cpu_seconds(server) - cpu,
+                  cpu_wait_seconds(server) - waited)
+
+
 async def run_watched(args: argparse.Namespace, spectators: int) -> dict[str, Any]:
     """One table of four scripted players, watched by ``spectators`` over SSH: a play window
-    without them, then they connect (from their own processes) and a play window with them."""
+    without them; then, the players waiting, the spectators connect from their own processes;
+    then a play window with them."""
     game = args.games.split(",")[0]
     cap = str(spectators + 40)
     with tempfile.TemporaryDirectory(prefix="pioche-watched-") as tmp:
@@ -672,16 +711,16 @@ async def run_watched(args: argparse.Namespace, spectators: int) -> dict[str, An
                 await asyncio.sleep(1.0)
                 table = await set_up_table(served.port, 0, game, watched=False)
                 title = f"{TITLES[game]} · table {table.id}"
-                stop = asyncio.Event()
                 rng = random.Random(spectators)
+                stop = asyncio.Event()
                 players = [asyncio.create_task(play(c, stop, rng)) for c in table.players]
                 await asyncio.sleep(args.warmup)
-
-                cpu0, start_alone = cpu_seconds(server), time.monotonic()
-                await asyncio.sleep(args.seconds)
-                cpu_alone, end_alone = cpu_seconds(server) - cpu0, time.monotonic()
+                alone = await window(server, args.seconds)
                 rss_alone = server.memory_info().rss
-
+                # The players wait while the spectators connect (a game lasts some 150 moves,
+                # and at 1,000 spectators the old server takes minutes to let them in).
+                stop.set()
+                await asyncio.gather(*players)
                 cpu0, connect_started = cpu_seconds(server), time.monotonic()
                 connected = await crowd.open(served.port, table.id, title, spectators,
                                              args.spectator_processes, args.connect_at_once)
@@ -690,58 +729,57 @@ async def run_watched(args: argparse.Namespace, spectators: int) -> dict[str, An
                     1000 * (cpu_seconds(server) - cpu0) / spectators, 1)
                 connected["spectator_processes_cpu_s"] = [
                     round(c, 1) for c in crowd.cpu_seconds()]
+                stop = asyncio.Event()
+                players = [asyncio.create_task(play(c, stop, rng)) for c in table.players]
                 await asyncio.sleep(args.warmup)
-
-                cpu0, mine0, theirs0 = cpu_seconds(server), cpu_seconds(me), crowd.cpu_seconds()
-                start = time.monotonic()
-                await asyncio.sleep(args.seconds)
-                end = time.monotonic()
-                cpu, mine, theirs = (cpu_seconds(server) - cpu0, cpu_seconds(me) - mine0,
-                                     [b - a for a, b in zip(theirs0, crowd.cpu_seconds(),
-                                                            strict=True)])
+                mine0, theirs0 = cpu_seconds(me), crowd.cpu_seconds()
+                watched = await window(server, args.seconds)
+                mine = cpu_seconds(me) - mine0
+                theirs = [b - a for a, b in zip(theirs0, crowd.cpu_seconds(), strict=True)]
                 rss_watched = server.memory_info().rss
                 await asyncio.sleep(2.0)  # the window's last moves reach their screens
-                watchers = await crowd.screens(start)
+                watchers = await crowd.screens(watched.start)
                 stop.set()
                 await asyncio.gather(*players)
+                over = [c.screen.prompt == "Partie terminée" for c in table.players]
+                for client in table.players:
+                    client.conn.close()
             finally:
                 await crowd.close()
         moves = read_trace(trace)
-        players_screens = [c.screen for c in table.players]
-        moves_alone = sum(1 for w, _, _ in moves if start_alone <= w < end_alone)
-        moves_watched = sum(1 for w, _, _ in moves if start <= w < end)
-        alone_ms = cpu_per_move(cpu_alone, moves_alone)
-        watched_ms = cpu_per_move(cpu, moves_watched)
 
-        def to_frame(screens: Sequence[Steps], since: float, until: float) -> dict[str, Any]:
-            return latencies(moves, {table.id: screens}, since, until - 2.0)
+    def to_frame(screens: Sequence[Steps], during: Window) -> dict[str, Any]:
+        return latencies(moves, {table.id: screens}, during.start, during.end - 2.0)
 
-        for client in table.players:
-            client.conn.close()
+    players_screens = [c.screen for c in table.players]
+    alone_ms = cpu_per_move(alone.cpu, alone.moves(moves))
+    watched_ms = cpu_per_move(watched.cpu, watched.moves(moves))
     return {
         "scenario": "one table watched", "game": game, "players": len(table.players),
         "spectators": spectators, "seconds": args.seconds,
         "without_spectators": {
-            "moves_per_s": round(moves_alone / (end_alone - start_alone), 2),
-            "move_to_frame": to_frame(players_screens, start_alone, end_alone),
+            "moves_per_s": round(alone.moves(moves) / (alone.end - alone.start), 2),
+            "move_to_frame": to_frame(players_screens, alone),
             "server_cpu_ms_per_move": alone_ms,
             "server_cpu_ms_per_seated_player_per_move": round(alone_ms / len(table.players), 2)
             if alone_ms is not None else None,
+            "server_waited_for_a_cpu_percent": alone.percent(alone.waited),
             "server_rss_mib": round(rss_alone / 2**20, 1),
         },
         "spectators_connecting": connected,
         "with_spectators": {
-            "moves_per_s": round(moves_watched / (end - start), 2),
-            "move_to_frame": to_frame([*players_screens, *watchers], start, end),
-            "move_to_frame_players": to_frame(players_screens, start, end),
-            "move_to_frame_spectators": to_frame(watchers, start, end),
+            "moves_per_s": round(watched.moves(moves) / (watched.end - watched.start), 2),
+            "move_to_frame": to_frame([*players_screens, *watchers], watched),
+            "move_to_frame_players": to_frame(players_screens, watched),
+            "move_to_frame_spectators": to_frame(watchers, watched),
             "server_cpu_ms_per_move": watched_ms,
-            "server_cpu_percent_of_a_core": round(100 * cpu / (end - start), 1),
+            "server_cpu_percent_of_a_core": watched.percent(watched.cpu),
+            "server_waited_for_a_cpu_percent": watched.percent(watched.waited),
             "server_rss_mib": round(rss_watched / 2**20, 1),
-            "players_process_cpu_percent_of_a_core": round(100 * mine / (end - start), 1),
-            "spectator_processes_cpu_percent_of_a_core": [
-                round(100 * t / (end - start), 1) for t in theirs],
+            "players_process_cpu_percent_of_a_core": watched.percent(mine),
+            "spectator_processes_cpu_percent_of_a_core": [watched.percent(t) for t in theirs],
         },
+        "game_over": all(over),  # the game ended: the last window lacks moves
         "server_cpu_ms_per_extra_spectator_per_move": round(
             (watched_ms - alone_ms) / spectators, 3)
         if watched_ms is not None and alone_ms is not None else None,

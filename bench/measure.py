@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import psutil
 
@@ -49,3 +51,14 @@ async def settle(process: psutil.Process, quiet: float = 0.3, timeout: float = 3
         if now - before < 0.01:
             return
         before = now
+
+
+def cpu_wait_seconds(process: psutil.Process) -> float:
+    """How long ``process``'s threads have waited for a CPU while ready to run (Linux's
+    /proc/PID/task/*/schedstat): on a shared machine, the part of a latency that was the
+    machine's, not the process's."""
+    waited = 0
+    for thread in Path(f"/proc/{process.pid}/task").iterdir():
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            waited += int((thread / "schedstat").read_text().split()[1])
+    return waited / 1e9
