@@ -1,4 +1,5 @@
-"""What the benchmarks over SSH share: a process's CPU time, latency percentiles, the load."""
+"""What the benchmarks over SSH share: a process's CPU time and CPU wait, latency percentiles,
+waiting for an idle server, the load average."""
 
 from __future__ import annotations
 
