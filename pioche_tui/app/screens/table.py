@@ -78,6 +78,7 @@ class TableScreen(PiocheScreen[None]):
         self._keys: tuple[Any, ...] = ()
         self._podium_shown = False
         self._panel_timer: Timer | None = None
+        self._acting: int | None = None  # the step of the move on its way (``act``)
         self._chat: list[tuple[str, str]] = []  # lines that came before the screen was up
         self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
         # Events not shown yet: what happened before we came (once), then the news.
@@ -473,11 +474,15 @@ class TableScreen(PiocheScreen[None]):
         return False
 
     def act(self, action: Any) -> None:
-        """Send an action for this view's step, and go on: the step it carries makes it
-        harmless if it arrives late or twice (a key pressed again before the new view came),
-        as the coordinator refuses an action sent for an older step (« stale »). A stale
-        refusal only means a newer view is on its way, so it is not shown."""
-        self.pioche.send(self._act(action, self.update.step))
+        """Send an action for this view's step, and go on. A key pressed again while the
+        move for this step is on its way sends nothing (it would be refused: the step moves
+        on with the first); one pressed once it was answered, before the new view came, is
+        refused as « stale » by the coordinator, and not shown: a newer view is on its way."""
+        step = self.update.step
+        if self._acting == step:
+            return
+        self._acting = step
+        self.pioche.send(self._act(action, step))
 
     async def _act(self, action: Any, step: int) -> None:
         try:
@@ -486,6 +491,9 @@ class TableScreen(PiocheScreen[None]):
             if e.code != "stale":
                 self.pioche.warn(self.t.refusal(e))
             return
+        finally:
+            if self._acting == step:
+                self._acting = None
         self.clear_hint()
 
     async def action_start(self) -> None:
