@@ -192,6 +192,7 @@ class ServerInfo:
         return next(game for game in self.games if game.name == name)
 
     def timer_allowed(self, timer: float) -> bool:
-        """A turn timer a player may ask for: within the range, or the server's own default
-        (which ``--turn-timer`` may set outside it)."""
+        """A turn timer a player may ask for: within the range (10 to 600 s), or the
+        server's own default (which ``--turn-timer`` may set outside it: load tests, demos),
+        which the create dialog offers first. The coordinator's rule (``timer_allowed``)."""
         return self.min_timer <= timer <= self.max_timer or timer == self.turn_timer
