@@ -53,10 +53,12 @@ from .coordinator.model import (
     ChatLine,
     GameInfo,
     GuestPass,
+    LeaderboardRow,
     LobbySnapshot,
     OnlineEntry,
     Place,
     Player,
+    PlayerStats,
     Refused,
     SeatInfo,
     SeatKind,
@@ -74,7 +76,6 @@ from .engine.defausse import GAME as DEFAUSSE
 from .engine.defausse import rules as defausse_rules
 from .engine.defausse.rules import RoundResult
 from .engine.defausse.views import DefausseView
-from .store.db import LeaderboardRow, PlayerStats
 
 TAG = "$"
 MAX_BYTES = 8 * 1024 * 1024
@@ -553,7 +554,7 @@ CODECS: tuple[Codec, ...] = (
     record(GameInfo, "GameInfo", name=STR, min_seats=INT, max_seats=INT, bots=Tuple(STR)),
     record(ServerInfo, "ServerInfo", games=Tuple(One("GameInfo")), turn_timer=Optional(FLOAT),
            min_timer=FLOAT, max_timer=FLOAT, grace=FLOAT),
-    # --- scores (store/db.py), as the scores screen reads them ---
+    # --- scores (model.py; the store makes them), as the scores screen reads them ---
     record(LeaderboardRow, "LeaderboardRow", name=STR, identity=STR, games=INT, wins=INT,
            points=INT),
     record(PlayerStats, "PlayerStats", identity=STR, name=STR, games=INT, wins=INT, points=INT,

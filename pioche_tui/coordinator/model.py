@@ -11,10 +11,6 @@ from typing import Any, Literal
 
 from ..engine.base import Event
 
-# The store's rows of scores cross the seam as they are: plain frozen values already.
-from ..store.db import LeaderboardRow as LeaderboardRow
-from ..store.db import PlayerStats as PlayerStats
-
 SeatKind = Literal["free", "player", "bot"]
 TableStatus = Literal["waiting", "playing", "finished", "closed"]
 
@@ -150,6 +146,31 @@ class GuestPass:
 
     identity: str
     token: str
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    """One player's line in the scores (``Database.leaderboard``): the store builds them, the
+    scores screen reads them, defined here so that the seam needs nothing of the store."""
+
+    name: str
+    identity: str
+    games: int
+    wins: int
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    """A player's own results (``Database.player_stats``)."""
+
+    identity: str
+    name: str
+    games: int
+    wins: int
+    points: int
+    best_score: int
+    by_game: tuple[tuple[str, int, int], ...]  # (game, games, wins)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,10 +21,12 @@ from pioche_tui.coordinator.model import (
     ChatLine,
     GameInfo,
     GuestPass,
+    LeaderboardRow,
     LobbySnapshot,
     OnlineEntry,
     Place,
     Player,
+    PlayerStats,
     Refused,
     SeatInfo,
     ServerInfo,
@@ -40,7 +42,6 @@ from pioche_tui.engine.collection.views import CollectionView
 from pioche_tui.engine.defausse import rules as defausse_rules
 from pioche_tui.engine.defausse.rules import RoundResult
 from pioche_tui.engine.defausse.views import DefausseView
-from pioche_tui.store.db import LeaderboardRow, PlayerStats
 
 # --- strategies: one per registered tag ----------------------------------------------------
 
