@@ -46,6 +46,7 @@ TABLE_ACTIONS = {"start", "chat", "leave", "help", "log_page"}  # keys every tab
 LEARN_ID = "learn-hint"  # a learn table's line of explanation (app/learn.py)
 PANEL_SECONDS = 15.0  # how long a panel stays in the log's place, unless told otherwise
 RESUME_NOTICE_SECONDS = 10.0  # a guest's resume command in a notice (it covers the hand's end)
+SAME_DEADLINE = 0.05  # seconds: two deadlines closer than this are one turn's (``show_update``)
 
 
 class TableScreen(PiocheScreen[None]):
@@ -178,8 +179,15 @@ class TableScreen(PiocheScreen[None]):
         return asyncio.get_running_loop().time() + update.time_left
 
     def show_update(self, update: TableUpdate) -> None:
-        """Show an update just taken from the mailbox."""
-        self.deadline = self.local_deadline(update)
+        """Show an update just taken from the mailbox. Within a turn, each update's deadline
+        differs from the last by a float's noise (each is now plus the time left, both read
+        anew): the last is kept, so that the title bar's timer is not set again at every
+        update (its watcher would repaint it and plan its next wake-up each time)."""
+        deadline = self.local_deadline(update)
+        if (deadline is not None and self.deadline is not None
+                and abs(deadline - self.deadline) < SAME_DEADLINE):
+            deadline = self.deadline
+        self.deadline = deadline
         self._show(update)
 
     def _show(self, update: TableUpdate) -> None:
