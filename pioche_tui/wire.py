@@ -292,14 +292,17 @@ class Codec:
             data[name] = kind.encode(self.read(value, name), f"{self.tag}.{name}")
         return data
 
-    def decode(self, data: Mapping[str, Any]) -> Any:
-        names = {name for name, _ in self.fields}
-        unknown = sorted(set(data) - names - {TAG})
+    def check_fields(self, data: Mapping[str, Any]) -> None:
+        """WireError unless ``data`` has every field and no other (but the tag)."""
+        unknown = sorted(set(data) - {name for name, _ in self.fields} - {TAG})
         if unknown:
             raise WireError(f"{self.tag}: unknown field {unknown[0]!r}")
         missing = [name for name, _ in self.fields if name not in data]
         if missing:
             raise WireError(f"{self.tag}: missing field {missing[0]!r}")
+
+    def decode(self, data: Mapping[str, Any]) -> Any:
+        self.check_fields(data)
         fields = {
             name: kind.decode(data[name], f"{self.tag}.{name}") for name, kind in self.fields
         }
@@ -439,12 +442,7 @@ class _RequestCodec(Codec):
                 rest: request.answer.encode(part, f"{value.request} answer")}
 
     def decode(self, data: Mapping[str, Any]) -> Any:
-        unknown = sorted(set(data) - {TAG, *(name for name, _ in self.fields)})
-        if unknown:
-            raise WireError(f"{self.tag}: unknown field {unknown[0]!r}")
-        missing = [name for name, _ in self.fields if name not in data]
-        if missing:
-            raise WireError(f"{self.tag}: missing field {missing[0]!r}")
+        self.check_fields(data)
         name, rest = (data[field] for field, _ in self.fields)
         request = _request(name, self.tag)
         if self.tag == "Call":
