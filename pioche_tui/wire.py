@@ -26,6 +26,15 @@ the field (``TableUpdate.seat: expected an int or None, got 'x'``). Sizes are bo
 anything is built (msgpack's own limits: ``MAX_BYTES``, ``MAX_ITEMS``, ``MAX_STR``). ``encode``
 raises it too, for a value it has no codec for.
 
+**Requests and answers.** A client's request crosses as a ``Call``: the request's name (a
+method of ``client.CoordinatorClient``) and every one of its arguments by name; what it
+returns crosses as an ``Answer`` naming the request, and a refusal as the ``Refused`` it
+raised. ``REQUESTS`` lists, by hand as the codecs, each request's arguments and the kind of
+its answer: an unknown request, an unknown or missing argument, an argument or an answer of
+the wrong kind are refused as any other field. (``create_table``'s ``bots``, seat numbers to
+bot names, crosses as pairs: msgpack's map keys are strings here.) The news read by ``mail``
+is that request's answer, a ``Mail``.
+
 The engines' actions cross as the engines write them in table logs (``Game.action_to_wire``,
 checked by ``Game.action_from_wire``): one codec per game, not one per action.
 """
@@ -44,10 +53,12 @@ from .coordinator.model import (
     ChatLine,
     GameInfo,
     GuestPass,
+    LeaderboardRow,
     LobbySnapshot,
     OnlineEntry,
     Place,
     Player,
+    PlayerStats,
     Refused,
     SeatInfo,
     SeatKind,
@@ -65,7 +76,6 @@ from .engine.defausse import GAME as DEFAUSSE
 from .engine.defausse import rules as defausse_rules
 from .engine.defausse.rules import RoundResult
 from .engine.defausse.views import DefausseView
-from .store.db import LeaderboardRow, PlayerStats
 
 TAG = "$"
 MAX_BYTES = 8 * 1024 * 1024
@@ -282,14 +292,17 @@ class Codec:
             data[name] = kind.encode(self.read(value, name), f"{self.tag}.{name}")
         return data
 
-    def decode(self, data: Mapping[str, Any]) -> Any:
-        names = {name for name, _ in self.fields}
-        unknown = sorted(set(data) - names - {TAG})
+    def check_fields(self, data: Mapping[str, Any]) -> None:
+        """WireError unless ``data`` has every field and no other (but the tag)."""
+        unknown = sorted(set(data) - {name for name, _ in self.fields} - {TAG})
         if unknown:
             raise WireError(f"{self.tag}: unknown field {unknown[0]!r}")
         missing = [name for name, _ in self.fields if name not in data]
         if missing:
             raise WireError(f"{self.tag}: missing field {missing[0]!r}")
+
+    def decode(self, data: Mapping[str, Any]) -> Any:
+        self.check_fields(data)
         fields = {
             name: kind.decode(data[name], f"{self.tag}.{name}") for name, kind in self.fields
         }
@@ -325,8 +338,139 @@ def _tuples(data: Any) -> Any:
     return tuple(_tuples(item) for item in data) if isinstance(data, list | tuple) else data
 
 
+class IntMap(Kind):
+    """A dict of ints to values of ``kind``, crossing as an array of pairs (msgpack's map keys
+    are strings here: ``create_table``'s ``bots``, seat number to bot name)."""
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+        self.expected = f"an array of [int, {kind.expected}] pairs"
+
+    def encode(self, value: Any, where: str) -> Any:
+        if not isinstance(value, Mapping) or not all(type(k) is int for k in value):
+            raise self.wrong(value, where)
+        return [[k, self.kind.encode(v, f"{where}[{k}]")] for k, v in value.items()]
+
+    def decode(self, data: Any, where: str) -> Any:
+        if type(data) is not tuple or not all(
+                type(p) is tuple and len(p) == 2 and type(p[0]) is int for p in data):
+            raise self.wrong(data, where)
+        result = {k: self.kind.decode(v, f"{where}[{k}]") for k, v in data}
+        if len(result) != len(data):
+            raise WireError(f"{where}: a key twice")
+        return result
+
+
+class Either(Kind):
+    """A value of the first of ``kinds`` that takes it (``create_table``'s ``timer``: seconds,
+    the string ``"default"`` or None)."""
+
+    def __init__(self, *kinds: Kind) -> None:
+        self.kinds = kinds
+        self.expected = " or ".join(kind.expected for kind in kinds)
+
+    def _first(self, value: Any, where: str, decode: bool) -> Any:
+        for kind in self.kinds:
+            try:
+                return kind.decode(value, where) if decode else kind.encode(value, where)
+            except WireError:
+                continue
+        raise self.wrong(value, where)
+
+    def encode(self, value: Any, where: str) -> Any:
+        return self._first(value, where, decode=False)
+
+    def decode(self, data: Any, where: str) -> Any:
+        return self._first(data, where, decode=True)
+
+
+class _Value(Kind):
+    """A registered value (as its tagged map) or plain data: an action, which is an engine's
+    registered action or, for a game from elsewhere, plain data (the toy game's ints)."""
+
+    expected = "a registered value or plain data"
+
+    def encode(self, value: Any, where: str) -> Any:
+        codec = _BY_TYPE.get(type(value))
+        return codec.encode(value) if codec is not None else PLAIN.encode(value, where)
+
+    def decode(self, data: Any, where: str) -> Any:
+        return _decode_tagged(data, where) if isinstance(data, dict) else PLAIN.decode(data, where)
+
+
 def _refused(code: str, message: str, params: dict[str, Any]) -> Refused:
     return Refused(code, message, **params)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request of a client (``client.CoordinatorClient``): the method's ``name`` and every
+    one of its arguments by name, defaults included (``REQUESTS`` says which and of what kind)."""
+
+    name: str
+    args: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the request ``request`` returned (of the kind ``REQUESTS`` says). A request refused
+    answers with its ``Refused`` instead."""
+
+    request: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class Request:
+    """What one request takes (its arguments' names and kinds, in order) and returns."""
+
+    args: tuple[tuple[str, Kind], ...]
+    answer: Kind
+
+
+class _RequestCodec(Codec):
+    """``Call`` and ``Answer``: a request's name, then the rest checked against what
+    ``REQUESTS`` says of that request (each argument, or the answer)."""
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        name, rest = self.fields[0][0], self.fields[1][0]
+        request = _request(getattr(value, name), self.tag)
+        part = getattr(value, rest)
+        if isinstance(value, Call):
+            return {TAG: self.tag, name: value.name, rest: _args(value.name, request, part, True)}
+        return {TAG: self.tag, name: value.request,
+                rest: request.answer.encode(part, f"{value.request} answer")}
+
+    def decode(self, data: Mapping[str, Any]) -> Any:
+        self.check_fields(data)
+        name, rest = (data[field] for field, _ in self.fields)
+        request = _request(name, self.tag)
+        if self.tag == "Call":
+            return Call(name, _args(name, request, rest, False))
+        return Answer(name, request.answer.decode(rest, f"{name} answer"))
+
+
+def _request(name: Any, where: str) -> Request:
+    request = REQUESTS.get(name) if type(name) is str else None
+    if request is None:
+        raise WireError(f"{where}: unknown request {name!r}")
+    return request
+
+
+def _args(name: str, request: Request, args: Any, encode: bool) -> dict[str, Any]:
+    """A request's arguments checked: every one given, no other, each of its kind."""
+    if not isinstance(args, Mapping) or not all(type(k) is str for k in args):
+        raise WireError(f"{name}: expected a map of arguments by name, got {type(args).__name__}")
+    unknown = sorted(set(args) - {arg for arg, _ in request.args})
+    if unknown:
+        raise WireError(f"{name}: unknown argument {unknown[0]!r}")
+    missing = [arg for arg, _ in request.args if arg not in args]
+    if missing:
+        raise WireError(f"{name}: missing argument {missing[0]!r}")
+    return {
+        arg: (kind.encode if encode else kind.decode)(args[arg], f"{name}.{arg}")
+        for arg, kind in request.args
+    }
 
 
 VIEWS = One("defausse.View", "collection.View")
@@ -337,7 +481,49 @@ COMBINATIONS = Tuple(One("collection.Combination"))
 OUTCOME = Optional(One("Outcome"))
 EVENTS = Tuple(One("Event"))
 
+NONE = _Exact(type(None), "None")
+OPT_STR = Optional(STR)
+OPTIONS = Optional(StrMap(PLAIN))
+NOTHING = Request((), NONE)
+
+REQUESTS: dict[str, Request] = {
+    # (the methods of client.CoordinatorClient, with its parameters' names: tests/wire/)
+    "server_info": Request((), One("ServerInfo")),
+    "preferences": Request((("identity", STR),), StrMap(PLAIN)),
+    "keep_preferences": Request((("identity", STR), ("data", StrMap(PLAIN))), BOOL),
+    "known_name": Request((("identity", STR),), OPT_STR),
+    "guest_pass": Request((), One("GuestPass")),
+    "resume": Request((("token", STR), ("address", STR)), Fixed(One("GuestPass"), STR)),
+    "connect": Request((("player", One("Player")), ("guest_pass", Optional(One("GuestPass")))),
+                       One("Place")),
+    "mail": Request((), One("Mail")),
+    "place": Request((), One("Place")),
+    "create_table": Request((("game", STR), ("seats", INT), ("options", OPTIONS),
+                             ("bots", Optional(IntMap(STR))),
+                             ("timer", Either(NONE, FLOAT, Choice("default"))),
+                             ("private", BOOL), ("sit", BOOL)), STR),
+    "quick_play": Request((("game", STR), ("seats", INT), ("options", OPTIONS)), STR),
+    "learn": Request((("game", STR),), STR),
+    "join": Request((("table_id", STR), ("seat", OPT_INT), ("code", OPT_STR)), NONE),
+    "watch": Request((("table_id", STR), ("code", OPT_STR)), NONE),
+    "start": NOTHING,
+    "leave": NOTHING,
+    "act": Request((("action", _Value()), ("step", OPT_INT)), NONE),
+    "chat": Request((("text", STR),), NONE),
+    "close": NOTHING,
+    "server_stopping": NOTHING,
+    "leaderboard": Request((("game", OPT_STR), ("limit", INT)), Tuple(One("LeaderboardRow"))),
+    "player_stats": Request((), Optional(One("PlayerStats"))),
+    "learned": Request((), Tuple(STR)),
+    "note_learned": Request((("situation", STR),), NONE),
+    "forget_learned": NOTHING,
+}
+"""Every request a client makes: its arguments (all sent, by name) and its answer's kind."""
+
 CODECS: tuple[Codec, ...] = (
+    # --- the envelopes of requests and answers (a refusal crosses as ``Refused``) ---
+    _RequestCodec("Call", (Call,), (("name", STR), ("args", PLAIN)), Call),
+    _RequestCodec("Answer", (Answer,), (("request", STR), ("value", PLAIN)), Answer),
     # --- the coordinator's (coordinator/model.py, coordinator/mailbox.py) ---
     record(Player, "Player", identity=STR, name=STR, guest=BOOL, watch_only=BOOL, address=STR),
     record(SeatInfo, "SeatInfo", kind=Choice(*get_args(SeatKind)), name=STR, bot=STR,
@@ -366,7 +552,7 @@ CODECS: tuple[Codec, ...] = (
     record(GameInfo, "GameInfo", name=STR, min_seats=INT, max_seats=INT, bots=Tuple(STR)),
     record(ServerInfo, "ServerInfo", games=Tuple(One("GameInfo")), turn_timer=Optional(FLOAT),
            min_timer=FLOAT, max_timer=FLOAT, grace=FLOAT),
-    # --- scores (store/db.py), as the scores screen reads them ---
+    # --- scores (model.py; the store makes them), as the scores screen reads them ---
     record(LeaderboardRow, "LeaderboardRow", name=STR, identity=STR, games=INT, wins=INT,
            points=INT),
     record(PlayerStats, "PlayerStats", identity=STR, name=STR, games=INT, wins=INT, points=INT,

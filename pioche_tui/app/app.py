@@ -16,7 +16,6 @@ becomes of the player's seat (``action_quit``).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
@@ -157,7 +156,6 @@ class PiocheApp(App[None]):
         self._chat_seen: dict[str, deque[ChatLine]] = {}
         self._learning: LearnMemory | None = None
         self._quit_question: Confirm | None = None  # the question shown, while it is
-        self._requests: set[asyncio.Task[None]] = set()  # sent in the background (``send``)
 
     # --- start and end --------------------------------------------------------------------
 
@@ -505,12 +503,12 @@ class PiocheApp(App[None]):
         return None
 
     def send(self, request: Awaitable[None]) -> None:
-        """Make a request in the background, kept until it is done: a move
-        (``TableScreen.act``, which says its refusals), a learn table's note (whose refusal
-        has nothing to say to the player: logged)."""
-        task = asyncio.create_task(self._quietly(request))
-        self._requests.add(task)
-        task.add_done_callback(self._requests.discard)
+        """Make a request in the background: a move (``TableScreen.act``, which says its
+        refusals), a learn table's note (whose refusal has nothing to say to the player:
+        logged). A Textual worker, kept by the app until done: any other error than a refusal
+        is the app's, as an error in a key's handler is (the app ends, the server reports it),
+        never a task's exception nobody retrieves."""
+        self.run_worker(self._quietly(request), name="request", group="requests")
 
     @staticmethod
     async def _quietly(request: Awaitable[None]) -> None:

@@ -38,7 +38,16 @@ from ..store.log import END, SEAT, LogError, LogWriter, read_log
 from .clock import later
 from .guests import Guests
 from .mailbox import Mailbox, Notice
-from .model import ChatLine, GuestPass, LobbySnapshot, OnlineEntry, Player, Refused
+from .model import (
+    ChatLine,
+    GameInfo,
+    GuestPass,
+    LobbySnapshot,
+    OnlineEntry,
+    Player,
+    Refused,
+    ServerInfo,
+)
 from .table import NOT_SAVED, STAND_IN, STOPPED, Seat, Table
 from .text import NICKNAME_MAX, RateLimiter, name_key, nickname, sanitise
 
@@ -148,6 +157,11 @@ class Coordinator:
                  ) -> None:
         self.settings = settings
         self.games = dict(games if games is not None else GAMES)
+        self.server_info = ServerInfo(
+            tuple(GameInfo(name, game.min_seats, game.max_seats, tuple(game.bot_names()))
+                  for name, game in self.games.items()),
+            settings.turn_timer, MIN_TIMER, MAX_TIMER, settings.grace)
+        """What every session's screens know of this server (built once: it never changes)."""
         self.tables: dict[str, Table] = {}
         self.sessions: dict[str, Session] = {}  # by identity: one live session each
         self.db: Database | None = None
@@ -672,10 +686,9 @@ class Coordinator:
         return table.id
 
     def timer_allowed(self, timer: float) -> bool:
-        """A turn timer a player may ask for: 10 to 600 s, or the server's own default
-        (``--turn-timer`` may be outside those bounds: load tests, demos), which the create
-        dialog offers first."""
-        return MIN_TIMER <= timer <= MAX_TIMER or timer == self.settings.turn_timer
+        """A turn timer a player may ask for (``ServerInfo.timer_allowed``, the rule the
+        create dialog follows too)."""
+        return self.server_info.timer_allowed(timer)
 
     def _count_table(self, player: Player) -> None:
         """Count a new table against its creator's and their address's rate

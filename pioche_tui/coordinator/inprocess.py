@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .core import MAX_TIMER, MIN_TIMER, Coordinator, Session
+from .core import Coordinator, Session
 from .mailbox import Mail
 from .model import (
-    GameInfo,
     GuestPass,
     LeaderboardRow,
     Place,
@@ -54,11 +53,7 @@ class InProcessClient:
     # --- before connecting -----------------------------------------------------------------
 
     async def server_info(self) -> ServerInfo:
-        settings = self.coordinator.settings
-        return ServerInfo(
-            tuple(GameInfo(name, game.min_seats, game.max_seats, tuple(game.bot_names()))
-                  for name, game in self.coordinator.games.items()),
-            settings.turn_timer, MIN_TIMER, MAX_TIMER, settings.grace)
+        return self.coordinator.server_info
 
     async def preferences(self, identity: str) -> dict[str, Any]:
         return self.coordinator.preferences(identity)

@@ -11,10 +11,6 @@ from typing import Any, Literal
 
 from ..engine.base import Event
 
-# The store's rows of scores cross the seam as they are: plain frozen values already.
-from ..store.db import LeaderboardRow as LeaderboardRow
-from ..store.db import PlayerStats as PlayerStats
-
 SeatKind = Literal["free", "player", "bot"]
 TableStatus = Literal["waiting", "playing", "finished", "closed"]
 
@@ -153,6 +149,31 @@ class GuestPass:
 
 
 @dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    """One player's line in the scores (``Database.leaderboard``): the store builds them, the
+    scores screen reads them, defined here so that the seam needs nothing of the store."""
+
+    name: str
+    identity: str
+    games: int
+    wins: int
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    """A player's own results (``Database.player_stats``)."""
+
+    identity: str
+    name: str
+    games: int
+    wins: int
+    points: int
+    best_score: int
+    by_game: tuple[tuple[str, int, int], ...]  # (game, games, wins)
+
+
+@dataclass(frozen=True, slots=True)
 class Place:
     """Where a session is: the table it sits at or watches (None: the lobby), its seat there
     (None: watching) and the table's status."""
@@ -192,6 +213,7 @@ class ServerInfo:
         return next(game for game in self.games if game.name == name)
 
     def timer_allowed(self, timer: float) -> bool:
-        """A turn timer a player may ask for: within the range, or the server's own default
-        (which ``--turn-timer`` may set outside it)."""
+        """A turn timer a player may ask for: within the range (10 to 600 s), or the
+        server's own default (which ``--turn-timer`` may set outside it: load tests, demos),
+        which the create dialog offers first. The coordinator's rule (``timer_allowed``)."""
         return self.min_timer <= timer <= self.max_timer or timer == self.turn_timer

@@ -29,6 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# The scores cross the seam as they are (coordinator/model.py holds them, as GuestPass).
+from ..coordinator.model import LeaderboardRow, PlayerStats
+
 log = logging.getLogger("pioche.store")
 
 KEY_PREFIX = "SHA256:"  # a key's identity: the only kind that owns a nickname
@@ -111,26 +114,6 @@ class SeatResult:
     bot: str | None
     score: int
     winner: bool
-
-
-@dataclass(frozen=True, slots=True)
-class LeaderboardRow:
-    name: str
-    identity: str
-    games: int
-    wins: int
-    points: int
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerStats:
-    identity: str
-    name: str
-    games: int
-    wins: int
-    points: int
-    best_score: int
-    by_game: tuple[tuple[str, int, int], ...]  # (game, games, wins)
 
 
 class Database:

@@ -328,6 +328,30 @@ async def test_the_turn_timer(coordinator: Coordinator, make_app: MakeApp) -> No
 
 
 
+async def test_the_turn_timer_is_set_once_per_turn(coordinator: Coordinator,
+                                                   make_app: MakeApp) -> None:
+    """Each update of a turn gives a deadline a float's noise away from the last (now plus
+    the time left, both read anew): the title bar is not set again for it, so it neither
+    repaints nor plans its wake-up once per update. A new turn's deadline is set."""
+    host = coordinator.connect(Player("SHA256:host", "Hôte"))
+    table = host.create_table("defausse", seats=3, bots={1: "basic", 2: "basic"}, timer=60)
+    app = make_app("Carole", watch_table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = table_screen(app)
+        bar = screen.title_bar
+        assert screen.deadline is not None and bar.deadline == screen.deadline
+        woken: list[float | None] = []
+        bar._wake_next = lambda covered=False: woken.append(bar.deadline)  # type: ignore[method-assign]
+        loop = asyncio.get_running_loop()
+        for _ in range(3):  # the same turn's next updates, as the mailbox gives them
+            left = screen.deadline - loop.time()
+            screen.show_update(replace(screen.update, time_left=left + 0.001))
+        assert woken == []
+        screen.show_update(replace(screen.update, time_left=30.0))  # a new turn
+        assert woken == [screen.deadline] and abs(screen.deadline - loop.time() - 30) < 1
+
+
 # --- the screen's answers to views chosen by the test --------------------------------------
 
 

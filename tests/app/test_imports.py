@@ -1,13 +1,15 @@
 """The seam holds: the apps (pioche_tui/app/) and the widgets reach the coordinator only
 through its client (coordinator/client.py) and the plain values that cross it (model.py), and
-never the store. ``text`` is pure (the nickname alphabet, the chat's limits: the SSH front uses
-it too). ``app/service.py`` is the embedded mode's wiring: it opens the coordinator and hands
-each app a client of it, so it alone may name the coordinator itself (docs/server.md, « The
-seam »)."""
+never the store, neither in their source nor in what importing them loads. ``text`` is pure
+(the nickname alphabet, the chat's limits: the SSH front uses it too). ``app/service.py`` is
+the embedded mode's wiring: it opens the coordinator and hands each app a client of it, so it
+alone may name the coordinator itself (docs/server.md, « The seam »)."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,9 @@ WIDGETS = ROOT / "widgets"
 SEAM = {"pioche_tui.coordinator.client", "pioche_tui.coordinator.model",
         "pioche_tui.coordinator.text"}
 WIRING = {APP / "service.py": {"pioche_tui.coordinator.core", "pioche_tui.coordinator.inprocess"}}
+# What the seam's modules load in turn: the package, and ``mailbox`` where ``Mail`` and
+# ``Notice`` are defined (``client`` re-exports them; an app names them from there).
+LOADED = SEAM | {"pioche_tui.coordinator", "pioche_tui.coordinator.mailbox"}
 FORBIDDEN = ("pioche_tui.coordinator", "pioche_tui.store")
 
 
@@ -63,3 +68,31 @@ def test_the_check_sees_the_coordinators_internals() -> None:
     assert forbidden_imports(APP / "service.py", "from ..coordinator.core import Settings\n") == []
     assert forbidden_imports(APP / "app.py", "from ..coordinator.core import Settings\n") == [
         "pioche_tui.coordinator.core"]
+
+
+def app_modules() -> list[str]:
+    """Every module of the app and the widgets but the embedded mode's wiring."""
+    return [
+        ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for path in app_files() if path not in WIRING
+    ]
+
+
+def test_importing_the_app_loads_the_seam_alone() -> None:
+    """What importing them actually loads, in a fresh interpreter: the checks above read each
+    module's own imports, not those of the modules it imports (the seam's ``model`` loaded
+    the store and sqlite3 through the scores' rows, the app package the coordinator through
+    ``open_service``)."""
+    script = ("import importlib, sys\n"
+              f"for name in {app_modules()!r}: importlib.import_module(name)\n"
+              "print(' '.join(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=True)
+    loaded = set(done.stdout.split())
+    assert "pioche_tui.app.app" in loaded and "widgets.hand" in loaded
+    bad = sorted(
+        module for module in loaded
+        if module not in LOADED
+        and any(module == bad or module.startswith(bad + ".") for bad in FORBIDDEN)
+    )
+    assert not bad and "sqlite3" not in loaded, f"importing the app loads {bad}"

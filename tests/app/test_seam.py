@@ -9,6 +9,9 @@ import inspect
 from collections.abc import Iterable
 from typing import Any
 
+import pytest
+from textual.worker import WorkerFailed
+
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.screens.lobby import LobbyScreen
 from pioche_tui.app.screens.table import TableScreen
@@ -84,8 +87,8 @@ async def test_a_slow_client_plays_a_game_and_keys_pressed_twice_act_once(
         before = alice_draws(table.history)
         step = screen.update.step
         # Draw, twice before the new view comes (both keys handled before the first answer;
-        # the pilot would wait for the first): the second is sent for the same step, refused
-        # as stale, and not shown.
+        # the pilot would wait for the first): the second is not sent, the first being on
+        # its way for the same step (a key held down makes one move, not one per repeat).
         warned: list[str] = []
         app.warn = warned.append  # type: ignore[method-assign]
         await screen.run_action("draw")
@@ -95,7 +98,7 @@ async def test_a_slow_client_plays_a_game_and_keys_pressed_twice_act_once(
                 break
             await pilot.pause(LATENCY)
         await settle(pilot)
-        assert client.requests.count("act") == 2
+        assert client.requests.count("act") == 1
         assert alice_draws(table.history) == before + 1
         assert warned == []
         await pilot.press("l")
@@ -103,3 +106,44 @@ async def test_a_slow_client_plays_a_game_and_keys_pressed_twice_act_once(
         await pilot.press("o")  # yes, leave (the stand-in plays the seat)
         await until_screen(pilot, app, LobbyScreen)
         assert app.table_screen is None
+
+
+class BrokenActs(SlowClient):
+    """A client whose moves fail with an error that is no refusal (a bug, a lost bus)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "act":
+            return super().__getattr__(name)
+
+        async def act(*args: Any, **kwargs: Any) -> None:
+            self.requests.append(name)
+            raise RuntimeError("the move was lost")
+
+        return act
+
+
+class Broken(Slow):
+    def client(self) -> BrokenActs:
+        return BrokenActs(self.coordinator.client())
+
+
+async def test_an_error_in_a_move_sent_in_the_background_is_the_apps_not_silence(
+        coordinator: Coordinator) -> None:
+    """Before: the move's task died with « Task exception was never retrieved » and the app
+    went on as if nothing happened. Now the error ends the app as an error in a key's handler
+    does, so the server reports it."""
+    app = PiocheApp(Broken(coordinator), identity="SHA256:Alice", name="Alice")
+    with pytest.raises(WorkerFailed, match="the move was lost"):
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until_screen(pilot, app, LobbyScreen)
+            await pilot.press("p")
+            await until_screen(pilot, app, TableScreen)
+            screen = app.screen
+            assert isinstance(screen, TableScreen)
+            for _ in range(200):
+                if 0 in screen.update.to_act:
+                    break
+                await pilot.pause(LATENCY)
+            await screen.run_action("draw")
+            await pilot.pause(LATENCY)
+            assert app.return_code == 1

@@ -15,6 +15,7 @@ everything must survive the wire.
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any, cast
 
 import pytest
 
+from pioche_tui import wire
 from pioche_tui.coordinator.client import Connector, CoordinatorClient, Mail
 from pioche_tui.coordinator.core import Coordinator, Settings
 from pioche_tui.coordinator.model import Player, Refused, TableUpdate
@@ -46,10 +48,12 @@ async def in_process(data: Path) -> AsyncIterator[Connector]:
 
 
 class Crossing:
-    """A client whose every argument, answer, refusal and mail crosses a boundary: what
-    arrives on the other side is ``cross(value)``, never the object itself. With a deep copy,
-    nothing may rely on sharing an object with the coordinator; with the msgpack codecs
-    (``cross = lambda v: decode(encode(v))``), everything must also survive the wire."""
+    """A client whose every request, answer, refusal and mail crosses a boundary: the request
+    is sent as a ``wire.Call`` (every argument by name, defaults included, as the protocol
+    declares them), its answer comes back as a ``wire.Answer`` (the mail is ``mail``'s) and a
+    refusal as its ``Refused``, each one ``cross(value)`` on the other side, never the object
+    itself. With the msgpack codecs (``cross = lambda v: decode(encode(v))``), nothing may
+    rely on sharing an object with the coordinator, and everything must survive the wire."""
 
     def __init__(self, inner: CoordinatorClient, cross: Callable[[Any], Any]) -> None:
         self._inner = inner
@@ -57,7 +61,8 @@ class Crossing:
 
     @property
     def player(self) -> Player | None:
-        return self._cross(self._inner.player)
+        player = self._inner.player
+        return None if player is None else cast(Player, self._cross(player))
 
     @property
     def open(self) -> bool:
@@ -68,15 +73,20 @@ class Crossing:
         return self._inner.pending
 
     def __getattr__(self, name: str) -> Any:
-        request = getattr(self._inner, name)
+        signature = inspect.signature(getattr(CoordinatorClient, name))
         cross = self._cross
 
         async def crossed(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(self, *args, **kwargs)
+            bound.apply_defaults()
+            arguments = dict(bound.arguments)
+            del arguments["self"]
+            call = cross(wire.Call(name, arguments))
             try:
-                answer = await request(*cross(args), **cross(kwargs))
+                answer = await getattr(self._inner, call.name)(**call.args)
             except Refused as refusal:
-                raise Refused(refusal.code, str(refusal), **cross(refusal.params)) from None
-            return cross(answer)
+                raise cross(refusal) from None
+            return cross(wire.Answer(call.name, answer)).value
 
         return crossed
 

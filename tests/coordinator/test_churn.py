@@ -197,3 +197,15 @@ async def test_the_servers_default_timer_is_always_accepted(make_coordinator: Ma
     mo.leave()
     assert refusal(lambda: mo.create_table("defausse", seats=2, timer=6.0)).code == "timer"
     assert c.timer_allowed(10.0) and c.timer_allowed(600.0) and not c.timer_allowed(601.0)
+
+
+async def test_the_server_info_is_built_once_and_holds_the_coordinators_rule(
+        make_coordinator: Make) -> None:
+    """Every app asks for it as it starts: the same object each time, not a new one (with
+    every game's bots listed again); the coordinator's timer rule is the one it carries."""
+    c = await make_coordinator(turn_timer=5.0)
+    first, second = await c.client().server_info(), await c.client().server_info()
+    assert first is second is c.server_info
+    assert [g.name for g in first.games] == list(c.games) and first.turn_timer == 5.0
+    for timer in (5.0, 6.0, 10.0, 600.0, 601.0):
+        assert c.timer_allowed(timer) == first.timer_allowed(timer)

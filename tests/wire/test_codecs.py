@@ -4,7 +4,9 @@ and what is not exactly one of them is refused with a WireError naming the type 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import random
+from functools import partial
 from typing import Any
 
 import msgpack
@@ -13,15 +15,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pioche_tui import wire
+from pioche_tui.coordinator.client import CoordinatorClient
 from pioche_tui.coordinator.mailbox import Mail, Notice
 from pioche_tui.coordinator.model import (
     ChatLine,
     GameInfo,
     GuestPass,
+    LeaderboardRow,
     LobbySnapshot,
     OnlineEntry,
     Place,
     Player,
+    PlayerStats,
     Refused,
     SeatInfo,
     ServerInfo,
@@ -37,7 +42,6 @@ from pioche_tui.engine.collection.views import CollectionView
 from pioche_tui.engine.defausse import rules as defausse_rules
 from pioche_tui.engine.defausse.rules import RoundResult
 from pioche_tui.engine.defausse.views import DefausseView
-from pioche_tui.store.db import LeaderboardRow, PlayerStats
 
 # --- strategies: one per registered tag ----------------------------------------------------
 
@@ -122,12 +126,45 @@ mails = st.builds(Mail, st.none() | lobbies, st.none() | updates, st.booleans(),
 
 game_infos = st.builds(GameInfo, names, small, small, st.lists(names, max_size=3).map(tuple))
 
+guest_passes = st.builds(GuestPass, names, names)
+options = st.none() | st.dictionaries(names, plain, max_size=3)
+calls = st.one_of(
+    st.builds(lambda game, seats, options, bots, timer, private: wire.Call("create_table", {
+        "game": game, "seats": seats, "options": options, "bots": bots, "timer": timer,
+        "private": private, "sit": True}), names, small, options,
+        st.none() | st.dictionaries(seats_no, names, max_size=3),
+        st.none() | st.just("default") | st.floats(0, 600), st.booleans()),
+    st.builds(lambda action, step: wire.Call("act", {"action": action, "step": step}),
+              st.sampled_from(DEFAUSSE_ACTIONS) | collection_action | small | plain,
+              st.none() | small),
+    st.builds(lambda p, g: wire.Call("connect", {"player": p, "guest_pass": g}), players,
+              st.none() | guest_passes),
+    st.builds(lambda i, d: wire.Call("keep_preferences", {"identity": i, "data": d}), names,
+              st.dictionaries(names, plain, max_size=4)),
+    st.builds(lambda t, s, c: wire.Call("join", {"table_id": t, "seat": s, "code": c}), names,
+              st.none() | seats_no, st.none() | names),
+    st.sampled_from([wire.Call("leave", {}), wire.Call("mail", {})]),
+)
+answers = st.one_of(
+    st.builds(partial(wire.Answer, "preferences"), st.dictionaries(names, plain, max_size=4)),
+    st.builds(partial(wire.Answer, "keep_preferences"), st.booleans()),
+    st.builds(partial(wire.Answer, "resume"), st.tuples(guest_passes, names)),
+    st.builds(partial(wire.Answer, "leaderboard"), st.lists(rows, max_size=3).map(tuple)),
+    st.builds(partial(wire.Answer, "player_stats"), st.none() | stats),
+    st.builds(partial(wire.Answer, "learned"), st.lists(names, max_size=3).map(tuple)),
+    st.builds(partial(wire.Answer, "create_table"), names),
+    st.builds(partial(wire.Answer, "known_name"), st.none() | names),
+    st.builds(partial(wire.Answer, "mail"), mails),
+    st.just(wire.Answer("act", None)),
+)
+
 SAMPLES: dict[str, st.SearchStrategy[Any]] = {
+    "Call": calls, "Answer": answers,
     "Player": players, "SeatInfo": seat_infos, "TableSummary": summaries,
     "OnlineEntry": online, "LobbySnapshot": lobbies, "ChatLine": chat_lines,
     "TableUpdate": updates, "Refused": refusals, "Notice": notices, "Mail": mails,
     "LeaderboardRow": rows, "PlayerStats": stats, "Event": events, "Outcome": outcomes,
-    "GuestPass": st.builds(GuestPass, names, names),
+    "GuestPass": guest_passes,
     "Place": st.builds(Place, st.none() | names, st.none() | seats_no,
                        st.none() | st.sampled_from(["waiting", "playing", "finished", "closed"])),
     "GameInfo": game_infos,
@@ -337,12 +374,94 @@ def test_a_game_from_elsewhere_registers_its_view() -> None:
         wire.register(wire.record(Notice, "toy.View", code=wire.STR))
 
 
-def test_crossed_takes_answers_of_any_shape_through_the_codecs() -> None:
-    """What the contract suite's wire variant does to every argument and answer."""
-    from tests.wire.through import crossed
+# --- requests and answers ------------------------------------------------------------------
 
-    answer = ((Notice("a", "b"), "texte"), {"langue": "fr", "n": (1, 2.5, None)},
-              frozenset({"x"}), [Outcome((1, 2), (0,))])
-    assert crossed(answer) == answer
-    with pytest.raises(wire.WireError, match="no codec for object"):
-        crossed((1, object()))
+def test_every_request_of_the_client_is_listed_with_its_arguments() -> None:
+    """A request added to the protocol, or an argument, without its kinds fails here."""
+    methods = {
+        name: [p for p in inspect.signature(method).parameters if p != "self"]
+        for name, method in vars(CoordinatorClient).items()
+        if inspect.iscoroutinefunction(method)
+    }
+    assert methods == {
+        name: [arg for arg, _ in request.args] for name, request in wire.REQUESTS.items()}
+
+
+def call_map(name: Any = "join", **changes: Any) -> dict[str, Any]:
+    args: dict[str, Any] = {"table_id": "t1", "seat": 1, "code": None}
+    args.update(changes)
+    return {"$": "Call", "name": name, "args": {k: v for k, v in args.items() if v is not DROP}}
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (call_map(), None),  # (the well-formed one, for contrast)
+    (call_map("drop_tables"), "Call: unknown request 'drop_tables'"),
+    (call_map(7), "Call: unknown request 7"),
+    (call_map(colour="red"), "join: unknown argument 'colour'"),
+    (call_map(seat=DROP), "join: missing argument 'seat'"),
+    (call_map(seat="1"), "join.seat: expected an int, got '1'"),
+    (call_map(table_id=None), "join.table_id: expected a string, got None"),
+    ({"$": "Call", "name": "join", "args": ["t1", 1, None]},
+     "join: expected a map of arguments by name, got tuple"),
+    ({"$": "Call", "name": "leave", "args": {}, "extra": 1}, "Call: unknown field 'extra'"),
+    ({"$": "Call", "name": "leave"}, "Call: missing field 'args'"),
+    ({"$": "Call", "name": "act", "args": {"action": {"$": "Pickle"}, "step": 1}},
+     "act.action: unknown tag 'Pickle'"),
+    ({"$": "Call", "name": "act", "args": {"action": {"$": "defausse.Action",
+                                                      "action": ["fly"]}, "step": 1}},
+     "defausse.Action.action: "),
+    ({"$": "Call", "name": "create_table", "args": {
+        "game": "defausse", "seats": 3, "options": None, "bots": {"1": "basic"},
+        "timer": None, "private": False, "sit": True}},
+     r"create_table.bots: expected an array of \[int, a string\] pairs"),
+    ({"$": "Call", "name": "create_table", "args": {
+        "game": "defausse", "seats": 3, "options": None, "bots": [[1, "a"], [1, "b"]],
+        "timer": None, "private": False, "sit": True}}, "create_table.bots: a key twice"),
+    ({"$": "Call", "name": "create_table", "args": {
+        "game": "defausse", "seats": 3, "options": None, "bots": None,
+        "timer": "soon", "private": False, "sit": True}},
+     "create_table.timer: expected None or a finite number or one of default, got 'soon'"),
+    ({"$": "Answer", "request": "create_table", "value": 3},
+     "create_table answer: expected a string, got 3"),
+    ({"$": "Answer", "request": "leave", "value": "ok"},
+     "leave answer: expected None, got 'ok'"),
+    ({"$": "Answer", "request": "resume", "value": [{"$": "Notice", "code": "", "text": ""},
+                                                    "Ana"]},
+     r"resume answer\[0\]: expected GuestPass, got Notice"),
+    ({"$": "Answer", "request": "nope", "value": None}, "Answer: unknown request 'nope'"),
+])
+def test_a_request_or_answer_that_is_not_exactly_right_is_refused(data: Any, message: str | None
+                                                                  ) -> None:
+    if message is None:
+        assert wire.decode(packed(data)) == wire.Call(
+            "join", {"table_id": "t1", "seat": 1, "code": None})
+        return
+    with pytest.raises(wire.WireError, match=message):
+        wire.decode(packed(data))
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    (wire.Call("join", {"table_id": "t1", "seat": 1}), "join: missing argument 'code'"),
+    (wire.Call("leave", {"now": True}), "leave: unknown argument 'now'"),
+    (wire.Call("fly", {}), "Call: unknown request 'fly'"),
+    (wire.Call("act", {"action": object(), "step": None}), "act.action: expected plain data"),
+    (wire.Call("create_table", {"game": "g", "seats": 2, "options": {1: 2}, "bots": None,
+                                "timer": None, "private": False, "sit": True}),
+     "create_table.options: expected a map of strings"),
+    (wire.Answer("learned", ["a"]), "learned answer: expected an array of a string"),
+    (wire.Answer("preferences", {"lang": ["fr"]}), r"preferences answer.lang: expected plain"),
+])
+def test_encoding_a_request_or_answer_not_as_listed_is_refused(value: Any, message: str
+                                                               ) -> None:
+    with pytest.raises(wire.WireError, match=message):
+        wire.encode(value)
+
+
+def test_bots_by_seat_cross_as_pairs_and_come_back_as_a_map() -> None:
+    """msgpack would refuse int keys in a map on the way in (``strict_map_key``)."""
+    call = wire.Call("create_table", {"game": "defausse", "seats": 3, "options": {"target": 200},
+                                      "bots": {1: "basic", 2: "basic"}, "timer": 60,
+                                      "private": False, "sit": True})
+    assert msgpack.unpackb(wire.encode(call))["args"]["bots"] == [[1, "basic"], [2, "basic"]]
+    back = wire.decode(wire.encode(call))
+    assert back.args["bots"] == {1: "basic", 2: "basic"} and back.args["timer"] == 60.0

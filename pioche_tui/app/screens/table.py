@@ -46,6 +46,7 @@ TABLE_ACTIONS = {"start", "chat", "leave", "help", "log_page"}  # keys every tab
 LEARN_ID = "learn-hint"  # a learn table's line of explanation (app/learn.py)
 PANEL_SECONDS = 15.0  # how long a panel stays in the log's place, unless told otherwise
 RESUME_NOTICE_SECONDS = 10.0  # a guest's resume command in a notice (it covers the hand's end)
+SAME_DEADLINE = 0.05  # seconds: two deadlines closer than this are one turn's (``show_update``)
 
 
 class TableScreen(PiocheScreen[None]):
@@ -78,6 +79,7 @@ class TableScreen(PiocheScreen[None]):
         self._keys: tuple[Any, ...] = ()
         self._podium_shown = False
         self._panel_timer: Timer | None = None
+        self._acting: int | None = None  # the step of the move on its way (``act``)
         self._chat: list[tuple[str, str]] = []  # lines that came before the screen was up
         self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
         # Events not shown yet: what happened before we came (once), then the news.
@@ -177,8 +179,15 @@ class TableScreen(PiocheScreen[None]):
         return asyncio.get_running_loop().time() + update.time_left
 
     def show_update(self, update: TableUpdate) -> None:
-        """Show an update just taken from the mailbox."""
-        self.deadline = self.local_deadline(update)
+        """Show an update just taken from the mailbox. Within a turn, each update's deadline
+        differs from the last by a float's noise (each is now plus the time left, both read
+        anew): the last is kept, so that the title bar's timer is not set again at every
+        update (its watcher would repaint it and plan its next wake-up each time)."""
+        deadline = self.local_deadline(update)
+        if (deadline is not None and self.deadline is not None
+                and abs(deadline - self.deadline) < SAME_DEADLINE):
+            deadline = self.deadline
+        self.deadline = deadline
         self._show(update)
 
     def _show(self, update: TableUpdate) -> None:
@@ -473,11 +482,15 @@ class TableScreen(PiocheScreen[None]):
         return False
 
     def act(self, action: Any) -> None:
-        """Send an action for this view's step, and go on: the step it carries makes it
-        harmless if it arrives late or twice (a key pressed again before the new view came),
-        as the coordinator refuses an action sent for an older step (« stale »). A stale
-        refusal only means a newer view is on its way, so it is not shown."""
-        self.pioche.send(self._act(action, self.update.step))
+        """Send an action for this view's step, and go on. A key pressed again while the
+        move for this step is on its way sends nothing (it would be refused: the step moves
+        on with the first); one pressed once it was answered, before the new view came, is
+        refused as « stale » by the coordinator, and not shown: a newer view is on its way."""
+        step = self.update.step
+        if self._acting == step:
+            return
+        self._acting = step
+        self.pioche.send(self._act(action, step))
 
     async def _act(self, action: Any, step: int) -> None:
         try:
@@ -486,6 +499,9 @@ class TableScreen(PiocheScreen[None]):
             if e.code != "stale":
                 self.pioche.warn(self.t.refusal(e))
             return
+        finally:
+            if self._acting == step:
+                self._acting = None
         self.clear_hint()
 
     async def action_start(self) -> None:
