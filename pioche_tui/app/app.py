@@ -88,6 +88,10 @@ class PiocheApp(App[None]):
     (``colours``); None for a local game, which Textual sets up from the environment itself.
     The player's settings (``prefs``: language, colours, the turn's bell and title) are kept
     per key in the database, a guest's for the session.
+
+    ``session``: a coordinator session opened already, which the app takes (a spectator's who
+    shared a screen until now, or the coordinator's ``mirror`` of a table for a shared screen:
+    ``service``); ``watch_table`` then asks again for that table, with its history.
     """
 
     TITLE = "Pioche"
@@ -117,9 +121,11 @@ class PiocheApp(App[None]):
         term: str | None = None,
         colorterm: str | None = None,
         no_color: bool = False,
+        session: Session | None = None,
     ) -> None:
         super().__init__()
         self.coordinator = coordinator
+        self._given = session  # opened already (``take_session``): no nickname, no connect
         self.identity = identity
         self.resume_token = resume_token
         self.peer = peer
@@ -153,6 +159,12 @@ class PiocheApp(App[None]):
     # --- start and end --------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if self._given is not None:
+            session, self._given = self._given, None
+            self.guest_pass = session.guest_pass
+            self.take_session(session)
+            self._check_size(self.size.width, self.size.height)
+            return
         if self.resume_token is not None and self._resume(self.resume_token):
             self._check_size(self.size.width, self.size.height)
             return
@@ -280,6 +292,11 @@ class PiocheApp(App[None]):
             session = self.coordinator.connect(player, self.guest_pass)
         except Refused as e:
             return self.t.refusal(e)
+        self.take_session(session)
+        return None
+
+    def take_session(self, session: Session) -> None:
+        """Show ``session``'s lobby and read its mailbox; go where the player asked to."""
         self.session = session
         self.lobby = LobbyScreen(session)
         if isinstance(self.screen, NicknameScreen):
@@ -296,7 +313,6 @@ class PiocheApp(App[None]):
         elif self.quick_game and not self.watch_only and session.table is None:
             # (a player back in the seat they held is not sent to a new game)
             self.call(session.quick_play, self.quick_game)
-        return None
 
     async def action_quit(self) -> None:
         """Quit once the player says yes, told what becomes of their seat (``quit_detail``).

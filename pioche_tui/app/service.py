@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..coordinator.core import Coordinator, Settings
+from ..coordinator.core import Coordinator, Session, Settings
+from ..coordinator.model import Player, Refused
+from ..i18n import Catalogue, pick_lang
 from .app import PiocheApp
+from .colours import terminal_depth
+from .prefs import Preferences
 
 
 class SessionFacts(Protocol):
@@ -73,15 +78,18 @@ class PiocheService:
         self.retention: asyncio.Task[None] | None = None  # set by open_service
         self.public_host = split_host(public_host) if public_host else None
 
-    def make_app(self, session: SessionFacts) -> PiocheApp:
+    def make_app(self, session: SessionFacts, held: Session | None = None,
+                 watch_table: str | None = None) -> PiocheApp:
+        """``session``'s app; on the coordinator session ``held`` if given (see PiocheApp),
+        asking for ``watch_table`` rather than the one the SSH command named."""
         guest = session.identity is None
         return PiocheApp(
             self.coordinator,
-            identity=session.peer if guest else str(session.identity),
+            identity=self._identity(session),
             name=None if session.must_ask_nickname else session.nickname,
             guest=guest,
             watch_only=session.watch_only,
-            watch_table=session.watch_table,
+            watch_table=watch_table if held is not None else session.watch_table,
             lang=session.lang,
             resume_token=session.resume_token,
             peer=session.peer,
@@ -89,7 +97,90 @@ class PiocheService:
             term=session.term,
             colorterm=session.colorterm,
             no_color=session.no_color,
+            session=held,
         )
+
+    @staticmethod
+    def _identity(session: SessionFacts) -> str:
+        """The app's identity: a key's fingerprint, or a guest's address."""
+        return session.peer if session.identity is None else str(session.identity)
+
+    # Spectators who share a screen (the server's ``Sharing``: server/share.py). Shared: a
+    # ``watch TABLE`` session of a table anyone may watch. Their screen depends on the table,
+    # the language and the colours they get (their settings, else their terminal's: as
+    # ``PiocheApp.colours``, before the operator's cap, which is the same for everyone), and on
+    # the size of their terminal (the server's part of the key).
+
+    def share_key(self, session: SessionFacts) -> Hashable | None:
+        if not session.watch_only or session.watch_table is None or session.resume_token:
+            return None
+        table = self.coordinator.tables.get(session.watch_table.strip().upper())
+        if table is None or table.status == "closed" or table.private:
+            return None  # (its own app says why it cannot watch)
+        prefs = self._prefs(session)
+        lang = prefs.lang or pick_lang(session.lang)
+        if prefs.colours == "auto":
+            colours = (terminal_depth(session.term, session.colorterm), session.no_color)
+        else:
+            colours = (prefs.colours, False)
+        return (table.id, lang, colours)
+
+    def _prefs(self, session: SessionFacts) -> Preferences:
+        return Preferences.from_dict(self.coordinator.preferences(self._identity(session)))
+
+    def join(self, session: SessionFacts) -> Session | None:
+        """The spectator's own watching session, as their app would open it (``PiocheApp``'s
+        ``connect``): named, counted, remembered; None if the table cannot be watched."""
+        coordinator = self.coordinator
+        guest_pass = coordinator.guest_pass() if session.identity is None else None
+        identity = guest_pass.identity if guest_pass is not None else self._identity(session)
+        name = session.nickname or Catalogue(
+            self._prefs(session).lang or pick_lang(session.lang))("watcher.name")
+        held = coordinator.connect(
+            Player(identity, name, guest_pass is not None, True, session.peer), guest_pass)
+        try:
+            if held.table is not None:  # (brought back to the table watched last time)
+                held.leave()
+            assert session.watch_table is not None
+            held.watch(session.watch_table)
+        except Refused:
+            held.close()
+            return None
+        return held
+
+    def shared_app(self, session: SessionFacts) -> PiocheApp | None:
+        """The app of a shared screen: ``session``'s settings, on the table's ``mirror``."""
+        assert session.watch_table is not None
+        try:
+            mirror = self.coordinator.mirror(session.watch_table)
+        except Refused:
+            return None
+        return self.make_app(session, mirror)
+
+    def own_app(self, session: SessionFacts, held: object) -> PiocheApp:
+        assert isinstance(held, Session)
+        table = held.table
+        return self.make_app(session, held, table.id if table is not None else None)
+
+    def release(self, held: object) -> None:
+        assert isinstance(held, Session)
+        held.close()
+
+    def shows(self, app: Any) -> bool:
+        """The app shows its session's table (its screen is up), or the lobby if it has no
+        table (any more)."""
+        assert isinstance(app, PiocheApp)
+        session = app.session
+        if session is None:
+            return False
+        if session.table is None:
+            return app.lobby is not None and app.lobby.is_mounted
+        screen = app.table_screen
+        return screen is not None and screen.ready and screen.table_id == session.table.id
+
+    def lost_table(self, app: Any) -> bool:
+        assert isinstance(app, PiocheApp)
+        return app.session is not None and app.session.table is None
 
     def address_for(self, reached: tuple[str, int] | None) -> tuple[str, int] | None:
         """The host and port to show in commands: ``public_host`` where given (with its port,
