@@ -248,7 +248,6 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
 
     for name, key in keys.items():
         await (await connected(name, client_keys=[key])).wait_for(f"Bonjour {name}")
-    await (await connected("watch")).wait_for("Bonjour")
     alice = app_of(service, "alice").session
     bob = app_of(service, "bob").session
     assert alice is not None and bob is not None
@@ -257,9 +256,11 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
     table: Table = service.coordinator.tables[table_id]
     tables.append(table)
     bob.join(table_id)
-    watcher = next(app.session for app in service.apps if app.watch_only)
-    assert watcher is not None
-    watcher.watch(table_id)
+    # The spectator shares a screen (server/share.py): what it receives is the shared frames.
+    await (await connected("watch", command=f"watch {table_id}")).wait_for("Vous regardez")
+    assert server.hub is not None
+    assert [len(group.members) for group in server.hub.groups.values()] == [1]
+    assert not any(app.watch_only for app in service.apps if not app.session.mirror)
     alice.chat("Bonne chance à tous !")
 
     def over() -> bool:
