@@ -17,6 +17,7 @@ table each spectator watches, the last chat lines — is kept in the database as
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import logging
 import math
@@ -148,6 +149,11 @@ class Session:
         """Seated at a table this player created (and so may start)."""
         return (self.table is not None and self.seat is not None
                 and self.table.creator == self.player.identity)
+
+
+_candidate_key = functools.lru_cache(maxsize=4096)(name_key)
+"""``name_key`` of the names tried for spectators (« spectateur2 »…), each computed once: at
+a crowded table thousands are tried for each newcomer."""
 
 
 class Coordinator:
@@ -407,7 +413,7 @@ class Coordinator:
         for number in itertools.count(1):
             suffix = str(number) if number > 1 else ""
             name = base[: NICKNAME_MAX - len(suffix)] + suffix
-            key = name_key(name)
+            key = _candidate_key(name)
             # (the count first: at a crowded table most candidates are online, and looking
             # through every session for each was O(candidates × sessions))
             if (key != avoid and not self._online_names[key]
