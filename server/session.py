@@ -117,6 +117,10 @@ class Sharing(Protocol):
     def shows(self, app: App[Any]) -> bool:
         """``app`` shows what its viewers expect (the table, or the lobby if it is gone)."""
 
+    def quit_question(self, session: SessionInfo, size: tuple[int, int], yes: bool) -> str:
+        """Escape codes that draw, over a shared screen of ``size``, the question its viewers'
+        quit key asks (« Quitter Pioche ? »); ``yes``: its « yes » is highlighted."""
+
     def lost_table(self, app: App[Any]) -> bool:
         """A shared ``app`` no longer shows the table it was made for (the table closed)."""
 

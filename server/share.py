@@ -31,13 +31,14 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 from textual import events
 from textual._time import get_time
 from textual._xterm_parser import XTermParser
 from textual.app import App
+from textual.message import Message
 
 from . import budget
 from .budget import METER, Bucket, Meter
@@ -49,6 +50,7 @@ log = logging.getLogger("pioche.server")
 
 # What a member sends that needs an app of its own; the rest (its terminal's answers, the mouse
 # moving over the screen) changes nothing it sees.
+_QUIT_KEYS = ("ctrl+q", "ctrl+c")  # PiocheApp's quit keys: a question, asked here
 _NEEDS_AN_APP = (events.Key, events.MouseDown, events.MouseUp, events.Click,
                  events.MouseScrollUp, events.MouseScrollDown, events.MouseScrollLeft,
                  events.MouseScrollRight, events.Paste)
@@ -252,6 +254,8 @@ class Member:
         self._done: asyncio.Future[bool] = self._loop.create_future()
         self._own: Terminal | None = None  # the app of its own being started, once asked
         self._paused = False  # its client does not take what it is sent
+        self._asking = False  # the quit question is shown
+        self._yes = False  # its « yes » is highlighted
         self._missed = False  # frames were skipped meanwhile
         self._typed: list[bytes] = []  # input that waits for the member's own app
         budget.install()
@@ -292,8 +296,6 @@ class Member:
         an app of its own, wherever its session is now; none if the server stops."""
         if self.group is not group:
             return
-        group.remove(self)
-        self.group = None
         if self.hub.closing:
             self.hang_up()
         else:
@@ -302,7 +304,7 @@ class Member:
     # Output.
 
     def send(self, data: bytes) -> None:
-        if self._paused:
+        if self._paused or self._asking:
             self._missed = True
             return
         self.channel.write(data)  # (may pause_output)
@@ -313,6 +315,8 @@ class Member:
             return
         self._missed = False
         self.channel.write(data)
+        if self._asking:  # (a resize, or caught up: the question stays over the screen)
+            self._draw_question()
 
     def pause_output(self) -> None:
         self._paused = True
@@ -333,7 +337,7 @@ class Member:
 
     def _look_at(self, data: bytes) -> None:
         text = data.decode("utf-8", "replace")  # (only looked at: a split character is no key)
-        if self._needs_app(self._parser.feed(text)):
+        if self._handle(self._parser.feed(text)):
             self._typed.append(data)
             self._ask_for_app()
             return
@@ -343,13 +347,60 @@ class Member:
             self._hold_reading()
             self._loop.call_later(debt, self._read_again)
 
-    @staticmethod
-    def _needs_app(messages: Any) -> bool:
+    def _handle(self, messages: Iterable[Message]) -> bool:
+        """Answer the quit question's keys; True if a message needs an app of its own (the
+        parser is drained all the same)."""
         needs = False
         for message in messages:
-            if isinstance(message, _NEEDS_AN_APP):
-                needs = True  # (the parser is drained all the same)
-        return needs
+            if not isinstance(message, _NEEDS_AN_APP) or self._done.done():
+                continue
+            key = message.key if isinstance(message, events.Key) else None
+            if self._asking:
+                self._answer(key)
+            elif key in _QUIT_KEYS:
+                self._ask_quit()
+            else:
+                needs = True
+        return needs and not self._asking and not self._done.done()
+
+    # The quit question (PiocheApp.action_quit asks it of a spectator too), without an app:
+    # drawn by the app's ``quit_question`` over the shared screen, which this member stops
+    # getting while it is shown, and gets whole again when the answer is no. As the dialog:
+    # o or y is yes; n or Escape no; Enter the highlighted button (« Non » at first); the
+    # arrows and Tab move the highlight. (A click on its buttons is not taken: keys only.)
+
+    def _ask_quit(self) -> None:
+        self._asking = True
+        self._yes = False
+        self._draw_question()
+
+    def _draw_question(self) -> None:
+        question = self.hub.sharing.quit_question(self.info, self.size, self._yes)
+        self.channel.write(question.encode())
+
+    def _answer(self, key: str | None) -> None:
+        if key in ("o", "y") or (key == "enter" and self._yes):
+            self._asking = False
+            self._leave(own_app=False)
+        elif key in ("n", "escape", "enter"):
+            self._asking = False
+            if self.group is not None:
+                self.group.send_full(self)
+        elif key in ("left", "right", "tab", "shift+tab"):
+            self._yes = not self._yes
+            self._draw_question()
+
+    def _leave(self, own_app: bool) -> None:
+        """Out of its group: with an app of its own to come (``run`` returns True), or ending
+        (what it held closed)."""
+        if self.group is not None:
+            self.group.remove(self)
+            self.group = None
+        if not own_app and self.held is not None and self._own is None:
+            self.hub.sharing.release(self.held)
+            self.held = None
+        if not self._done.done():
+            self._done.set_result(own_app)
 
     def _arm_escape_timer(self) -> None:
         # A lone Esc is a key once the parser has waited for more (driver.Terminal does so too).
@@ -361,7 +412,7 @@ class Member:
 
     def _escape_due(self) -> None:
         self._escape_timer = None
-        if self._own is None and self._needs_app(self._parser.tick()):
+        if self._own is None and self._handle(self._parser.tick()):
             self._typed.append(b"\x1b")  # (the app's parser resolves it the same way)
             self._ask_for_app()
         else:
@@ -378,7 +429,8 @@ class Member:
             self.channel.resume_reading()
 
     def _ask_for_app(self) -> None:
-        """A key needs an app of its own: the session starts one (``run`` returns True)."""
+        """A key needs an app of its own: the session starts one (``run`` returns True). It
+        stays in its group until that app shows the table (``handed_over``)."""
         self._hold_reading()
         if not self._done.done():
             self._done.set_result(True)
@@ -434,17 +486,9 @@ class Member:
 
     def hang_up(self) -> None:
         """The client is gone, or the server ends the session."""
-        own = self._own
-        if own is not None:
-            own.hang_up()
-        if self.group is not None:
-            self.group.remove(self)
-            self.group = None
-        if self.held is not None and self._own is None:
-            self.hub.sharing.release(self.held)
-            self.held = None
-        if not self._done.done():
-            self._done.set_result(False)
+        if self._own is not None:
+            self._own.hang_up()
+        self._leave(own_app=False)
 
     def goodbye(self) -> bytes:
         """What gives the client's terminal back, when the session ends while sharing."""

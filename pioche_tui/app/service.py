@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import textwrap
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Any, Protocol
+
+from rich.cells import cell_len
 
 from ..coordinator.core import Coordinator, Session, Settings
 from ..coordinator.model import Player, Refused
@@ -64,6 +67,9 @@ def split_host(text: str) -> tuple[str, int | None]:
     if not host or (port is not None and not (port.isdigit() and 0 < int(port) < 65536)):
         raise ValueError(f"not a host, HOST:PORT or [IPV6]:PORT: {text!r}")
     return host, int(port) if port is not None else None
+
+
+QUESTION_WIDTH = 60  # the dialogs' width (dialogs.tcss)
 
 
 class PiocheService:
@@ -177,6 +183,36 @@ class PiocheService:
             return app.lobby is not None and app.lobby.is_mounted
         screen = app.table_screen
         return screen is not None and screen.ready and screen.table_id == session.table.id
+
+    def quit_question(self, session: SessionFacts, size: tuple[int, int], yes: bool) -> str:
+        """The question Ctrl+Q asks a spectator (``PiocheApp.action_quit``: « Quitter Pioche ? »,
+        nothing to lose), drawn over their shared screen as the ``Confirm`` dialog lays it out
+        (60 columns, centred, round border, the two buttons, the keys), in bold, reverse and
+        dim only: right on every colour depth. ``yes``: « Oui » is highlighted, else « Non »."""
+        t = Catalogue(self._prefs(session).lang or pick_lang(session.lang))
+        width, height = size
+        outer = min(QUESTION_WIDTH, width)
+        inner = max(outer - 6, 1)  # (border and padding: 1 + 2 each side)
+        buttons = [(t("confirm.yes"), yes), (t("confirm.no"), not yes)]
+        shown = "    ".join(f"\x1b[7m {text} \x1b[0m" if lit else f" {text} "
+                           for text, lit in buttons)
+        plain = sum(cell_len(text) + 2 for text, _lit in buttons) + 4
+        rows = [("", 0)]
+        rows += [(f"\x1b[1m{line}\x1b[0m", cell_len(line))
+                 for line in textwrap.wrap(t("confirm.quit"), inner)]
+        rows += [("", 0), (" " * max((inner - plain) // 2, 0) + shown,
+                          max((inner - plain) // 2, 0) + plain), ("", 0)]
+        rows += [(f"\x1b[2m{line}\x1b[0m", cell_len(line))
+                 for line in textwrap.wrap(t("confirm.keys"), inner)]
+        rows.append(("", 0))
+        top = max((height - len(rows) - 2) // 2, 0)
+        left = max((width - outer) // 2, 0)
+        out = [f"\x1b[{top + 1};{left + 1}H\x1b[0m╭{'─' * (outer - 2)}╮"]
+        for number, (text, cells) in enumerate(rows, start=top + 2):
+            pad = " " * max(inner - cells, 0)
+            out.append(f"\x1b[{number};{left + 1}H│  {text}{pad}  │")
+        out.append(f"\x1b[{top + len(rows) + 2};{left + 1}H╰{'─' * (outer - 2)}╯")
+        return "".join(out)
 
     def lost_table(self, app: Any) -> bool:
         assert isinstance(app, PiocheApp)

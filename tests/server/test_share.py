@@ -157,11 +157,23 @@ async def test_quitting_while_sharing(
     connect: Connect, server: PiocheServer, service: RecordingService, alice: Session,
 ) -> None:
     first, second = await watchers(connect, alice, 2)
-    first.send("\x11")  # Ctrl+Q: asked first, as ever
+    first.send("\x11")  # Ctrl+Q: asked first, as ever, and without an app of its own
     await first.wait_for("Quitter Pioche ?")
-    first.send("o")
+    assert "Oui (o)" in first.screen.text() and "Non (n)" in first.screen.text()
+    assert own_apps(service) == []
+    first.send("n")  # no: the shared screen again, whole
+    await first.wait_for(lambda text: "Quitter" not in text and "Vous regardez" in text)
+    alice.chat("toujours là")
+    await first.wait_for("toujours là")
+    first.send("\x03")  # Ctrl+C asks too; Enter is « Non » at first, the arrow moves to « Oui »
+    await first.wait_for("Quitter Pioche ?")
+    first.send("\x1b[D")
+    await asyncio.sleep(0.1)
+    first.send("\r")
     assert await first.finished() == 0
-    await until(lambda: service.coordinator.tables[table_of(alice)].summary().spectators == 1)
+    assert own_apps(service) == []
+    table = service.coordinator.tables[table_of(alice)]
+    await until(lambda: table.summary().spectators == 1)
     assert "Quitter" not in second.screen.text()
 
 
@@ -200,6 +212,6 @@ async def test_spectators_leaving_free_the_group(
         client.conn.close()
     assert server.hub is not None
     await until(lambda: not server.hub.groups and not service.apps and not server.sessions)
+    await until(lambda: list(table.subscribers) == [alice])  # the shared screen's too
     assert table.summary().spectators == 0
-    assert list(table.subscribers) == [alice]  # the shared screen's session went too
     assert {s.player.name for s in service.coordinator.sessions.values()} == {"alice"}
