@@ -70,6 +70,7 @@ def split_host(text: str) -> tuple[str, int | None]:
 
 
 QUESTION_WIDTH = 60  # the dialogs' width (dialogs.tcss)
+BUTTON_WIDTH = 14  # a compact button's, as the dialog shows it
 
 
 class PiocheService:
@@ -193,15 +194,21 @@ class PiocheService:
         width, height = size
         outer = min(QUESTION_WIDTH, width)
         inner = max(outer - 6, 1)  # (border and padding: 1 + 2 each side)
-        buttons = [(t("confirm.yes"), yes), (t("confirm.no"), not yes)]
-        shown = "    ".join(f"\x1b[7m {text} \x1b[0m" if lit else f" {text} "
-                           for text, lit in buttons)
-        plain = sum(cell_len(text) + 2 for text, _lit in buttons) + 4
+        # The two buttons as the dialog places them: BUTTON_WIDTH cells each (at least),
+        # their label centred, 2 cells of margin on each side, the pair centred.
+        shown, plain = "", 0
+        for text, lit in ((t("confirm.yes"), yes), (t("confirm.no"), not yes)):
+            button = max(BUTTON_WIDTH, cell_len(text) + 2)
+            before = (button - cell_len(text)) // 2 - 1
+            label = f"\x1b[1;7m {text} \x1b[0m" if lit else f" {text} "
+            shown += "  " + " " * before + label + " " * (button - before - cell_len(text) - 2)
+            shown += "  "
+            plain += button + 4
+        indent = max((inner - plain) // 2, 0)
         rows = [("", 0)]
         rows += [(f"\x1b[1m{line}\x1b[0m", cell_len(line))
                  for line in textwrap.wrap(t("confirm.quit"), inner)]
-        rows += [("", 0), (" " * max((inner - plain) // 2, 0) + shown,
-                          max((inner - plain) // 2, 0) + plain), ("", 0)]
+        rows += [("", 0), (" " * indent + shown, indent + plain), ("", 0)]
         rows += [(f"\x1b[2m{line}\x1b[0m", cell_len(line))
                  for line in textwrap.wrap(t("confirm.keys"), inner)]
         rows.append(("", 0))
