@@ -124,6 +124,10 @@ _DROPPED = (events.Resize, InBandWindowResize, events.AppFocus, events.AppBlur)
 _UNMETERED = contextvars.Context()
 
 
+def _nothing() -> None:
+    pass
+
+
 class Channel(Protocol):
     """What the terminal writes to and reads from: the SSH session (``server.ssh._Session``),
     which writes to its channel and then calls ``pause_output`` if the client leaves too much
@@ -237,6 +241,7 @@ class Terminal:
             # the last key it made, which names the app.
             self._app = None
             self._parser._gen.close()
+            self._shown, self._on_shown = None, _nothing  # (they may hold the session)
         return app.return_code or 0
 
     # Input ----------------------------------------------------------------------------------
@@ -458,8 +463,8 @@ class Terminal:
             on_first_frame, self._on_first_frame = self._on_first_frame, None
             on_first_frame()
         if self._shown is not None and self._shown():
-            self._shown = None
-            self._on_shown()
+            on_shown, self._shown, self._on_shown = self._on_shown, None, _nothing
+            on_shown()
             self.resume_output()
 
     def pause_output(self) -> None:

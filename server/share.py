@@ -82,29 +82,27 @@ class Hub:
             return None
         member = Member(self, channel, info, key, held, meter)
         if not member.move(info.size):
-            self.sharing.release(held)
+            member.hang_up()  # (what it held closed)
+            member.close()
             return None
         return member
 
-    def group(self, key: Hashable, size: tuple[int, int], info: SessionInfo) -> Group | None:
-        """The group of ``key`` and ``size``, started if there was none (None if its app
-        cannot be made: the table is gone)."""
+    def group(self, key: Hashable, size: tuple[int, int], info: SessionInfo,
+              meter: Meter) -> Group | None:
+        """The group of ``key`` and ``size``, started if there was none, its start charged to
+        ``meter`` (None if its app cannot be made: the table is gone)."""
         group = self.groups.get((key, size))
         if group is None or group.stopping:
             app = self.sharing.shared_app(info)
             if app is None:
                 return None
-            group = self.groups[key, size] = Group(self, key, size, app)
+            group = self.groups[key, size] = Group(self, key, size, app, meter)
             group.start()
         return group
 
     def forget(self, group: Group) -> None:
         if self.groups.get((group.key, group.size)) is group:
             del self.groups[group.key, group.size]
-
-    @property
-    def apps(self) -> int:
-        return len(self.groups)
 
     def close(self) -> list[asyncio.Task[None]]:
         """The server stops: every group's app is told (it freezes the tables, as any app
@@ -121,7 +119,8 @@ class Hub:
 class Group:
     """One shared screen: its app, on a Terminal whose channel (this) fans out to members."""
 
-    def __init__(self, hub: Hub, key: Hashable, size: tuple[int, int], app: App[Any]) -> None:
+    def __init__(self, hub: Hub, key: Hashable, size: tuple[int, int], app: App[Any],
+                 founder: Meter) -> None:
         self.hub = hub
         self.key = key
         self.size = size
@@ -135,6 +134,9 @@ class Group:
         self._full_scheduled = False
         limits = hub.limits
         self.meter = Meter(Bucket(GROUP_CPU, GROUP_CPU))
+        # Who made the group pays for its start (as for an app of their own): a spectator
+        # resizing again and again spends their own budget, then waits (Member.resize).
+        self._founder: Meter | None = founder
         self.terminal = Terminal(
             self, size, max_paste=limits.max_paste, resize_interval=limits.resize_interval,
             meter=self.meter, name=f"shared screen {key} {size[0]}x{size[1]}",
@@ -156,6 +158,7 @@ class Group:
             log.exception("shared screen %s: the app failed", self.key)
         finally:
             self._started()
+            self._bill_founder()
             self.stopping = True
             hub.forget(self)
             # Those still here get an app of their own (or end, if the server stops).
@@ -172,7 +175,13 @@ class Group:
     def _shows(self) -> bool:
         return self.hub.sharing.shows(self.app)
 
+    def _bill_founder(self) -> None:
+        if self._founder is not None:
+            self._founder.charge(self.meter.spent)
+            self._founder = None
+
     def _show(self) -> None:
+        self._bill_founder()
         self.shown = True
         for member in self.members:
             self.send_full(member)
@@ -272,16 +281,21 @@ class Member:
         try:
             return await self._done
         finally:
-            self._parser._gen.close()
-            for timer in (self._escape_timer, self._resize_timer):
-                if timer is not None:
-                    timer.cancel()
+            self.close()
+
+    def close(self) -> None:
+        """Its input is no longer looked at (the parser's generator is a cycle)."""
+        self._parser._gen.close()
+        for timer in (self._escape_timer, self._resize_timer):
+            if timer is not None:
+                timer.cancel()
+        self._escape_timer = self._resize_timer = None
 
     # Groups.
 
     def move(self, size: tuple[int, int]) -> bool:
         """Into the group of ``size``; False if there is none to be had."""
-        group = self.hub.group(self.key, size, self.info)
+        group = self.hub.group(self.key, size, self.info, self.meter)
         if group is None:
             return False
         if self.group is not None:
@@ -479,6 +493,10 @@ class Member:
         self._resize_timer = None
         self._last_resize = self._loop.time()
         if self._done.done() and self._own is None:
+            return
+        debt = self.meter.wait()
+        if debt > 0:  # (over its budget: the resize waits, as an app's input does)
+            self._resize_timer = self._loop.call_later(debt, self._apply_resize)
             return
         if self.group is not None and self.group.size != self.size and not self.move(
                 self.size):

@@ -778,6 +778,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
 
         try:
             if self._ended or server.closing:
+                if member is not None:  # (its terminal was set up while it shared)
+                    self.write(member.goodbye())
                 return 0
             # What the app costs is measured with the connection's meter, and its input waits
             # while the connection or its address is over budget.
