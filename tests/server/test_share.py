@@ -215,3 +215,19 @@ async def test_spectators_leaving_free_the_group(
     await until(lambda: list(table.subscribers) == [alice])  # the shared screen's too
     assert table.summary().spectators == 0
     assert {s.player.name for s in service.coordinator.sessions.values()} == {"alice"}
+
+
+async def test_a_table_that_stops_sends_each_spectator_to_the_lobby_in_an_app_of_its_own(
+    connect: Connect, server: PiocheServer, service: RecordingService, alice: Session,
+) -> None:
+    first, second = await watchers(connect, alice, 2)
+    table = service.coordinator.tables[table_of(alice)]
+    service.coordinator.stop_table(table)  # (its log cannot be written: everyone to the lobby)
+    await first.wait_for("Bonjour spectateur !")
+    await second.wait_for("Bonjour spectateur2 !")
+    assert server.hub is not None
+    await until(lambda: not server.hub.groups)
+    assert sorted(app.session.player.name for app in own_apps(service)
+                  if app.session is not None) == ["spectateur", "spectateur2"]
+    first.send("q")  # the lobby's own keys work: its quit question
+    await first.wait_for("Quitter Pioche ?")
