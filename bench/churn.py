@@ -34,6 +34,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import cpu_seconds  # noqa: E402
 from tests.server.process import LikeOpenSSH, reset, serve_process  # noqa: E402
 
 TABLE_TITLE = re.compile(r"Défausse · table ([A-Z2-9]{4})\b")
@@ -105,11 +106,6 @@ async def attack(port: int, seconds: float, parallel: int) -> dict[str, int]:
     return counts
 
 
-def cpu(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return times.user + times.system
-
-
 async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60.0)
@@ -121,14 +117,14 @@ async def main() -> int:
         tables = base / "data" / "tables"
         with serve_process(base, "--app", "pioche_tui.app:open_service") as served:
             server = psutil.Process(served.process.pid)
-            start = cpu(server)
+            start = cpu_seconds(server)
             counts = await attack(served.port, args.seconds, args.parallel)
-            attack_cpu = cpu(server) - start
+            attack_cpu = cpu_seconds(server) - start
             await asyncio.sleep(1.0)  # the last resets reach the server
             sizes = {p.name: p.stat().st_size for p in tables.iterdir()}
-            start = cpu(server)
+            start = cpu_seconds(server)
             await asyncio.sleep(args.after)
-            after_cpu = cpu(server) - start
+            after_cpu = cpu_seconds(server) - start
             grew = sum(1 for p in tables.iterdir() if p.stat().st_size > sizes.get(p.name, 0))
             files = sorted(tables.iterdir())
         print(json.dumps({

@@ -24,7 +24,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import sys
 import tempfile
 import time
@@ -37,6 +36,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import cpu_seconds, load_average, percentiles  # noqa: E402
 from tests.hostile.input_attacks import ATTACKS, attacker  # noqa: E402
 from tests.server.conftest import Client  # noqa: E402
 from tests.server.process import LikeOpenSSH, serve_process  # noqa: E402
@@ -77,23 +77,6 @@ async def type_words(victim: Client, seconds: float) -> list[float]:
     return latencies
 
 
-def summary(latencies: list[float]) -> dict[str, float]:
-    ordered = sorted(latencies)
-    if not ordered:
-        return {}
-
-    def at(fraction: float) -> float:
-        return round(1000 * ordered[min(len(ordered) - 1, int(fraction * len(ordered)))], 1)
-
-    return {"n": len(ordered), "p50_ms": at(0.5), "p95_ms": at(0.95),
-            "max_ms": round(1000 * ordered[-1], 1)}
-
-
-def cpu_seconds(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return float(times.user + times.system)
-
-
 async def run_attack(name: str, args: argparse.Namespace) -> dict[str, Any]:
     with (tempfile.TemporaryDirectory(prefix="pioche-input-") as tmp,
           serve_process(Path(tmp), "--app", "pioche_tui.app:open_service") as served):
@@ -109,7 +92,7 @@ async def run_attack(name: str, args: argparse.Namespace) -> dict[str, Any]:
             elapsed = time.monotonic() - started
             windows[phase] = {
                 "server_cpu_ms_per_s": round(1000 * (cpu_seconds(server) - cpu0) / elapsed),
-                "victim_word_to_screen": summary(latencies),
+                "victim_word_to_screen_ms": percentiles(latencies),
                 "seconds": round(elapsed, 1),
             }
 
@@ -129,7 +112,7 @@ async def run_attack(name: str, args: argparse.Namespace) -> dict[str, Any]:
         "attackers_received_mib": round(report.get("received", 0) / 2**20, 1),
         "attackers_closed_by_the_server": report.get("closed"),
         "attackers_own_cpu_s": report.get("cpu_ms", 0) / 1000,
-        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "load_average": load_average(),
     }
 
 

@@ -5,6 +5,8 @@ the test run; results go to docs/performance.md.
                                               [--burst 100] [--games defausse,collection]
                                               [--attack KIND [--attackers 8]]
                                               [--profile DIR] [--json FILE]
+    uv run --group bench python bench/load.py --spectators 100,200 [--seconds 40]
+                                              [--spectator-processes 2]
 
 For each N in ``--sessions`` a fresh ``pioche serve`` (the real app, its caps raised, ``--trace``
 on) runs as its own process on 127.0.0.1, and this process drives it with N asyncssh clients
@@ -28,7 +30,20 @@ What it measures:
 - one new connection on the loaded server, from TCP connect to the first lobby frame
   (« Bonjour NAME ! »), a few times during play;
 - at the largest N, ``--burst`` connections opened at once: when each first frame arrives, and
-  what the seated players' moves cost meanwhile.
+  what the seated players' moves cost meanwhile;
+- before the tables are set up, ``--starts`` new connections one at a time on the idle server:
+  the server's CPU for each, from the TCP connection to its first lobby frame and until the
+  server is idle again (the SSH handshake, the login, the app's start).
+
+``--spectators S1,S2`` measures instead one table (the first of ``--games``) of four scripted
+players watched by S spectators, a fresh server per S: a play window without spectators (the
+server's CPU per move, per seated player), then the S spectators connect over SSH as a spectator
+does (``watch TABLE``), from ``--spectator-processes`` processes of their own, at most
+``--connect-at-once`` at a time in each (how long they took, the server's CPU per spectator),
+then a play window with them: move to frame on every screen (players' and spectators'), the
+server's CPU per move, and so per extra spectator per move, its memory (RSS) per extra spectator,
+and each client process's own CPU. With several counts, the CPU per move from one count to the
+next, per spectator added, ends the output.
 
 The clients share this process; its own CPU is reported (on 2 cores it competes with the
 server). Each client connects from its own loopback address (127.0.1.1, 127.0.1.2, …), as players
@@ -49,14 +64,13 @@ import codecs
 import contextlib
 import itertools
 import json
-import os
 import random
 import re
 import signal
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,6 +81,13 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import (  # noqa: E402
+    cpu_seconds,
+    cpu_wait_seconds,
+    load_average,
+    percentiles,
+    settle,
+)
 from tests.hostile.input_attacks import ATTACKS, attacker  # noqa: E402
 from tests.server.process import LikeOpenSSH, loopback, serve_process  # noqa: E402
 
@@ -120,16 +141,39 @@ DIALOGS = frozenset({
 })
 
 
-class Screen(asyncssh.SSHClientSession[bytes]):
+class Steps:
+    """The move numbers a screen showed, increasing, and when each first showed (monotonic
+    time, the same clock in every process of the machine)."""
+
+    def __init__(self, steps: list[int] | None = None,
+                 seen_at: list[float] | None = None) -> None:
+        self.steps = steps if steps is not None else []
+        self.seen_at = seen_at if seen_at is not None else []
+
+    @property
+    def step(self) -> int:
+        return self.steps[-1] if self.steps else -1
+
+    def delivered(self, step: int) -> float | None:
+        """When a step at least ``step`` first showed."""
+        index = bisect.bisect_left(self.steps, step)
+        return self.seen_at[index] if index < len(self.seen_at) else None
+
+    def since(self, start: float) -> tuple[list[int], list[float]]:
+        """The steps first shown from ``start`` on: all a move accepted after it can need."""
+        index = bisect.bisect_left(self.seen_at, start)
+        return self.steps[index:], self.seen_at[index:]
+
+
+class Screen(Steps, asyncssh.SSHClientSession[bytes]):
     """One session's bytes, scanned for markers as they arrive: the move number, the prompt,
     any text waited for. Keeps no more than a short tail of what it received."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._decode = codecs.getincrementaldecoder("utf-8")("replace").decode
         self.recent = ""  # the last RECENT characters received
         self.changed = asyncio.Event()
-        self.steps: list[int] = []  # increasing steps, and when each was first seen
-        self.seen_at: list[float] = []
         self.prompts: dict[str, tuple[str, ...]] = {}
         self.prompt: str | None = None
         self.closed = asyncio.Event()
@@ -170,10 +214,6 @@ class Screen(asyncssh.SSHClientSession[bytes]):
         if self.chan is not None and not self.chan.is_closing():
             self.chan.write(keys.encode())
 
-    @property
-    def step(self) -> int:
-        return self.steps[-1] if self.steps else -1
-
     async def wait_for(self, wanted: str | re.Pattern[str], timeout: float = WAIT) -> str:
         """Wait until the text received lately holds ``wanted``; returns what matched (its
         first group for a pattern)."""
@@ -189,11 +229,6 @@ class Screen(asyncssh.SSHClientSession[bytes]):
             self.changed.clear()
             await asyncio.wait_for(self.changed.wait(), deadline - time.monotonic())
 
-    def delivered(self, step: int) -> float | None:
-        """When a step at least ``step`` first showed."""
-        index = bisect.bisect_left(self.steps, step)
-        return self.seen_at[index] if index < len(self.seen_at) else None
-
 
 @dataclass
 class Client:
@@ -207,13 +242,14 @@ _addresses = itertools.count()
 
 
 async def connect(port: int, name: str, command: str | None = None,
-                  marker: str | None = None) -> Client:
-    """Open a session and wait for its first frame: the lobby's greeting, or ``marker``."""
+                  marker: str | None = None, address: int | None = None) -> Client:
+    """Open a session and wait for its first frame: the lobby's greeting, or ``marker``. It
+    connects from the ``address``-th loopback address (by default the next one)."""
     started = time.monotonic()
     conn = await asyncssh.connect(
         "127.0.0.1", port, username=name, known_hosts=None, client_keys=None,
         agent_path=None, config=None, client_factory=LikeOpenSSH,
-        local_addr=(loopback(next(_addresses)), 0),  # each client its own address
+        local_addr=(loopback(next(_addresses) if address is None else address), 0),
     )
     _chan, screen = await conn.create_session(
         Screen, command, term_type="xterm-256color", term_size=SIZE, encoding=None)
@@ -305,23 +341,6 @@ async def play(client: Client, stop: asyncio.Event, rng: random.Random) -> None:
             await asyncio.wait_for(screen.changed.wait(), 1.0)
 
 
-def percentiles(values: Sequence[float]) -> dict[str, float]:
-    """p50, p95, p99 and max of ``values`` (seconds) in milliseconds."""
-    if not values:
-        return {}
-    ordered = sorted(values)
-
-    def at(fraction: float) -> float:
-        return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
-
-    return {"n": len(ordered), "p50": ms(at(0.50)), "p95": ms(at(0.95)), "p99": ms(at(0.99)),
-            "max": ms(ordered[-1])}
-
-
-def ms(seconds: float) -> float:
-    return round(seconds * 1000, 1)
-
-
 def read_trace(path: Path) -> list[tuple[float, str, int]]:
     moves = []
     for line in path.read_text().splitlines():
@@ -330,16 +349,16 @@ def read_trace(path: Path) -> list[tuple[float, str, int]]:
     return moves
 
 
-def latencies(moves: Iterable[tuple[float, str, int]], tables: dict[str, Table], start: float,
-              end: float) -> dict[str, Any]:
-    """Move to frame for the moves accepted in [start, end): to every subscriber of the table,
-    and to each. A move some subscriber never showed counts as missed."""
+def latencies(moves: Iterable[tuple[float, str, int]], screens: Mapping[str, Sequence[Steps]],
+              start: float, end: float) -> dict[str, Any]:
+    """Move to frame for the moves accepted in [start, end): to every screen of the table
+    (``screens``: by table), and to each. A move some screen never showed counts as missed."""
     every, each, missed, subscribers = [], [], 0, 0
     for when, table_id, step in moves:
-        table = tables.get(table_id)
+        table = screens.get(table_id)
         if table is None or not start <= when < end:
             continue
-        reached = [client.screen.delivered(step) for client in table.subscribers]
+        reached = [seen.delivered(step) for seen in table]
         subscribers += len(reached)
         if any(at is None for at in reached):
             missed += 1
@@ -352,9 +371,9 @@ def latencies(moves: Iterable[tuple[float, str, int]], tables: dict[str, Table],
             percentiles(each)}
 
 
-def cpu_seconds(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return float(times.user + times.system)
+def screens_of(tables: dict[str, Table]) -> dict[str, list[Steps]]:
+    return {table.id: [client.screen for client in table.subscribers]
+            for table in tables.values()}
 
 
 async def probe(port: int, count: int, every: float, stop: asyncio.Event) -> list[float]:
@@ -384,6 +403,28 @@ async def burst(port: int, count: int) -> dict[str, Any]:
     return {"connections": count, "failed": len(errors), "errors": errors[:3],
             "first_frame_ms": percentiles([c.connect_s for c in clients]),
             "all_in_s": round(took, 2)}
+
+
+async def app_starts(port: int, server: psutil.Process, count: int) -> dict[str, Any]:
+    """``count`` new connections to the lobby, one at a time on the idle server, after one that
+    pays the first imports: the server's CPU for each, from the TCP connection (SSH handshake,
+    login, the app's start, its first frame) until the server is idle again; each is closed,
+    and the server idle again, before the next."""
+    first = await connect(port, "start")
+    first.conn.close()
+    await settle(server)
+    costs, frames = [], []
+    for n in range(count):
+        cpu0 = cpu_seconds(server)
+        client = await connect(port, f"start{n:02d}")
+        await settle(server)
+        costs.append(cpu_seconds(server) - cpu0)
+        frames.append(client.connect_s)
+        client.conn.close()
+        await settle(server)
+    return {"connections": count,
+            "server_cpu_ms_per_connection": percentiles(costs),
+            "first_frame_ms": percentiles(frames)}
 
 
 def layout(sessions: int, games: Sequence[str]) -> list[tuple[str, bool]]:
@@ -422,6 +463,7 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
             server = psutil.Process(served.process.pid)
             me = psutil.Process()
             await asyncio.sleep(1.0)
+            starts = await app_starts(served.port, server, args.starts) if args.starts else None
             rss_start = server.memory_info().rss
             set_up_started = time.monotonic()
             tables: dict[str, Table] = {}
@@ -446,12 +488,14 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
             if args.profile:
                 server.send_signal(signal.SIGUSR1)
             cpu0, mine0, start = cpu_seconds(server), cpu_seconds(me), time.monotonic()
+            waited0 = cpu_wait_seconds(server)
             probe_stop = asyncio.Event()
             probes = asyncio.create_task(
                 probe(served.port, args.probes, args.seconds / (args.probes + 1), probe_stop))
             await asyncio.sleep(args.seconds)
             end = time.monotonic()
             cpu1, mine1 = cpu_seconds(server), cpu_seconds(me)
+            waited = cpu_wait_seconds(server) - waited0
             await attacking.aclose()
             if args.profile:
                 server.send_signal(signal.SIGUSR2)
@@ -470,7 +514,7 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
                 burst_end = burst_start + burst_result["all_in_s"]
                 moves = read_trace(trace)
                 burst_result["seated_players_meanwhile"] = latencies(
-                    moves, tables, burst_start, burst_end)
+                    moves, screens_of(tables), burst_start, burst_end)
             stop.set()
             await asyncio.gather(*players)
             if args.verbose:
@@ -478,7 +522,8 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
                     print(table.id, table.game, [(c.screen.step, c.screen.prompt)
                                                  for c in table.subscribers], file=sys.stderr)
             moves = read_trace(trace)
-            played = latencies(moves, tables, start, end - 2.0)  # the last moves may be in flight
+            # the last moves may be in flight
+            played = latencies(moves, screens_of(tables), start, end - 2.0)
             window = [(w, t, s) for w, t, s in moves if start <= w < end]
             subscriber_moves = sum(len(tables[t].subscribers) for _, t, _ in window
                                    if t in tables)
@@ -492,6 +537,7 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
                 "moves_per_s": round(len(window) / (end - start), 1),
                 "move_to_frame": played,
                 "server_cpu_percent_of_a_core": round(100 * cpu / (end - start), 1),
+                "server_waited_for_a_cpu_percent": round(100 * waited / (end - start), 1),
                 "server_cpu_ms_per_subscriber_move": round(1000 * cpu / subscriber_moves, 2)
                 if subscriber_moves else None,
                 "bench_cpu_percent_of_a_core": round(100 * (mine1 - mine0) / (end - start), 1),
@@ -500,7 +546,8 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
                     (rss_playing - rss_start) / len(clients) / 2**20, 2),
                 "new_connection_first_frame_ms": percentiles(probe_times),
                 "first_frame_ms_during_set_up": percentiles([c.connect_s for c in clients]),
-                "load_average": [round(x, 2) for x in os.getloadavg()],
+                "app_starts_on_the_idle_server": starts,
+                "load_average": load_average(),
             }
             if args.attack:
                 result["attack"] = {"kind": args.attack, "sessions": args.attackers,
@@ -511,6 +558,249 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
             for client in clients:
                 client.conn.close()
     return result
+
+
+SPECTATOR_ADDRESSES = 10_000  # the first loopback address of the spectators' processes
+
+
+async def spectator_client(spec: dict[str, Any]) -> None:
+    """A spectators' process (``--spectator-client SPEC``): opens its share of the spectators
+    (``watch TABLE``, as a spectator types it), at most ``at_once`` connecting at a time, and
+    writes a JSON line: when each saw the table. Then it waits for a line on stdin: the play
+    window's start (monotonic time), after which it writes the steps each screen showed since
+    then (a JSON line) and closes its connections; nothing when stdin ends (its parent gone)."""
+    limit = asyncio.Semaphore(spec["at_once"])
+
+    async def one(n: int) -> Client:
+        async with limit:
+            return await connect(spec["port"], f"s{n:04d}", f"watch {spec['table']}",
+                                 spec["title"], address=SPECTATOR_ADDRESSES + n)
+
+    started = time.monotonic()
+    results = await asyncio.gather(
+        *(one(n) for n in range(spec["first"], spec["first"] + spec["count"])),
+        return_exceptions=True)
+    clients = [r for r in results if isinstance(r, Client)]
+    errors = [repr(r) for r in results if not isinstance(r, Client)]
+    print(json.dumps({"connect_s": [c.connect_s for c in clients], "failed": len(errors),
+                      "errors": errors[:3], "all_in_s": time.monotonic() - started}),
+          flush=True)
+    line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    if line.strip():
+        since = float(line)
+        print(json.dumps({"screens": [c.screen.since(since) for c in clients]}), flush=True)
+    for client in clients:
+        client.conn.close()
+
+
+class Spectators:
+    """``count`` spectators of a table, over SSH from ``processes`` processes of their own
+    (``spectator_client``), so that their clients' CPU does not share this process's core."""
+
+    def __init__(self) -> None:
+        self.processes: list[asyncio.subprocess.Process] = []
+        self.cpu: list[psutil.Process] = []
+        self.reported = False  # every process said what its screens showed
+
+    async def open(self, port: int, table_id: str, title: str, count: int, processes: int,
+                   at_once: int) -> dict[str, Any]:
+        """Start the processes and wait until every spectator saw the table (or gave up)."""
+        first = 0
+        for index in range(processes):
+            share = count // processes + (1 if index < count % processes else 0)
+            if not share:
+                continue
+            spec = {"port": port, "table": table_id, "title": title, "first": first,
+                    "count": share, "at_once": at_once}
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, str(Path(__file__).resolve()), "--spectator-client",
+                json.dumps(spec), stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, limit=2**28)
+            self.processes.append(process)
+            self.cpu.append(psutil.Process(process.pid))
+            first += share
+        reports = [await self._read(process, WAIT * (count / at_once + 2))
+                   for process in self.processes]
+        return {"connected": sum(len(r["connect_s"]) for r in reports),
+                "failed": sum(r["failed"] for r in reports),
+                "errors": [e for r in reports for e in r["errors"]][:3],
+                "first_frame_ms": percentiles([t for r in reports for t in r["connect_s"]])}
+
+    def cpu_seconds(self) -> list[float]:
+        return [cpu_seconds(process) for process in self.cpu]
+
+    async def screens(self, since: float) -> list[Steps]:
+        """What each spectator's screen showed since ``since``; their processes then end."""
+        screens: list[Steps] = []
+        for process in self.processes:
+            assert process.stdin is not None
+            process.stdin.write(f"{since}\n".encode())
+            await process.stdin.drain()
+            report = await self._read(process, WAIT)
+            screens.extend(Steps(steps, seen_at) for steps, seen_at in report["screens"])
+        self.reported = True
+        await self.close()
+        return screens
+
+    async def close(self) -> None:
+        """Let the processes end (they close their connections when their stdin ends), or
+        end them: at once if they have not reported yet (an error or an interruption here)."""
+        for process in self.processes:
+            if process.stdin is not None and not process.stdin.is_closing():
+                process.stdin.close()
+            if process.returncode is None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(process.wait(), 30.0 if self.reported else 0.5)
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+
+    @staticmethod
+    async def _read(process: asyncio.subprocess.Process, timeout: float) -> dict[str, Any]:
+        assert process.stdout is not None
+        line = await asyncio.wait_for(process.stdout.readline(), timeout)
+        if not line:
+            raise RuntimeError("a spectators' process ended early (its errors are above)")
+        report: dict[str, Any] = json.loads(line)
+        return report
+
+
+def cpu_per_move(cpu: float, moves: int) -> float | None:
+    return round(1000 * cpu / moves, 2) if moves else None
+
+
+@dataclass
+class Window:
+    """A play window: its bounds (monotonic time), the server's CPU in it, and how long the
+    server waited for a CPU while it had work (the shared machine's share of the latencies)."""
+
+    start: float
+    end: float
+    cpu: float
+    waited: float
+
+    def moves(self, moves: Iterable[tuple[float, str, int]]) -> int:
+        return sum(1 for when, _, _ in moves if self.start <= when < self.end)
+
+    def percent(self, seconds: float) -> float:
+        return round(100 * seconds / (self.end - self.start), 1)
+
+
+async def window(server: psutil.Process, seconds: float) -> Window:
+    cpu, waited, start = cpu_seconds(server), cpu_wait_seconds(server), time.monotonic()
+    await asyncio.sleep(seconds)
+    return Window(start, time.monotonic(), cpu_seconds(server) - cpu,
+                  cpu_wait_seconds(server) - waited)
+
+
+async def run_watched(args: argparse.Namespace, spectators: int) -> dict[str, Any]:
+    """One table of four scripted players, watched by ``spectators`` over SSH: a play window
+    without them; then, the players waiting, the spectators connect from their own processes;
+    then a play window with them."""
+    game = args.games.split(",")[0]
+    cap = str(spectators + 40)
+    with tempfile.TemporaryDirectory(prefix="pioche-watched-") as tmp:
+        trace = Path(tmp) / "trace.txt"
+        extra = ["--app", args.app, "--max-sessions", cap, "--max-pending", cap,
+                 "--max-per-address", cap, "--trace", str(trace),
+                 "--turn-timer", str(args.turn_timer)]
+        crowd = Spectators()
+        with serve_process(Path(tmp), *extra) as served:
+            try:
+                server, me = psutil.Process(served.process.pid), psutil.Process()
+                await asyncio.sleep(1.0)
+                table = await set_up_table(served.port, 0, game, watched=False)
+                title = f"{TITLES[game]} · table {table.id}"
+                rng = random.Random(spectators)
+                stop = asyncio.Event()
+                players = [asyncio.create_task(play(c, stop, rng)) for c in table.players]
+                await asyncio.sleep(args.warmup)
+                alone = await window(server, args.seconds)
+                rss_alone = server.memory_info().rss
+                # The players wait while the spectators connect (a game lasts some 150 moves,
+                # and at 1,000 spectators the old server takes minutes to let them in).
+                stop.set()
+                await asyncio.gather(*players)
+                cpu0, connect_started = cpu_seconds(server), time.monotonic()
+                connected = await crowd.open(served.port, table.id, title, spectators,
+                                             args.spectator_processes, args.connect_at_once)
+                connected["all_in_s"] = round(time.monotonic() - connect_started, 1)
+                connected["server_cpu_ms_per_spectator"] = round(
+                    1000 * (cpu_seconds(server) - cpu0) / spectators, 1)
+                connected["spectator_processes_cpu_s"] = [
+                    round(c, 1) for c in crowd.cpu_seconds()]
+                stop = asyncio.Event()
+                players = [asyncio.create_task(play(c, stop, rng)) for c in table.players]
+                await asyncio.sleep(args.warmup)
+                mine0, theirs0 = cpu_seconds(me), crowd.cpu_seconds()
+                watched = await window(server, args.seconds)
+                mine = cpu_seconds(me) - mine0
+                theirs = [b - a for a, b in zip(theirs0, crowd.cpu_seconds(), strict=True)]
+                rss_watched = server.memory_info().rss
+                await asyncio.sleep(2.0)  # the window's last moves reach their screens
+                watchers = await crowd.screens(watched.start)
+                stop.set()
+                await asyncio.gather(*players)
+                over = [c.screen.prompt == "Partie terminée" for c in table.players]
+                for client in table.players:
+                    client.conn.close()
+            finally:
+                await crowd.close()
+        moves = read_trace(trace)
+
+    def to_frame(screens: Sequence[Steps], during: Window) -> dict[str, Any]:
+        return latencies(moves, {table.id: screens}, during.start, during.end - 2.0)
+
+    players_screens = [c.screen for c in table.players]
+    alone_ms = cpu_per_move(alone.cpu, alone.moves(moves))
+    watched_ms = cpu_per_move(watched.cpu, watched.moves(moves))
+    return {
+        "scenario": "one table watched", "game": game, "players": len(table.players),
+        "spectators": spectators, "seconds": args.seconds,
+        "without_spectators": {
+            "moves_per_s": round(alone.moves(moves) / (alone.end - alone.start), 2),
+            "move_to_frame": to_frame(players_screens, alone),
+            "server_cpu_ms_per_move": alone_ms,
+            "server_cpu_ms_per_seated_player_per_move": round(alone_ms / len(table.players), 2)
+            if alone_ms is not None else None,
+            "server_waited_for_a_cpu_percent": alone.percent(alone.waited),
+            "server_rss_mib": round(rss_alone / 2**20, 1),
+        },
+        "spectators_connecting": connected,
+        "with_spectators": {
+            "moves_per_s": round(watched.moves(moves) / (watched.end - watched.start), 2),
+            "move_to_frame": to_frame([*players_screens, *watchers], watched),
+            "move_to_frame_players": to_frame(players_screens, watched),
+            "move_to_frame_spectators": to_frame(watchers, watched),
+            "server_cpu_ms_per_move": watched_ms,
+            "server_cpu_percent_of_a_core": watched.percent(watched.cpu),
+            "server_waited_for_a_cpu_percent": watched.percent(watched.waited),
+            "server_rss_mib": round(rss_watched / 2**20, 1),
+            "players_process_cpu_percent_of_a_core": watched.percent(mine),
+            "spectator_processes_cpu_percent_of_a_core": [watched.percent(t) for t in theirs],
+        },
+        "game_over": all(over),  # the game ended: the last window lacks moves
+        "server_cpu_ms_per_extra_spectator_per_move": round(
+            (watched_ms - alone_ms) / spectators, 3)
+        if watched_ms is not None and alone_ms is not None else None,
+        "server_rss_mib_per_extra_spectator": round(
+            (rss_watched - rss_alone) / spectators / 2**20, 3),
+        "load_average": load_average(),
+    }
+
+
+def spectator_steps(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """From one count of spectators to the next: the server's CPU per move per spectator
+    added (the same table, size, language and colours)."""
+    steps = []
+    for low, high in itertools.pairwise(results):
+        before = low["with_spectators"]["server_cpu_ms_per_move"]
+        after = high["with_spectators"]["server_cpu_ms_per_move"]
+        if before is not None and after is not None and high["spectators"] > low["spectators"]:
+            steps.append({"from": low["spectators"], "to": high["spectators"],
+                          "server_cpu_ms_per_extra_spectator_per_move": round(
+                              (after - before) / (high["spectators"] - low["spectators"]), 3)})
+    return steps
 
 
 async def main() -> None:
@@ -536,16 +826,38 @@ async def main() -> None:
     parser.add_argument("--profile", type=Path, help="directory for pyinstrument profiles")
     parser.add_argument("--app", default="pioche_tui.app:open_service",
                         help="what pioche serve serves (an opener taking the settings)")
+    parser.add_argument("--starts", type=int, default=10,
+                        help="app starts timed one by one on each idle server (0: none)")
+    parser.add_argument("--spectators",
+                        help="instead of the sessions: one table watched by this many "
+                             "spectators, a server each (e.g. 100,200 or 1000)")
+    parser.add_argument("--spectator-processes", type=int, default=2,
+                        help="processes the spectators' clients are spread over (default 2)")
+    parser.add_argument("--connect-at-once", type=int, default=20,
+                        help="spectators connecting at once in each of their processes")
+    parser.add_argument("--spectator-client", help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     parser.add_argument("--verbose", action="store_true",
                         help="say where each table's screens stand at the end")
     args = parser.parse_args()
-    counts = [int(n) for n in args.sessions.split(",")]
-    results = []
-    for sessions in counts:
-        result = await run_level(args, sessions, with_burst=sessions == max(counts))
-        print(json.dumps(result), flush=True)
-        results.append(result)
+    if args.spectator_client:
+        await spectator_client(json.loads(args.spectator_client))
+        return
+    results: list[dict[str, Any]] = []
+    if args.spectators:
+        for spectators in (int(n) for n in args.spectators.split(",")):
+            result = await run_watched(args, spectators)
+            print(json.dumps(result), flush=True)
+            results.append(result)
+        if steps := spectator_steps(results):
+            print(json.dumps({"spectators_added": steps}), flush=True)
+            results.append({"spectators_added": steps})
+    else:
+        counts = [int(n) for n in args.sessions.split(",")]
+        for sessions in counts:
+            result = await run_level(args, sessions, with_burst=sessions == max(counts))
+            print(json.dumps(result), flush=True)
+            results.append(result)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
 

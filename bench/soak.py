@@ -41,7 +41,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import random
 import re
 import statistics
@@ -60,6 +59,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import cpu_seconds, load_average, percentiles  # noqa: E402
 from pioche_tui.store.log import END, SEAT, read_log  # noqa: E402
 from server.keys import fingerprint  # noqa: E402
 from server.ssh import MSG_CRASH  # noqa: E402
@@ -296,19 +296,8 @@ async def check_reclaim(player: Player, table: str, stats: Stats, stop: asyncio.
         stats.tables_lost.append(f"{player.name}: table {table} not shown after reconnecting")
 
 
-def percentile_ms(values: list[float], percent: int) -> float:
-    if len(values) < 2:
-        return 0.0
-    return round(statistics.quantiles(values, n=100)[percent - 1] * 1000, 1)
-
-
 def rss(process: psutil.Process) -> int:
     return int(process.memory_info().rss)
-
-
-def cpu_seconds(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return float(times.user + times.system)
 
 
 def seats_given_away(logs: list[Path]) -> list[str]:
@@ -429,10 +418,7 @@ async def soak(args: argparse.Namespace, data: Path) -> dict[str, Any]:
         "keys_sent": stats.keys_sent,
         "typists": args.typists,
         "words_typed": len(stats.typed),
-        "word_to_screen_ms_median": percentile_ms(stats.typed, 50),
-        "word_to_screen_ms_p95": percentile_ms(stats.typed, 95),
-        "word_to_screen_ms_p99": percentile_ms(stats.typed, 99),
-        "word_to_screen_ms_max": round(max(stats.typed or [0]) * 1000, 1),
+        "word_to_screen_ms": percentiles(stats.typed),
         "words_never_shown": stats.typing_failures,
         "sessions_crashed": stats.crashes,
         "unexpected_closes": stats.unexpected_closes,
@@ -452,7 +438,7 @@ async def soak(args: argparse.Namespace, data: Path) -> dict[str, Any]:
         "rss_growth_last10_percent": round((last - first) / first * 100, 2),
         "newcomer_got_in": newcomer_ok,
         "sigterm_exit_code": exit_code,
-        "load_average": os.getloadavg(),
+        "load_average": load_average(),
         "connect_failure_examples": stats.connect_failures[:5],
     }
     result["ok"] = bool(

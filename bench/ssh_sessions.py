@@ -27,6 +27,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import cpu_seconds, settle  # noqa: E402
 from tests.server.process import LikeOpenSSH, loopback, serve_process  # noqa: E402
 
 
@@ -58,22 +59,6 @@ async def open_session(port: int, name: str, size: tuple[int, int]) -> tuple[Any
         Counting, term_type="xterm-256color", term_size=size, encoding=None
     )
     return (conn, chan), session
-
-
-def cpu_seconds(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return float(times.user + times.system)
-
-
-async def settle(process: psutil.Process, quiet: float = 0.3) -> None:
-    """Wait until the server has used no CPU for ``quiet`` seconds."""
-    before = cpu_seconds(process)
-    while True:
-        await asyncio.sleep(quiet)
-        now = cpu_seconds(process)
-        if now - before < 0.01:
-            return
-        before = now
 
 
 async def measure(port: int, process: psutil.Process, sessions: int) -> dict[str, Any]:
