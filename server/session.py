@@ -111,6 +111,10 @@ class Sharing(Protocol):
     def own_app(self, session: SessionInfo, held: object) -> App[Any]:
         """The viewer's own app, taking over what ``join`` opened, on the same screen."""
 
+    def discard(self, app: App[Any]) -> None:
+        """A shared ``app`` has ended, or will never run: let go of what it was made with
+        (nothing if it ran and let go of it itself)."""
+
     def release(self, held: object) -> None:
         """The viewer left while sharing: close what ``join`` opened."""
 

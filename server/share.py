@@ -159,6 +159,7 @@ class Group:
         finally:
             self._started()
             self._bill_founder()
+            hub.sharing.discard(self.app)  # (an app that never ran took its session all the same)
             self.stopping = True
             hub.forget(self)
             # Those still here get an app of their own (or end, if the server stops).
@@ -225,13 +226,14 @@ class Group:
     def write(self, data: bytes) -> None:
         if not self.shown:
             return
-        for member in self.members:
-            member.send(data)
-        if self.hub.sharing.lost_table(self.app) and not self.stopping:
-            # Its table closed: the app shows the lobby, which is nobody's to share. Each
-            # member gets an app of its own (in the lobby, where its session is now).
+        if self.hub.sharing.lost_table(self.app):
+            # Its table closed: the app shows the lobby, which is nobody's to share (nor
+            # sent). Each member gets an app of its own (in the lobby, where its session is).
             for member in list(self.members):
                 member.group_ended(self)
+            return
+        for member in self.members:
+            member.send(data)
 
     def is_closing(self) -> bool:
         return self.stopping and not self.members
@@ -310,6 +312,8 @@ class Member:
         an app of its own, wherever its session is now; none if the server stops."""
         if self.group is not group:
             return
+        group.remove(self)  # (no more of its frames)
+        self.group = None
         if self.hub.closing:
             self.hang_up()
         else:

@@ -176,6 +176,13 @@ class PiocheApp(App[None]):
             self.open(NicknameScreen(default=name or "", error=error or ""))
         self._check_size(self.size.width, self.size.height)
 
+    def discard(self) -> None:
+        """This app will not run (any more): close the session it was given and has not
+        taken (``session``), if any."""
+        if self._given is not None:
+            self._given.close()
+            self._given = None
+
     # --- the player's settings -------------------------------------------------------------
 
     def _saved_prefs(self) -> Preferences:

@@ -169,6 +169,10 @@ class PiocheService:
         table = held.table
         return self.make_app(session, held, table.id if table is not None else None)
 
+    def discard(self, app: Any) -> None:
+        assert isinstance(app, PiocheApp)
+        app.discard()
+
     def release(self, held: object) -> None:
         assert isinstance(held, Session)
         held.close()
