@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import itertools
 import json
+import signal
 import sys
 import tempfile
 import time
@@ -35,17 +36,9 @@ import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
-from load import (  # noqa: E402
-    TABLE_TITLE,
-    Screen,
-    cpu_seconds,
-    ms,
-    percentiles,
-    read_trace,
-)
-
+from bench.load import TABLE_TITLE, Screen, read_trace  # noqa: E402
+from bench.measure import cpu_seconds, load_average, ms, percentiles  # noqa: E402
 from tests.server.process import LikeOpenSSH, loopback, serve_process  # noqa: E402
 
 WIDTH, HEIGHT = 100, 30
@@ -72,7 +65,13 @@ async def run(args: argparse.Namespace, spectators: int, layout: str) -> dict[st
         extra = ["--max-sessions", cap, "--max-pending", cap, "--max-per-address", cap,
                  "--trace", str(trace), "--turn-timer", str(args.turn_timer),
                  "--bot-delay", args.bot_delay]
-        with serve_process(Path(tmp), *extra, app="pioche_tui.app:open_service") as served:
+        python: tuple[str, ...] = (sys.executable,)
+        if args.profile:  # the play window only (bench/profiled.py)
+            args.profile.mkdir(parents=True, exist_ok=True)
+            python = (sys.executable, str(ROOT / "bench" / "profiled.py"),
+                      str(args.profile / f"share-{layout}-{spectators}.txt"))
+        with serve_process(Path(tmp), *extra, app="pioche_tui.app:open_service",
+                           python=python) as served:
             server = psutil.Process(served.process.pid)
             conns = []
             conn, player = await session(served.port, "p0", (WIDTH, HEIGHT), None,
@@ -88,10 +87,19 @@ async def run(args: argparse.Namespace, spectators: int, layout: str) -> dict[st
                 conns.append(conn)
                 watchers.append(screen)
             await asyncio.sleep(args.warmup)
+            if args.profile:
+                server.send_signal(signal.SIGUSR1)
             cpu0, start = cpu_seconds(server), time.monotonic()
             rss0 = server.memory_info().rss
             await asyncio.sleep(args.seconds)
             cpu1, end = cpu_seconds(server), time.monotonic()
+            if args.profile:
+                server.send_signal(signal.SIGUSR2)
+                report = args.profile / f"share-{layout}-{spectators}.html"
+                for _ in range(600):  # written after the text one: wait for both
+                    if report.exists():
+                        break
+                    await asyncio.sleep(0.1)
             rss1 = server.memory_info().rss
             await asyncio.sleep(1.0)  # the window's last moves reach the screens
             moves = [(when, step) for when, table, step in read_trace(trace)
@@ -110,6 +118,7 @@ async def run(args: argparse.Namespace, spectators: int, layout: str) -> dict[st
                 "move_to_frame_ms": percentiles(delays), "missed": missed,
                 "rss_mib": round(rss1 / 2**20, 1),
                 "rss_growth_mib": round((rss1 - rss0) / 2**20, 1),
+                "load_average": load_average(),
             }
 
 
@@ -122,6 +131,8 @@ async def main() -> None:
     parser.add_argument("--turn-timer", type=float, default=1.0)
     parser.add_argument("--bot-delay", default="0.2,0.4")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--profile", type=Path,
+                        help="directory for pyinstrument profiles of the play window")
     args = parser.parse_args()
     results = []
     for layout in args.layouts.split(","):
