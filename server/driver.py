@@ -256,6 +256,14 @@ class Terminal:
         self._wake()
         self._flow()
 
+    def feed_held(self, data: list[bytes]) -> None:
+        """Input held for this terminal while its channel's reading was stopped (a session
+        handed over from a shared screen): given, and the channel read again once it all is."""
+        self._reading = False
+        for chunk in data:
+            self.feed(chunk)
+        self._flow()
+
     def _wake(self) -> None:
         if not self._unsettled:
             self._pump_in(0.0)

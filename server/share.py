@@ -23,13 +23,13 @@ written to every member's channel.
   its own, as a key would.
 
 Input while sharing is only looked at (parsed to tell keys from the terminal's answers and
-mouse moves), charged to the connection's meter as an app's input is.
+mouse moves), within the connection's metered reading (``budget.meter_reading``: charged to
+it, and not read while it is in debt).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
@@ -40,8 +40,7 @@ from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.message import Message
 
-from . import budget
-from .budget import METER, Bucket, Meter
+from .budget import Bucket, Meter
 from .driver import Channel, Terminal, enter_sequence, full_frame, leave_sequence
 from .limits import Limits
 from .session import ServerShutdown, SessionInfo, Sharing
@@ -269,9 +268,6 @@ class Member:
         self._yes = False  # its « yes » is highlighted
         self._missed = False  # frames were skipped meanwhile
         self._typed: list[bytes] = []  # input that waits for the member's own app
-        budget.install()
-        self._context = contextvars.Context()  # where its input is parsed: charged to it
-        self._context.run(METER.set, meter)
         self._parser = XTermParser()
         self._escape_timer: asyncio.TimerHandle | None = None
         self._resize_timer: asyncio.TimerHandle | None = None
@@ -351,7 +347,7 @@ class Member:
             self._typed.append(data)  # for its own app, once it shows
             self._hold_reading()
             return
-        self._context.run(self._look_at, data)
+        self._look_at(data)
 
     def _look_at(self, data: bytes) -> None:
         text = data.decode("utf-8", "replace")  # (only looked at: a split character is no key)
@@ -360,10 +356,6 @@ class Member:
             self._ask_for_app()
             return
         self._arm_escape_timer()
-        debt = self.meter.wait()
-        if debt > 0:  # (a flood of mouse moves: read again once it is paid)
-            self._hold_reading()
-            self._loop.call_later(debt, self._read_again)
 
     def _handle(self, messages: Iterable[Message]) -> bool:
         """Answer the quit question's keys; True if a message needs an app of its own (the
@@ -441,11 +433,6 @@ class Member:
             self._reading = False
             self.channel.pause_reading()
 
-    def _read_again(self) -> None:
-        if not self._reading and self._own is None and not self._done.done():
-            self._reading = True
-            self.channel.resume_reading()
-
     def _ask_for_app(self) -> None:
         """A key needs an app of its own: the session starts one (``run`` returns True). It
         stays in its group until that app shows the table (``handed_over``)."""
@@ -467,16 +454,10 @@ class Member:
             if self.group is not None:
                 self.group.remove(self)
                 self.group = None
-            own, typed = self._own, self._typed
-            self._typed = []
+            typed, self._typed = self._typed, []
             self.held = None  # (the app has it now)
-            if own is not None:
-                own.size = self.size
-                for data in typed:
-                    own.feed(data)
-            if not self._reading:
-                self._reading = True
-                self.channel.resume_reading()
+            if self._own is not None:  # (the channel's reading is the terminal's from now)
+                self._own.feed_held(typed)
 
         return done
 

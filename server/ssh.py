@@ -812,8 +812,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         handed_over = member.handed_over()
 
         def shown() -> None:
+            self._terminal = member._own  # (first: what the client sends now goes to it)
             handed_over()
-            self._terminal = member._own
 
         return {"entered": True, "shown": lambda: self._app is not None and sharing.shows(
             self._app), "on_shown": shown}
