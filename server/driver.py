@@ -1,10 +1,16 @@
 """The Textual driver over an SSH channel, and the Textual settings a process of many apps needs.
 
-This is the only module of Pioche that touches Textual's private parts, which is why Textual is
-pinned to one version (8.2.8). What it uses, and why:
+This module and ``server/share.py`` (which looks at a sharing spectator's input as this one
+parses it) are the only ones of Pioche that touch Textual's private parts, which is why Textual
+is pinned to one version (8.2.8). What they use, and why:
 
 - ``textual._xterm_parser.XTermParser``: the parser Textual's own drivers feed terminal input to;
-  its ``_timeout_time`` (from ``textual._parser.Parser``) tells when a lone Esc must be resolved.
+  its ``_timeout_time`` (from ``textual._parser.Parser``) tells when a lone Esc must be resolved,
+  and its ``_gen`` (a generator holding the parser) is closed when a session ends.
+- ``Screen._compositor``, its ``render_update(full=True)`` and ``_dirty_regions``, and
+  ``App._background_screens`` and ``App.cursor_position``: a whole frame of an app's screen
+  rendered for a spectator who joins a shared screen (``full_frame``), the regions waiting to be
+  repainted put back.
 - ``Driver._size``, ``Driver._app`` and ``Driver.process_message``: the base class's own state.
 - ``textual.app.redirect_stdout``/``redirect_stderr``: replaced, see ``configure_textual``.
 - ``Stylesheet._parse_rules``: its cache made process-wide, see ``configure_textual``.
