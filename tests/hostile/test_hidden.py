@@ -281,6 +281,8 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
     # Every screen gets something after the last move (the end, the podium).
     await until(lambda: all(marks[id(c)] and marks[id(c)][-1][1] == table.step for c in live))
     await asyncio.sleep(0.3)  # and the rest of that frame
+    # (and the spectator shared its screen to the end: every byte it got was a shared frame)
+    assert [len(group.members) for group in server.hub.groups.values()] == [1]
 
     log = service.coordinator.log_path(table_id)
     allowed = allowed_cards(log)
