@@ -6,6 +6,8 @@ The real service (coordinator, store, PiocheApp) behind the server; a table wait
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -207,14 +209,22 @@ async def test_spectators_leaving_free_the_group(
 ) -> None:
     clients = await watchers(connect, alice, 3)
     table = service.coordinator.tables[table_of(alice)]
-    for client in clients:
-        assert client.conn is not None
-        client.conn.close()
     assert server.hub is not None
-    await until(lambda: not server.hub.groups and not service.apps and not server.sessions)
-    await until(lambda: list(table.subscribers) == [alice])  # the shared screen's too
-    assert table.summary().spectators == 0
-    assert {s.player.name for s in service.coordinator.sessions.values()} == {"alice"}
+    app = weakref.ref(next(iter(server.hub.groups.values())).app)
+    service.made.clear()  # (the test's own hold on the apps)
+    gc.disable()  # freed by reference counting alone, as the server wants (server/cycles.py)
+    try:
+        for client in clients:
+            assert client.conn is not None
+            client.conn.close()
+        assert server.hub is not None
+        await until(lambda: not server.hub.groups and not service.apps and not server.sessions)
+        await until(lambda: list(table.subscribers) == [alice])  # the shared screen's too
+        assert table.summary().spectators == 0
+        assert {s.player.name for s in service.coordinator.sessions.values()} == {"alice"}
+        await until(lambda: app() is None)
+    finally:
+        gc.enable()
 
 
 async def test_a_table_that_stops_sends_each_spectator_to_the_lobby_in_an_app_of_its_own(
