@@ -1,10 +1,16 @@
 """The Textual driver over an SSH channel, and the Textual settings a process of many apps needs.
 
-This is the only module of Pioche that touches Textual's private parts, which is why Textual is
-pinned to one version (8.2.8). What it uses, and why:
+This module and ``server/share.py`` (which looks at a sharing spectator's input as this one
+parses it) are the only ones of Pioche that touch Textual's private parts, which is why Textual
+is pinned to one version (8.2.8). What they use, and why:
 
 - ``textual._xterm_parser.XTermParser``: the parser Textual's own drivers feed terminal input to;
-  its ``_timeout_time`` (from ``textual._parser.Parser``) tells when a lone Esc must be resolved.
+  its ``_timeout_time`` (from ``textual._parser.Parser``) tells when a lone Esc must be resolved,
+  and its ``_gen`` (a generator holding the parser) is closed when a session ends.
+- ``Screen._compositor``, its ``render_update(full=True)`` and ``_dirty_regions``, and
+  ``App._background_screens`` and ``App.cursor_position``: a whole frame of an app's screen
+  rendered for a spectator who joins a shared screen (``full_frame``), the regions waiting to be
+  repainted put back.
 - ``Driver._size``, ``Driver._app`` and ``Driver.process_message``: the base class's own state.
 - ``textual.app.redirect_stdout``/``redirect_stderr``: replaced, see ``configure_textual``.
 - ``Stylesheet._parse_rules``: its cache made process-wide, see ``configure_textual``.
@@ -34,8 +40,10 @@ from typing import Any, BinaryIO, Literal, Protocol, TextIO, cast
 import textual.app
 from rich.color import ColorSystem
 from rich.console import Console
+from rich.control import Control
 from rich.style import Style
 from textual import constants, events
+from textual._compositor import LayoutUpdate
 from textual._time import get_time
 from textual._xterm_parser import XTermParser
 from textual.app import App, SystemCommand
@@ -70,6 +78,34 @@ _KITTY_KEYS_OFF = "\x1b[<u"
 _MOUSE_ON = "\x1b[?1000h\x1b[?1003h\x1b[?1015h\x1b[?1006h"
 _MOUSE_OFF = "\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l"
 _LEAVE = "\x1b[?2004l\x1b[?7h\x1b[?1049l\x1b[?25h\x1b[23;0t"
+_ASK_SYNC = "\x1b[?2026$p"
+
+
+def enter_sequence(mouse: bool = True) -> str:
+    """What a session's terminal is sent when an app takes it (modes, as SSHDriver sets them)."""
+    return (_ENTER + (_MOUSE_ON if mouse else "")
+            + ("" if constants.DISABLE_KITTY_KEY else _KITTY_KEYS_ON))
+
+
+def leave_sequence(mouse: bool = True) -> str:
+    """What gives the terminal back as it was, once the session's screen goes."""
+    return ((_MOUSE_OFF if mouse else "")
+            + ("" if constants.DISABLE_KITTY_KEY else _KITTY_KEYS_OFF) + _LEAVE)
+
+
+def full_frame(app: App[Any]) -> str:
+    """The whole of ``app``'s screen as it is now, as escape codes (what Textual writes for a
+    full repaint, without repainting: the app's own next update is unchanged). Uses the
+    screen's ``_compositor`` (``render_update(full=True)``, which forgets the regions waiting
+    to be repainted: they are put back) and ``App._background_screens``."""
+    screen = app.screen
+    compositor = screen._compositor
+    waiting = set(compositor._dirty_regions)
+    update = compositor.render_update(full=True, screen_stack=app._background_screens)
+    compositor._dirty_regions.update(waiting)
+    assert isinstance(update, LayoutUpdate)  # (what a full update is)
+    cursor = screen.outer_size.clamp_offset(app.cursor_position)
+    return update.render_segments(app.console) + Control.move_to(*cursor).segment.text
 
 PASTE_END = "\x1b[201~"
 PARSE_SLICE = 256
@@ -92,6 +128,10 @@ SETTLE_TIMEOUT = 0.25
 # (never asked for) would restyle the whole screen.
 _DROPPED = (events.Resize, InBandWindowResize, events.AppFocus, events.AppBlur)
 _UNMETERED = contextvars.Context()
+
+
+def _nothing() -> None:
+    pass
 
 
 class Channel(Protocol):
@@ -140,8 +180,18 @@ class Terminal:
         meter: Meter,
         name: str = "a session",
         on_first_frame: Callable[[], None] = lambda: None,
+        entered: bool = False,
+        shown: Callable[[], bool] | None = None,
+        on_shown: Callable[[], None] = lambda: None,
     ) -> None:
         self.size = size
+        # A session handed over from a shared screen (server/share.py): its terminal is set up
+        # already (``entered``), and the app's frames are kept from it until ``shown()`` says
+        # the app shows what the shared screen showed; then ``on_shown`` is called and the
+        # app paints its whole screen.
+        self.entered = entered
+        self._shown = shown
+        self._on_shown = on_shown
         self._resize_interval = resize_interval
         self._channel = channel
         self._max_paste = max_paste
@@ -197,6 +247,7 @@ class Terminal:
             # the last key it made, which names the app.
             self._app = None
             self._parser._gen.close()
+            self._shown, self._on_shown = None, _nothing  # (they may hold the session)
         return app.return_code or 0
 
     # Input ----------------------------------------------------------------------------------
@@ -209,6 +260,14 @@ class Terminal:
         self._text = self._text[self._read :] + text
         self._read = 0
         self._wake()
+        self._flow()
+
+    def feed_held(self, data: list[bytes]) -> None:
+        """Input held for this terminal while its channel's reading was stopped (a session
+        handed over from a shared screen): given, and the channel read again once it all is."""
+        self._reading = False
+        for chunk in data:
+            self.feed(chunk)
         self._flow()
 
     def _wake(self) -> None:
@@ -404,7 +463,7 @@ class Terminal:
         self._pending.clear()
         if not data or self._hung_up or self._channel.is_closing():
             return
-        if self._paused and not force:
+        if (self._paused or self._shown is not None) and not force:
             self._dropped_output = True
             return
         self._channel.write(data.encode("utf-8", "replace"))
@@ -417,6 +476,10 @@ class Terminal:
         if self._on_first_frame is not None:
             on_first_frame, self._on_first_frame = self._on_first_frame, None
             on_first_frame()
+        if self._shown is not None and self._shown():
+            on_shown, self._shown, self._on_shown = self._on_shown, None, _nothing
+            on_shown()
+            self.resume_output()
 
     def pause_output(self) -> None:
         """The client is not taking what it was sent: drop frames until ``resume_output``."""
@@ -474,11 +537,8 @@ class SSHDriver(Driver):
         self._terminal.frame_done()
 
     def start_application_mode(self) -> None:
-        self.write(_ENTER)
-        if self._mouse:
-            self.write(_MOUSE_ON)
-        if not constants.DISABLE_KITTY_KEY:
-            self.write(_KITTY_KEYS_ON)
+        # (a terminal set up already is only asked again whether it synchronizes output)
+        self.write(_ASK_SYNC if self._terminal.entered else enter_sequence(self._mouse))
         self._terminal.attach(self)
         self.post_size(self._terminal.size)
 
@@ -491,11 +551,7 @@ class SSHDriver(Driver):
 
     def stop_application_mode(self) -> None:
         self._terminal.detach()
-        if self._mouse:
-            self.write(_MOUSE_OFF)
-        if not constants.DISABLE_KITTY_KEY:
-            self.write(_KITTY_KEYS_OFF)
-        self.write(_LEAVE)
+        self.write(leave_sequence(self._mouse))
         self._terminal.send_now()
 
     def send_message(self, message: Message) -> None:

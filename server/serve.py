@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, cast
 from .limits import Limits
 
 if TYPE_CHECKING:
-    from .session import ServiceOpener
+    from .session import ServiceOpener, Sharing
 
 DEFAULT_APP = "pioche_tui.app:open_service"
 """What ``pioche serve`` serves unless ``--app`` says otherwise."""
@@ -277,6 +277,8 @@ async def serve_locked(args: argparse.Namespace, opener: ServiceOpener) -> int:
             cpu_rate=args.cpu_per_connection, address_cpu_rate=args.cpu_per_address,
         ),
         collector=collector,
+        # Spectators share screens when the service says which may (PiocheService does).
+        sharing=cast("Sharing", service) if hasattr(service, "share_key") else None,
     )
     try:
         await server.start(args.host, args.port, reuse_port=args.reuse_port)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -116,6 +116,47 @@ SeatHolder = Callable[[str], bool]
 """Whether the player with this key (its ``SHA256:…`` fingerprint) has a seat at a table in play
 or waiting for players: a returning player, let in even when the server is full. Called at most
 twice per login on the event loop; must be quick."""
+
+
+class Sharing(Protocol):
+    """What the server asks of the app to let spectators share a screen (server/share.py).
+
+    Sessions whose ``share_key`` is the same (and whose terminals have the same size) see the
+    same screen: one app, built by ``shared_app``, paints it for all of them. Each such session
+    still holds what a viewer holds (``join``: their own watching session, counted and named
+    as any spectator's); when it needs a screen of its own (a key), ``own_app`` builds its app
+    on what it holds. ``shows`` says when an app shows what its viewers expect (the table):
+    until then its frames are kept from them.
+    """
+
+    def share_key(self, session: SessionInfo) -> Hashable | None:
+        """What decides the screen this session sees, or None when it must have its own app."""
+
+    def join(self, session: SessionInfo) -> object | None:
+        """Open what the viewer holds while sharing; None when they cannot (they get an app)."""
+
+    def shared_app(self, session: SessionInfo) -> App[Any] | None:
+        """An app showing the screen of ``session``'s key, to be shared; None if it cannot."""
+
+    def own_app(self, session: SessionInfo, held: object) -> App[Any]:
+        """The viewer's own app, taking over what ``join`` opened, on the same screen."""
+
+    def discard(self, app: App[Any]) -> None:
+        """A shared ``app`` has ended, or will never run: let go of what it was made with
+        (nothing if it ran and let go of it itself)."""
+
+    def release(self, held: object) -> None:
+        """The viewer left while sharing: close what ``join`` opened."""
+
+    def shows(self, app: App[Any]) -> bool:
+        """``app`` shows what its viewers expect (the table, or the lobby if it is gone)."""
+
+    def quit_question(self, session: SessionInfo, size: tuple[int, int], yes: bool) -> str:
+        """Escape codes that draw, over a shared screen of ``size``, the question its viewers'
+        quit key asks (« Quitter Pioche ? »); ``yes``: its « yes » is highlighted."""
+
+    def lost_table(self, app: App[Any]) -> bool:
+        """A shared ``app`` no longer shows the table it was made for (the table closed)."""
 
 
 class ServerShutdown(Message):

@@ -62,9 +62,11 @@ from .session import (
     SeatHolder,
     ServerShutdown,
     SessionInfo,
+    Sharing,
     farewell_of,
     new_session_id,
 )
+from .share import Hub, Member
 
 log = logging.getLogger("pioche.server")
 
@@ -162,6 +164,7 @@ class PiocheServer:
         holds_seat: SeatHolder | None = None,
         limits: Limits | None = None,
         collector: Collector | None = None,
+        sharing: Sharing | None = None,
     ) -> None:
         self.make_app = make_app
         self.collector = collector  # told when a session ends (its app's cycles to sweep)
@@ -178,6 +181,10 @@ class PiocheServer:
         self._playing: set[_Connection] = set()  # admitted, its app running or starting
         self._sessions: dict[str, _Session] = {}
         self._startups = asyncio.Semaphore(self.limits.max_startups)
+        # Spectators who see the same screen share one app (server/share.py), if the app says
+        # which ones do (``sharing``).
+        self.hub = (Hub(sharing, self.limits, self._startups) if sharing is not None
+                    else None)
         self.failures = FailureLog(
             log, self.limits.failure_log_burst, self.limits.failure_log_window
         )
@@ -236,9 +243,11 @@ class PiocheServer:
             self._acceptor.close()
         sessions = list(self._sessions.values())
         log.info("stopping: %d session(s) to close", len(sessions))
+        # (shared screens first: their members end with them)
+        shared = self.hub.close() if self.hub is not None else []
         for session in sessions:
             session.post_to_app(ServerShutdown(self.limits.shutdown_grace))
-        tasks = [session.task for session in sessions if session.task is not None]
+        tasks = [session.task for session in sessions if session.task is not None] + shared
         if tasks:
             _done, late = await asyncio.wait(tasks, timeout=self.limits.shutdown_grace)
             for session in sessions:
@@ -632,7 +641,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self._size = DEFAULT_SIZE
         self._command: str | None = None
         self._subsystem: str | None = None
-        self._terminal: Terminal | None = None
+        self._terminal: Terminal | Member | None = None  # a Member while it shares a screen
         self._app: App[Any] | None = None
         self._ended = False  # the client left or closed its input: no app to start or run
         self.info: SessionInfo | None = None
@@ -749,6 +758,19 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             f"nickname {info.nickname}" if info.nickname else "nickname to ask",
             info.identity or "guest", ", watch only" if info.watch_only else "",
         )
+        # A spectator who may share a screen does so (server/share.py) until they need an app
+        # of their own: then it is built on what they held, showing the same table.
+        held: object | None = None
+        assert self._connection.meter is not None
+        member = None
+        if server.hub is not None and not self._ended:
+            member = server.hub.member(self, info, self._connection.meter)
+        if member is not None:
+            self._terminal = member
+            if not await member.run() or self._ended or server.closing:
+                self.write(member.goodbye())
+                return 0
+            held = member.held
         # At most max_startups apps are being built at once: building one (CSS, first layout)
         # takes a burst of CPU. The slot is released once the app has painted its first frame.
         await server._startups.acquire()
@@ -762,20 +784,45 @@ class _Session(asyncssh.SSHServerSession[bytes]):
 
         try:
             if self._ended or server.closing:
+                if member is not None:  # (its terminal was set up while it shared)
+                    self.write(member.goodbye())
                 return 0
             # What the app costs is measured with the connection's meter, and its input waits
             # while the connection or its address is over budget.
-            assert self._connection.meter is not None
-            self._terminal = Terminal(
+            terminal = Terminal(
                 self, self._size, max_paste=self._limits.max_paste,
                 resize_interval=self._limits.resize_interval, meter=self._connection.meter,
                 name=f"session {info.session_id} from {info.peer}",
                 on_first_frame=release_startup,
+                **self._handover(member, held) if member is not None else {},
             )
-            self._app = server.make_app(info)
-            return await self._terminal.run(self._app)
+            if member is None:
+                self._terminal = terminal
+                self._app = server.make_app(info)
+            else:  # (the member gets the shared frames until this app shows the table)
+                assert server.hub is not None
+                member.hand_to(terminal)
+                self._app = server.hub.sharing.own_app(info, held)
+            return await terminal.run(self._app)
         finally:
             release_startup()
+            if held is not None:  # (whatever became of its app: closed once, here too)
+                assert server.hub is not None
+                server.hub.sharing.release(held)
+
+    def _handover(self, member: Member, held: object) -> dict[str, Any]:
+        """The Terminal's settings for an app taking over from a shared screen: the terminal
+        is set up, the app's frames wait until it shows the table, then it takes the input."""
+        assert self._server.hub is not None
+        sharing = self._server.hub.sharing
+        handed_over = member.handed_over()
+
+        def shown() -> None:
+            self._terminal = member._own  # (first: what the client sends now goes to it)
+            handed_over()
+
+        return {"entered": True, "shown": lambda: self._app is not None and sharing.shows(
+            self._app), "on_shown": shown}
 
     def _say_goodbye(self, status: int, farewell: str | None) -> None:
         """The last line the client's terminal keeps, once the app's screen is gone."""
@@ -797,6 +844,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def exit_app(self) -> None:
         if self._app is not None:
             self._app.exit()
+        elif isinstance(self._terminal, Member):
+            self._terminal.hang_up()
 
     # While it runs.
 
@@ -828,7 +877,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     # disconnected, whatever else it sends meanwhile.
 
     def write(self, data: bytes) -> None:
-        if self._chan is not None:
+        if self._chan is not None and not self._chan.is_closing():
             self._chan.write(data)
             self.check_output()
 

@@ -95,6 +95,11 @@ class PiocheApp(App[None]):
     (``colours``); None for a local game, which Textual sets up from the environment itself.
     The player's settings (``prefs``: language, colours, the turn's bell and title) are kept
     per key in the database, a guest's for the session.
+
+    A ``connector`` whose client is open already hands the app a session as it is (a
+    spectator's who shared a screen until now, or the coordinator's ``mirror`` of a table for a
+    shared screen: ``service``): no nickname asked, no connection; ``watch_table`` then asks
+    again for that table, with its history.
     """
 
     TITLE = "Pioche"
@@ -162,6 +167,10 @@ class PiocheApp(App[None]):
     async def on_mount(self) -> None:
         await self._load_prefs()
         self._server = await self.client.server_info()
+        if self.client.open:  # a session opened already, handed over (``Connector``)
+            await self.take_session(await self.client.place())
+            self._check_size(self.size.width, self.size.height)
+            return
         if self.resume_token is not None and await self._resume(self.resume_token):
             self._check_size(self.size.width, self.size.height)
             return
@@ -295,6 +304,12 @@ class PiocheApp(App[None]):
             place = await client.connect(player, self.guest_pass)
         except Refused as e:
             return self.t.refusal(e)
+        await self.take_session(place)
+        return None
+
+    async def take_session(self, place: Place) -> None:
+        """Show the session's lobby and read its mailbox; go where the player asked to."""
+        client = self.client
         self.lobby = LobbyScreen(client)
         if isinstance(self.screen, NicknameScreen):
             self.switch_screen(self.lobby)
@@ -310,7 +325,6 @@ class PiocheApp(App[None]):
         elif self.quick_game and not self.watch_only and place.table is None:
             # (a player back in the seat they held is not sent to a new game)
             await self.call(client.quick_play, self.quick_game)
-        return None
 
     async def action_quit(self) -> None:
         """Quit once the player says yes, told what becomes of their seat (``quit_detail``).

@@ -17,6 +17,7 @@ table each spectator watches, the last chat lines — is kept in the database as
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import logging
 import math
@@ -24,7 +25,7 @@ import random
 import secrets
 import sqlite3
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -111,6 +112,7 @@ class Session:
         self.table: Table | None = None
         self.seat: int | None = None  # None while watching or in the lobby
         self.open = True
+        self.mirror = False  # a screen shared by spectators (Coordinator.mirror): not counted
 
     def __repr__(self) -> str:
         return f"<Session {self.player.name}>"
@@ -152,6 +154,11 @@ class Session:
         self.coordinator.disconnect(self)
 
 
+_candidate_key = functools.lru_cache(maxsize=4096)(name_key)
+"""``name_key`` of the names tried for spectators (« spectateur2 »…), each computed once: at
+a crowded table thousands are tried for each newcomer."""
+
+
 class Coordinator:
     def __init__(self, settings: Settings, games: Mapping[str, Game[Any, Any]] | None = None
                  ) -> None:
@@ -164,6 +171,7 @@ class Coordinator:
         """What every session's screens know of this server (built once: it never changes)."""
         self.tables: dict[str, Table] = {}
         self.sessions: dict[str, Session] = {}  # by identity: one live session each
+        self._online_names: Counter[str] = Counter()  # the sessions' name keys, live ones
         self.db: Database | None = None
         self.guests: Guests | None = None  # opened by start()
         self._rng = random.Random(settings.seed)  # bot delays and names: no replay needs them
@@ -237,6 +245,7 @@ class Coordinator:
             session.open = False
             session.mailbox.close()
         self.sessions.clear()
+        self._online_names.clear()
         for table in self.tables.values():
             table.cancel_timers()
             if table.writer is not None:
@@ -373,6 +382,7 @@ class Coordinator:
         session = Session(self, player, key)
         session.guest_pass = guest_pass
         self.sessions[key] = session
+        self._online_names[session.name_key] += 1
         session.mailbox.put_lobby(self.snapshot())
         for line in self._chat.get("lobby", ()):
             session.mailbox.put_chat(line)
@@ -417,8 +427,10 @@ class Coordinator:
         for number in itertools.count(1):
             suffix = str(number) if number > 1 else ""
             name = base[: NICKNAME_MAX - len(suffix)] + suffix
-            key = name_key(name)
-            if (key != avoid and all(s.name_key != key for s in self.sessions.values())
+            key = _candidate_key(name)
+            # (the count first: at a crowded table most candidates are online, and looking
+            # through every session for each was O(candidates × sessions))
+            if (key != avoid and not self._online_names[key]
                     and self._name_user(name, identity) is None):
                 return name
         raise AssertionError("unreachable")
@@ -429,10 +441,21 @@ class Coordinator:
         key = name_key(player.name)
         for other in self.sessions.values():
             if other.player.watch_only and other.name_key == key:
-                other.name_key = ""  # not in its own way
+                self._rename(other, "")  # not in its own way
                 name = self._watcher_name(player.name, other.player.identity, avoid=key)
                 other.player = replace(other.player, name=name)
-                other.name_key = name_key(name)
+                self._rename(other, name_key(name))
+
+    def _rename(self, session: Session, key: str) -> None:
+        """Give an online session another name key, counted (``_online_names``)."""
+        self._forget_name(session.name_key)
+        session.name_key = key
+        self._online_names[key] += 1
+
+    def _forget_name(self, key: str) -> None:
+        self._online_names[key] -= 1
+        if self._online_names[key] <= 0:
+            del self._online_names[key]
 
     def guest_pass(self) -> GuestPass:
         """A new guest's identity and reconnect token (nothing is stored: see ``guests``)."""
@@ -508,6 +531,7 @@ class Coordinator:
             self._leave(session)
         if self.sessions.get(session.key) is session:
             del self.sessions[session.key]
+            self._forget_name(session.name_key)
         self._chat_limit.forget(session.player.identity)
         session.mailbox.close()
         self.lobby_changed()
@@ -774,6 +798,24 @@ class Coordinator:
         if table.code is not None and (code or "").strip().upper() != table.code:
             raise Refused("code", "Cette table est privée : il faut son code.")
         self._place(session, table, None)
+
+    def mirror(self, table_id: str) -> Session:
+        """A session that sees the table ``table_id`` as its spectators do, for a screen that
+        several of them share (the SSH server's shared spectator screens: server/share.py).
+        Nobody is online under it (no name, not in the lobby's list), it is not counted among
+        the table's spectators (each viewer holds a watching session of their own) and it is
+        remembered nowhere. Refused as ``watch`` is (a private table needs its code: never
+        shared); ended with ``disconnect``."""
+        table = self._table(table_id)
+        if table.code is not None:
+            raise Refused("code", "Cette table est privée : il faut son code.")
+        session = Session(self, Player("", "", watch_only=True), key="")
+        session.mirror = True
+        session.table = table
+        table.subscribe(session, None)
+        for line in self._chat.get(table.id, ()):
+            session.mailbox.put_chat(line)
+        return session
 
     def start_table(self, session: Session) -> None:
         table = session.table

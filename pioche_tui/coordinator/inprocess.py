@@ -167,3 +167,19 @@ class InProcessFront:
             table.status in ("playing", "waiting") and table.seat_of(identity) is not None
             for table in self.coordinator.tables.values()
         )
+
+
+class Opened:
+    """A connector whose client holds a session opened already (``client.Connector``): a
+    spectator's own watching session, handed to the app they get when they leave a shared
+    screen, or a table's ``mirror`` for the app of a shared screen (server/share.py). The app
+    finds its client open and takes the session as it is (``PiocheApp.on_mount``)."""
+
+    def __init__(self, coordinator: Coordinator, session: Session) -> None:
+        self.coordinator = coordinator
+        self.session = session
+
+    def client(self) -> InProcessClient:
+        client = InProcessClient(self.coordinator)
+        client.session = self.session
+        return client

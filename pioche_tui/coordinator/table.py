@@ -155,7 +155,8 @@ class Table:
                 options=tuple(sorted(self.options.items())),
                 seats=tuple(s.info() for s in self.seats),
                 status=self.status,
-                spectators=sum(1 for seat in self.subscribers.values() if seat is None),
+                spectators=sum(1 for session, seat in self.subscribers.items()
+                               if seat is None and not session.mirror),
                 private=self.private,
                 timer=self.timer,
                 creator=next((s.name for s in self.seats if s.identity == self.creator), ""),

@@ -41,8 +41,8 @@ class RecordingService(PiocheService):
     def apps(self) -> list[PiocheApp]:
         return [app for app in self.made if app.return_code is None]
 
-    def make_app(self, session: SessionFacts) -> PiocheApp:
-        app = super().make_app(session)
+    def make_app(self, session: SessionFacts, *args: Any, **kwargs: Any) -> PiocheApp:
+        app = super().make_app(session, *args, **kwargs)
         self.made.append(app)
         return app
 

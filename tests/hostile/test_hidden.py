@@ -248,7 +248,6 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
 
     for name, key in keys.items():
         await (await connected(name, client_keys=[key])).wait_for(f"Bonjour {name}")
-    await (await connected("watch")).wait_for("Bonjour")
     alice = app_of(service, "alice").client.session
     bob = app_of(service, "bob").client.session
     assert alice is not None and bob is not None
@@ -257,9 +256,12 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
     table: Table = service.coordinator.tables[table_id]
     tables.append(table)
     bob.join(table_id)
-    watcher = next(app.client.session for app in service.apps if app.watch_only)
-    assert watcher is not None
-    watcher.watch(table_id)
+    # The spectator shares a screen (server/share.py): what it receives is the shared frames.
+    await (await connected("watch", command=f"watch {table_id}")).wait_for("Vous regardez")
+    assert server.hub is not None
+    assert [len(group.members) for group in server.hub.groups.values()] == [1]
+    assert not any(app.watch_only for app in service.apps
+                   if app.client.session is None or not app.client.session.mirror)
     alice.chat("Bonne chance à tous !")
 
     def over() -> bool:
@@ -283,6 +285,8 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
     # Every screen gets something after the last move (the end, the podium).
     await until(lambda: all(marks[id(c)] and marks[id(c)][-1][1] == table.step for c in live))
     await asyncio.sleep(0.3)  # and the rest of that frame
+    # (and the spectator shared its screen to the end: every byte it got was a shared frame)
+    assert [len(group.members) for group in server.hub.groups.values()] == [1]
 
     log = service.coordinator.log_path(table_id)
     allowed = allowed_cards(log)

@@ -245,8 +245,8 @@ class WatchedService(PiocheService):
         super().__init__(coordinator)
         self.made: list[weakref.ref[PiocheApp]] = []
 
-    def make_app(self, session: SessionFacts) -> PiocheApp:
-        app = super().make_app(session)
+    def make_app(self, session: SessionFacts, *args: Any, **kwargs: Any) -> PiocheApp:
+        app = super().make_app(session, *args, **kwargs)
         self.made.append(weakref.ref(app))
         return app
 
