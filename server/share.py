@@ -182,6 +182,11 @@ class Group:
 
     def _show(self) -> None:
         self._bill_founder()
+        if self.hub.sharing.lost_table(self.app):
+            # Its table closed while the app started: the lobby it shows is nobody's to share.
+            for member in list(self.members):
+                member.group_ended(self)
+            return
         self.shown = True
         for member in self.members:
             self.send_full(member)
@@ -477,8 +482,8 @@ class Member:
     def _apply_resize(self) -> None:
         self._resize_timer = None
         self._last_resize = self._loop.time()
-        if self._done.done() and self._own is None:
-            return
+        if self._done.done():
+            return  # (ended, or handed over: its own app takes the size, ``resize``)
         debt = self.meter.wait()
         if debt > 0:  # (over its budget: the resize waits, as an app's input does)
             self._resize_timer = self._loop.call_later(debt, self._apply_resize)
