@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
@@ -41,7 +42,7 @@ from textual.app import App
 from textual.message import Message
 
 from .budget import Bucket, Meter
-from .driver import Channel, Terminal, enter_sequence, full_frame, leave_sequence
+from .driver import _UNMETERED, Channel, Terminal, enter_sequence, full_frame, leave_sequence
 from .limits import Limits
 from .session import ServerShutdown, SessionInfo, Sharing
 
@@ -212,16 +213,21 @@ class Group:
         self._wanting.add(member)
         if not self._full_scheduled:
             self._full_scheduled = True
-            self._loop.call_soon(self._send_full)
+            # (charged to those who asked, below: not to whoever's callback asked first)
+            self._loop.call_soon(self._send_full, context=_UNMETERED)
 
     def _send_full(self) -> None:
         self._full_scheduled = False
         if not self.shown or self.stopping or not self._wanting:
             return
         wanting, self._wanting = self._wanting, set()
-        # Rendering is charged to the group's meter, as its frames are.
+        # A whole frame is for those who asked (joining, catching up after a backlog): its
+        # rendering is charged to them, shared, so a slow reader pays for its catch-ups.
+        started = time.thread_time()
         data = self.terminal._context.run(full_frame, self.app).encode("utf-8", "replace")
+        cost = (time.thread_time() - started) / len(wanting)
         for member in wanting:
+            member.meter.charge(cost)
             if member.group is self:
                 member.send_full(data)
 
