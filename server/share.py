@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
@@ -41,7 +42,7 @@ from textual.app import App
 from textual.message import Message
 
 from .budget import Bucket, Meter
-from .driver import Channel, Terminal, enter_sequence, full_frame, leave_sequence
+from .driver import _UNMETERED, Channel, Terminal, enter_sequence, full_frame, leave_sequence
 from .limits import Limits
 from .session import ServerShutdown, SessionInfo, Sharing
 
@@ -182,6 +183,11 @@ class Group:
 
     def _show(self) -> None:
         self._bill_founder()
+        if self.hub.sharing.lost_table(self.app):
+            # Its table closed while the app started: the lobby it shows is nobody's to share.
+            for member in list(self.members):
+                member.group_ended(self)
+            return
         self.shown = True
         for member in self.members:
             self.send_full(member)
@@ -207,16 +213,21 @@ class Group:
         self._wanting.add(member)
         if not self._full_scheduled:
             self._full_scheduled = True
-            self._loop.call_soon(self._send_full)
+            # (charged to those who asked, below: not to whoever's callback asked first)
+            self._loop.call_soon(self._send_full, context=_UNMETERED)
 
     def _send_full(self) -> None:
         self._full_scheduled = False
         if not self.shown or self.stopping or not self._wanting:
             return
         wanting, self._wanting = self._wanting, set()
-        # Rendering is charged to the group's meter, as its frames are.
+        # A whole frame is for those who asked (joining, catching up after a backlog): its
+        # rendering is charged to them, shared, so a slow reader pays for its catch-ups.
+        started = time.thread_time()
         data = self.terminal._context.run(full_frame, self.app).encode("utf-8", "replace")
+        cost = (time.thread_time() - started) / len(wanting)
         for member in wanting:
+            member.meter.charge(cost)
             if member.group is self:
                 member.send_full(data)
 
@@ -477,8 +488,8 @@ class Member:
     def _apply_resize(self) -> None:
         self._resize_timer = None
         self._last_resize = self._loop.time()
-        if self._done.done() and self._own is None:
-            return
+        if self._done.done():
+            return  # (ended, or handed over: its own app takes the size, ``resize``)
         debt = self.meter.wait()
         if debt > 0:  # (over its budget: the resize waits, as an app's input does)
             self._resize_timer = self._loop.call_later(debt, self._apply_resize)

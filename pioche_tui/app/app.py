@@ -98,8 +98,8 @@ class PiocheApp(App[None]):
 
     A ``connector`` whose client is open already hands the app a session as it is (a
     spectator's who shared a screen until now, or the coordinator's ``mirror`` of a table for a
-    shared screen: ``service``): no nickname asked, no connection; ``watch_table`` then asks
-    again for that table, with its history.
+    shared screen: ``service``): no nickname asked, no connection, the session taken where it
+    is (its mailbox, unread so far, holds its table's update with the history).
     """
 
     TITLE = "Pioche"

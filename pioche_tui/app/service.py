@@ -93,10 +93,9 @@ class PiocheService:
         self.retention: asyncio.Task[None] | None = None  # set by open_service
         self.public_host = split_host(public_host) if public_host else None
 
-    def make_app(self, session: SessionFacts, held: Session | None = None,
-                 watch_table: str | None = None) -> PiocheApp:
-        """``session``'s app; on the coordinator session ``held`` if given (see PiocheApp),
-        asking for ``watch_table`` rather than the one the SSH command named."""
+    def make_app(self, session: SessionFacts, held: Session | None = None) -> PiocheApp:
+        """``session``'s app; on the coordinator session ``held`` as it is, if given (see
+        PiocheApp): then it asks for no table (the session is at its own already)."""
         guest = session.identity is None
         app = PiocheApp(
             self.coordinator if held is None else Opened(self.coordinator, held),
@@ -104,7 +103,7 @@ class PiocheService:
             name=None if session.must_ask_nickname else session.nickname,
             guest=guest,
             watch_only=session.watch_only,
-            watch_table=watch_table if held is not None else session.watch_table,
+            watch_table=None if held is not None else session.watch_table,
             lang=session.lang,
             resume_token=session.resume_token,
             peer=session.peer,
@@ -175,9 +174,10 @@ class PiocheService:
         return self.make_app(session, mirror)
 
     def own_app(self, session: SessionFacts, held: object) -> PiocheApp:
+        """The spectator's own app, on their watching session as it is: its mailbox, never
+        read while they shared, holds the table's update with its history."""
         assert isinstance(held, Session)
-        table = held.table
-        return self.make_app(session, held, table.id if table is not None else None)
+        return self.make_app(session, held)
 
     def discard(self, app: Any) -> None:
         """An app that will not run (any more): the session it was handed (``make_app``'s

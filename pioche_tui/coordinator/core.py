@@ -17,7 +17,6 @@ table each spectator watches, the last chat lines — is kept in the database as
 from __future__ import annotations
 
 import asyncio
-import functools
 import itertools
 import logging
 import math
@@ -154,9 +153,6 @@ class Session:
         self.coordinator.disconnect(self)
 
 
-_candidate_key = functools.lru_cache(maxsize=4096)(name_key)
-"""``name_key`` of the names tried for spectators (« spectateur2 »…), each computed once: at
-a crowded table thousands are tried for each newcomer."""
 
 
 class Coordinator:
@@ -427,7 +423,7 @@ class Coordinator:
         for number in itertools.count(1):
             suffix = str(number) if number > 1 else ""
             name = base[: NICKNAME_MAX - len(suffix)] + suffix
-            key = _candidate_key(name)
+            key = name_key(name)
             # (the count first: at a crowded table most candidates are online, and looking
             # through every session for each was O(candidates × sessions))
             if (key != avoid and not self._online_names[key]

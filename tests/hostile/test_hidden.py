@@ -1,6 +1,7 @@
 """No byte sent to a player or a spectator shows a card they may not see: whole games of Défausse
-over SSH (the real app behind the real server), two players, a bot and a spectator, with chat,
-a dropped and reclaimed connection, the end of the game, then ``pioche replay`` as each of them.
+over SSH (the real app behind the real server), two players, a bot and two spectators (one
+sharing a screen to the end, one handed an app of its own by a key), with chat, a dropped and
+reclaimed connection, the end of the game, then ``pioche replay`` as each of them.
 
 How the check is sound. After the game, the table's log is replayed with the engine, and for each
 viewer we collect every card it was ever allowed to see: for a seat, every card that was in its
@@ -262,6 +263,15 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
     assert [len(group.members) for group in server.hub.groups.values()] == [1]
     assert not any(app.watch_only for app in service.apps
                    if app.client.session is None or not app.client.session.mirror)
+    # A second spectator leaves the shared screen for an app of its own (scrolling the log
+    # needs one; not the help, whose rules show every kind of card): what both send it is
+    # searched too.
+    own = await connected("watch2", command=f"watch {table_id}")
+    await own.wait_for("Vous regardez")
+    own.send("\x1b[5~")  # PageUp
+    await until(lambda: any(app.watch_only for app in service.apps
+                            if app.client.session is not None
+                            and not app.client.session.mirror))
     alice.chat("Bonne chance à tous !")
 
     def over() -> bool:
@@ -291,7 +301,7 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
     log = service.coordinator.log_path(table_id)
     allowed = allowed_cards(log)
     cards = GAME_CARDS[game]
-    viewers: dict[str, int | None] = {"alice": 0, "bob": 1, "watch": None}
+    viewers: dict[str, int | None] = {"alice": 0, "bob": 1, "watch": None, "watch2": None}
     for name, viewer in viewers.items():
         steps = allowed[viewer]
 

@@ -101,7 +101,9 @@ async def test_an_attacker_with_16_addresses_keeps_no_player_out(
         alice.send("p")  # a quick game: a seat at a table
         found = TABLE_TITLE.search(await alice.wait_for("Défausse · table"))
         assert found is not None
-        moves = int(MOVE.findall(await alice.wait_for("À vous"))[0])  # her turn: the bots wait
+        # Her turn (the bots then wait for her): bots take 1-2 s a move, and a deal of skips
+        # and +2 can pass her by for more than 10 s.
+        moves = int(MOVE.findall(await alice.wait_for("À vous", timeout=40))[0])
         alice.send("d")  # she draws: she has played, so her seat is kept when she drops
         await alice.wait_for(lambda screen: int(MOVE.findall(screen)[0]) > moves)
         conn.close()  # she drops; her seat waits for her

@@ -242,3 +242,20 @@ async def test_a_table_that_stops_sends_each_spectator_to_the_lobby_in_an_app_of
                   if app.client.session is not None) == ["spectateur", "spectateur2"]
     first.send("q")  # the lobby's own keys work: its quit question
     await first.wait_for("Quitter Pioche ?")
+
+
+async def test_a_whole_frame_is_charged_to_those_who_asked_for_it(
+    connect: Connect, server: PiocheServer, service: RecordingService, alice: Session,
+) -> None:
+    """A whole frame (a joiner's, or a slow reader's after its backlog) is rendered for those
+    who asked and charged to them: a client that keeps falling behind pays for its catch-ups."""
+    clients = await watchers(connect, alice, 2)
+    await quiet(*clients)
+    assert server.hub is not None
+    (group,) = server.hub.groups.values()
+    first, second = group.members
+    spent = first.meter.spent, second.meter.spent
+    group.send_full(first)
+    await asyncio.sleep(0.2)
+    assert first.meter.spent > spent[0]  # the rendering, charged
+    assert second.meter.spent == spent[1]  # nothing for the other, who asked for nothing
