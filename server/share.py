@@ -277,6 +277,7 @@ class Member:
         self._paused = False  # its client does not take what it is sent
         self._asking = False  # the quit question is shown
         self._yes = False  # its « yes » is highlighted
+        self._questions: dict[tuple[tuple[int, int], bool], bytes] = {}  # drawn already
         self._missed = False  # frames were skipped meanwhile
         self._typed: list[bytes] = []  # input that waits for the member's own app
         self._parser = XTermParser()
@@ -396,8 +397,16 @@ class Member:
         self._draw_question()
 
     def _draw_question(self) -> None:
-        question = self.hub.sharing.quit_question(self.info, self.size, self._yes)
-        self.channel.write(question.encode())
+        # Drawn again at each arrow key and whole frame: built once per size and highlight
+        # (building it reads the player's settings).
+        key = (self.size, self._yes)
+        question = self._questions.get(key)
+        if question is None:
+            if len(self._questions) >= 2:
+                self._questions.clear()  # (a new size)
+            question = self._questions[key] = self.hub.sharing.quit_question(
+                self.info, self.size, self._yes).encode()
+        self.channel.write(question)
 
     def _answer(self, key: str | None) -> None:
         if key in ("o", "y") or (key == "enter" and self._yes):
