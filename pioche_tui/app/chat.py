@@ -3,7 +3,7 @@
 The coordinator routes the lines (who reads what: ``Coordinator.chat``); this module says how
 one reads on a screen and what a typed line asks for. A line is shown as parts, each a piece
 of text and its role (``Part``), which the log styles (``GameLog.add_chat``): user text stays
-text, never markup. The choices are written down in docs/screens.md, « La discussion ».
+text, never markup. The choices are written down in docs/screens.md, « The chat ».
 """
 
 from __future__ import annotations

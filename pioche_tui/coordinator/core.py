@@ -954,7 +954,7 @@ class Coordinator:
         if session is not None:
             session.mailbox.put_notice(Notice(code, text))
 
-    # --- chat (docs/screens.md, « La discussion ») --------------------------------------------
+    # --- chat (docs/screens.md, « The chat ») ---------------------------------------------
 
     def chat(self, session: Session, text: str, to: str | None = None, me: bool = False
              ) -> None:

@@ -102,7 +102,7 @@ class LobbySnapshot:
 
 @dataclass(frozen=True, slots=True)
 class ChatLine:
-    """One chat line as a reader gets it (docs/screens.md, « La discussion »).
+    """One chat line as a reader gets it (docs/screens.md, « The chat »).
 
     A line is said to a scope (the lobby, or a table: its players' chat, or its spectators'
     when ``spectators``), or privately to one player (``to``: their name; then ``scope`` is

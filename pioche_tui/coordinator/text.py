@@ -89,8 +89,9 @@ def mentions(text: str) -> frozenset[str]:
     found: set[str] = set()
     for match in MENTION.finditer(text):
         word = match.group(1)
-        found.add(name_key(word))
-        found.add(name_key(word.rstrip(".-")))
+        for name in (word, word.rstrip(".-")):
+            if len(name) >= NICKNAME_MIN:  # (« @- », « @. »: no name)
+                found.add(name_key(name))
     return frozenset(found)
 
 

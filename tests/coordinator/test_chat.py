@@ -11,6 +11,7 @@ import pytest
 
 from pioche_tui.coordinator.core import IGNORE_MAX, Coordinator, Session
 from pioche_tui.coordinator.model import ChatLine, Player, Refused
+from pioche_tui.coordinator.text import mentions, name_key
 from pioche_tui.store.db import Database
 
 from .conftest import player
@@ -226,3 +227,11 @@ def test_a_chat_table_from_before_gets_its_kinds(tmp_path: Path) -> None:
     db.add_chat("lobby", "c", "d", 2.0, 30, True, False)
     assert db.chat_lines() == [("lobby", "a", "b", 1.0, False, False),
                                ("lobby", "c", "d", 2.0, True, False)]
+
+
+def test_what_a_line_mentions() -> None:
+    keys = {name_key(name) for name in ("bob", "élise", "bob.", "élise-")}
+    assert mentions("merci @Bob. et @élise- !") == keys
+    assert mentions("@b.o.b") == {name_key("b.o.b")}  # a name with dots stays one
+    assert mentions("@- @ @. a@") == frozenset()  # no name: nobody (not a nameless screen)
+    assert mentions("@AIice") == mentions("@alice")  # one name key, as everywhere
