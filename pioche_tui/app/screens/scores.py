@@ -54,6 +54,19 @@ class ScoresScreen(Dialog[None]):
             yield Static(id="mine", markup=False)
             yield KeyBar()
 
+    def on_mount(self) -> None:
+        self.set_columns(RATED_COLUMNS if self.filters[0] else ALL_COLUMNS)
+
+    def set_columns(self, keys: tuple[str, ...]) -> None:
+        """Empty the board, with these columns (a game's board has its own)."""
+        board = self.query_one("#board", DataTable)
+        if tuple(key.value for key in board.columns) == keys:
+            board.clear()
+            return
+        board.clear(columns=True)
+        for key in keys:
+            board.add_column(Text(self.t(f"scores.col.{key}")), key=key)
+
     async def on_screen_resume(self) -> None:
         await self.show_board()
         await self.show_mine()
@@ -70,9 +83,7 @@ class ScoresScreen(Dialog[None]):
         rows = await self.client.leaderboard(game, BOARD_SIZE)
         player = self.client.player
         board = self.query_one("#board", DataTable)
-        board.clear(columns=True)
-        for key in RATED_COLUMNS if game else ALL_COLUMNS:
-            board.add_column(Text(t(f"scores.col.{key}")), key=key)
+        self.set_columns(RATED_COLUMNS if game else ALL_COLUMNS)
         for rank, row in enumerate(rows, 1):
             style = "bold" if player is not None and row.identity == player.identity else ""
             values = ((rank, row.name, rating_text(row.mu, row.sigma), row.rated, row.games,
