@@ -24,6 +24,12 @@ UNRATED_BEFORE = "before"  # recorded before ratings existed
 UNRATED = (UNRATED_BOTS, UNRATED_GUESTS, UNRATED_STAND_IN, UNRATED_LEARN, UNRATED_BEFORE)
 MIN_RATED_GAMES = 3
 
+
+def conservative(mu: float, sigma: float) -> float:
+    """The conservative rating, mu − 3σ: a rating the player is very likely above; what a
+    game's board sorts by and the screens show."""
+    return mu - 3 * sigma
+
 TABLE_EVENTS = frozenset({"drop", "back", "leave", "gone", "timeout", "stand_in"})
 """The coordinator's own events, told in the table's log beside the game's (``seat`` is the
 player concerned, ``args`` empty): a player's connection dropped (``drop``: the stand-in plays
@@ -179,8 +185,8 @@ class LeaderboardRow:
 
     @property
     def rating(self) -> float:
-        """The conservative rating, mu − 3σ: what the board of a game sorts by."""
-        return self.mu - 3 * self.sigma
+        """The conservative rating (``conservative``): what the board of a game sorts by."""
+        return conservative(self.mu, self.sigma)
 
 
 @dataclass(frozen=True, slots=True)

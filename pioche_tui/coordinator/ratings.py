@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
-from .model import UNRATED_BOTS, UNRATED_GUESTS, UNRATED_STAND_IN
+from .model import UNRATED_BOTS, UNRATED_GUESTS, UNRATED_STAND_IN, conservative
 
 MODEL = PlackettLuce()
 
@@ -32,8 +32,8 @@ class Rating:
 
     @property
     def conservative(self) -> float:
-        """What the leaderboard sorts by: a rating the player is very likely above."""
-        return self.mu - 3 * self.sigma
+        """What the leaderboard sorts by (``model.conservative``)."""
+        return conservative(self.mu, self.sigma)
 
 
 NEW = Rating(MODEL.mu, MODEL.sigma)  # a player's rating before their first rated game

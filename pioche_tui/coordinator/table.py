@@ -468,8 +468,7 @@ class Table:
         places = outcome.standing()
         self.coordinator.table_finished(self, [
             SeatResult(i, s.identity, s.name, s.bot if s.kind == "bot" else None,
-                       outcome.scores[i], i in outcome.winners, places[i],
-                       not self.unrated and self.rated_seat(s))
+                       outcome.scores[i], i in outcome.winners, places[i], self.rated_seat(s))
             for i, s in enumerate(self.seats)
         ], outcome.rounds)
         self.changed()

@@ -135,7 +135,7 @@ class SeatResult:
     score: int
     winner: bool
     place: int = 0  # finishing place (``Outcome.standing``)
-    rated: bool = False  # this seat's player is rated by this game (``Table.finish``)
+    rated: bool = False  # a player rated when the game is: one with a key (``Table.finish``)
 
 
 class Database:

@@ -4,13 +4,12 @@ and a game counted once whatever replays its end after a restart."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
+from collections.abc import Awaitable, Callable
 
 import msgpack
 import pytest
 
-from pioche_tui.coordinator.core import Coordinator, Session, Settings
+from pioche_tui.coordinator.core import Coordinator, Session
 from pioche_tui.coordinator.model import (
     UNRATED_BOTS,
     UNRATED_GUESTS,
@@ -28,22 +27,14 @@ Make = Callable[..., Awaitable[Coordinator]]
 
 
 @pytest.fixture
-async def make(tmp_path: Path) -> AsyncIterator[Make]:
-    """Coordinators with the toy game (who brings the total to ``goal`` wins), one data
-    directory; each stopped at the end."""
-    made: list[Coordinator] = []
+def make(make_coordinator: Make) -> Make:
+    """Coordinators with the toy game too (who brings the total to ``goal`` wins), on one
+    data directory."""
 
-    async def start(**settings: object) -> Coordinator:
-        options: dict[str, object] = {"bot_delay": (0.0, 0.0), "turn_timer": None,
-                                      "grace": 60.0, **settings}
-        c = Coordinator(Settings(tmp_path / "data", **options), {**GAMES, "toy": TOY})
-        await c.start()
-        made.append(c)
-        return c
+    async def start() -> Coordinator:
+        return await make_coordinator({**GAMES, "toy": TOY})
 
-    yield start
-    for c in made:
-        c.stop()
+    return start
 
 
 async def two_players(c: Coordinator, goal: int, bob: Player | None = None

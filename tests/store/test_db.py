@@ -14,13 +14,6 @@ ALICE = "SHA256:alice"
 BOB = "SHA256:bob"
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Database:
-    d = Database(tmp_path / "pioche.sqlite3", name_key)
-    yield d
-    d.close()
-
-
 def test_wal_mode_on_a_real_file(db: Database) -> None:
     assert db._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.path.exists()

@@ -22,13 +22,6 @@ from pioche_tui.engine.base import Outcome, places_by
 from pioche_tui.store.db import Database, SeatResult
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Database:
-    d = Database(tmp_path / "pioche.sqlite3", name_key)
-    yield d
-    d.close()
-
-
 def key(name: str) -> str:
     return f"SHA256:{name}"
 

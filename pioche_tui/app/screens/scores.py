@@ -14,18 +14,13 @@ from textual.widgets import DataTable, Static
 from widgets.keybar import KeyBar
 
 from ...coordinator.client import CoordinatorClient
-from ...coordinator.model import MIN_RATED_GAMES
+from ...coordinator.model import MIN_RATED_GAMES, conservative
 from ..games import game_title
 from .base import Dialog
 
 BOARD_SIZE = 20
 RATED_COLUMNS = ("rank", "name", "rating", "rated", "games", "wins")
 ALL_COLUMNS = ("rank", "name", "games", "wins", "points")
-
-
-def rating_text(mu: float, sigma: float) -> str:
-    """A rating as the screens show it: the conservative rating mu − 3σ, one decimal."""
-    return f"{mu - 3 * sigma:.1f}"
 
 
 class ScoresScreen(Dialog[None]):
@@ -86,8 +81,8 @@ class ScoresScreen(Dialog[None]):
         self.set_columns(RATED_COLUMNS if game else ALL_COLUMNS)
         for rank, row in enumerate(rows, 1):
             style = "bold" if player is not None and row.identity == player.identity else ""
-            values = ((rank, row.name, rating_text(row.mu, row.sigma), row.rated, row.games,
-                       row.wins) if game else (rank, row.name, row.games, row.wins, row.points))
+            values = ((rank, row.name, f"{row.rating:.1f}", row.rated, row.games, row.wins)
+                      if game else (rank, row.name, row.games, row.wins, row.points))
             board.add_row(*(Text(str(v), style) for v in values))
         empty = self.query_one("#board-empty", Static)
         empty.update(t("scores.empty_rated" if game else "scores.empty") if not rows else "")
@@ -111,7 +106,7 @@ class ScoresScreen(Dialog[None]):
                          wins=t.count("n.wins", w))
                 if g in rated:
                     r, mu, sigma = rated[g]
-                    line += t("scores.rating", rating=rating_text(mu, sigma),
+                    line += t("scores.rating", rating=f"{conservative(mu, sigma):.1f}",
                               rated=t.count("n.rated", r))
                 lines.append(line)
             text = "\n".join(lines)
