@@ -80,13 +80,12 @@ CREATE TABLE IF NOT EXISTS ratings (
     PRIMARY KEY (identity, game)
 );
 CREATE TABLE IF NOT EXISTS rating_history (
-    game_id    INTEGER NOT NULL REFERENCES games (id),
     identity   TEXT NOT NULL,
+    game_id    INTEGER NOT NULL REFERENCES games (id),
     mu         REAL NOT NULL,          -- the player's rating after this game
     sigma      REAL NOT NULL,
-    PRIMARY KEY (game_id, identity)
-);
-CREATE INDEX IF NOT EXISTS rating_history_identity ON rating_history (identity, game_id);
+    PRIMARY KEY (identity, game_id)    -- (one b-tree: read by player, each game once)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS waiting_tables (
     table_id   TEXT PRIMARY KEY,
     data       TEXT NOT NULL           -- JSON: game, options, seats, creator, timer, code
@@ -319,8 +318,8 @@ class Database:
                 " mu = ?3, sigma = ?4, games = games + 1, wins = wins + ?5",
                 (seat.identity, game, new.mu, new.sigma, int(seat.winner)))
             conn.execute(
-                "INSERT INTO rating_history (game_id, identity, mu, sigma) VALUES (?, ?, ?, ?)",
-                (game_id, seat.identity, new.mu, new.sigma))
+                "INSERT INTO rating_history (identity, game_id, mu, sigma) VALUES (?, ?, ?, ?)",
+                (seat.identity, game_id, new.mu, new.sigma))
 
     def rating(self, identity: str, game: str) -> ratings.Rating | None:
         """A player's rating in a game, None before their first rated game of it."""
