@@ -5,6 +5,7 @@ and a game counted once whatever replays its end after a restart."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from itertools import chain
 
 import msgpack
 import pytest
@@ -31,20 +32,31 @@ def make(make_coordinator: Make) -> Make:
     """Coordinators with the toy game too (who brings the total to ``goal`` wins), on one
     data directory."""
 
-    async def start() -> Coordinator:
-        return await make_coordinator({**GAMES, "toy": TOY})
+    async def start(**settings: object) -> Coordinator:
+        return await make_coordinator({**GAMES, "toy": TOY}, **settings)
 
     return start
 
 
-async def two_players(c: Coordinator, goal: int, bob: Player | None = None
-                      ) -> tuple[str, Session, Session]:
+async def two_players(c: Coordinator, goal: int, bob: Player | None = None,
+                      timer: float | str | None = None) -> tuple[str, Session, Session]:
     """Alice creates a toy table of two; Bob (or a guest) sits: it starts, Alice first."""
     alice_s = c.connect(player("Alice"))
     bob_s = c.connect(bob or player("Bob"), c.guest_pass() if bob and bob.guest else None)
-    tid = alice_s.create_table("toy", seats=2, options={"goal": goal}, timer=None)
+    tid = alice_s.create_table("toy", seats=2, options={"goal": goal}, timer=timer)
     bob_s.join(tid)
     return tid, alice_s, bob_s
+
+
+async def play_alices_turns(c: Coordinator, tid: str, alice: Session) -> None:
+    """Alice plays 1 at each of her turns until the game is over (the others' turns are
+    played by whoever plays them)."""
+    table = c.tables[tid]
+    while table.status == "playing":
+        if table.game.to_act(table.state) == (0,):
+            alice.act(1, table.step)
+        await until(lambda: table.status != "playing" or table.game.to_act(table.state) == (0,),
+                    timeout=20)
 
 
 async def test_a_game_of_two_key_players_is_rated(make: Make) -> None:
@@ -65,10 +77,7 @@ async def test_a_game_against_bots_only_is_unrated_and_says_so(make: Make) -> No
     tid = alice.create_table("toy", seats=3, options={"goal": 3}, bots={1: "basic", 2: "basic"},
                              timer=None, sit=True)
     table = c.tables[tid]
-    while table.status == "playing":
-        if table.game.to_act(table.state) == (0,):
-            alice.act(1, table.step)
-        await until(lambda: table.status != "playing" or table.game.to_act(table.state) == (0,))
+    await play_alices_turns(c, tid, alice)
     assert table.summary().unrated == UNRATED_BOTS
     assert c.db is not None and c.db.unrated(tid) == UNRATED_BOTS
     assert c.db.rating(player("Alice").identity, "toy") is None
@@ -104,15 +113,22 @@ async def test_a_game_the_stand_in_played_most_of_is_unrated(make: Make) -> None
     again = c2.tables[tid]
     assert (again.own_moves[0], again.own_moves[1], again.stand_in_moves[1]) == (3, 1, 2)
     alice2 = c2.connect(player("Alice"))  # she takes her seat back; Bob is still away
-    while again.status == "playing":
-        if again.game.to_act(again.state) == (0,):
-            total = again.state.total
-            alice2.act(2 if total + 2 <= 9 else 1, again.step)
-        await until(lambda: again.status != "playing" or again.game.to_act(again.state) == (0,),
-                    timeout=20)
+    await play_alices_turns(c2, tid, alice2)
     assert again.stand_in_moves[1] > again.own_moves[1]
     assert c2.db is not None and c2.db.unrated(tid) == UNRATED_STAND_IN
     assert c2.db.rating(player("Alice").identity, "toy") is None
+
+
+async def test_a_game_whose_turn_timer_played_for_a_player_is_unrated(make: Make) -> None:
+    """Bob stays but never plays: each time his turn timer runs out, the stand-in plays for
+    him. All his decisions were the stand-in's: unrated."""
+    c = await make(turn_timer=0.05)
+    tid, alice, _bob = await two_players(c, goal=6, timer="default")
+    table = c.tables[tid]
+    await play_alices_turns(c, tid, alice)
+    assert table.own_moves[1] == 0 and table.stand_in_moves[1] >= 1
+    assert any(e.kind == "timeout" for e in chain.from_iterable(table.history))
+    assert c.db is not None and c.db.unrated(tid) == UNRATED_STAND_IN
 
 
 async def test_a_replayed_finish_after_a_restart_counts_once(make: Make) -> None:
