@@ -20,20 +20,17 @@ from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
-from .model import UNRATED_BOTS, UNRATED_GUESTS, UNRATED_STAND_IN, conservative
+from .model import UNRATED_BOTS, UNRATED_GUESTS, UNRATED_STAND_IN
 
 MODEL = PlackettLuce()
 
 
 @dataclass(frozen=True, slots=True)
 class Rating:
+    """A player's rating in one game (the board sorts by ``model.conservative`` of it)."""
+
     mu: float
     sigma: float
-
-    @property
-    def conservative(self) -> float:
-        """What the leaderboard sorts by (``model.conservative``)."""
-        return conservative(self.mu, self.sigma)
 
 
 NEW = Rating(MODEL.mu, MODEL.sigma)  # a player's rating before their first rated game

@@ -15,6 +15,7 @@ from pioche_tui.coordinator.model import (
     UNRATED_BOTS,
     UNRATED_GUESTS,
     UNRATED_STAND_IN,
+    conservative,
 )
 from pioche_tui.coordinator.ratings import NEW, Rating, SeatPlay, rate, unrated_reason
 from pioche_tui.coordinator.text import name_key
@@ -60,7 +61,7 @@ def test_beating_a_stronger_player_gains_more() -> None:
     upset, _ = rate([NEW, strong], [1, 2])
     expected, _ = rate([NEW, Rating(15.0, 3.0)], [1, 2])
     assert upset.mu - NEW.mu > expected.mu - NEW.mu > 0
-    assert strong.conservative == 26.0
+    assert conservative(strong.mu, strong.sigma) == 26.0
 
 
 def test_each_game_ranks_as_its_rules_say() -> None:
