@@ -334,8 +334,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "scores.board": ("Classement — {game}", "Leaderboard — {game}"),
     "scores.all": ("tous les jeux", "all games"),
     "scores.empty": ("Aucune partie terminée pour l'instant.", "No finished game yet."),
+    "scores.empty_rated": ("Personne n'est encore classé à ce jeu.",
+                           "Nobody is ranked at this game yet."),
+    "scores.rated_note": (
+        "Par cote (μ − 3σ, prudente), dès {n} parties classées. g : un autre jeu.",
+        "By rating (μ − 3σ, conservative), from {n} rated games. g: another game.",
+    ),
+    "scores.all_note": ("Tous les jeux, par victoires (la cote est propre à chaque jeu).",
+                        "All games, by wins (a rating belongs to one game)."),
     "scores.col.rank": ("#", "#"),
     "scores.col.name": ("Joueur", "Player"),
+    "scores.col.rating": ("Cote", "Rating"),
+    "scores.col.rated": ("Classées", "Rated"),
     "scores.col.games": ("Parties", "Games"),
     "scores.col.wins": ("Victoires", "Wins"),
     "scores.col.points": ("Points", "Points"),
@@ -347,13 +357,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{games}, {wins}, {points} in all, best score: {best}.",
     ),
     "scores.by_game": ("{game} : {games}, {wins}", "{game}: {games}, {wins}"),
+    "scores.rating": (" · cote {rating} ({rated})", " · rating {rating} ({rated})"),
+    "n.rated": ("{n} classée", "{n} rated"),
+    "n.rated.many": ("{n} classées", "{n} rated"),
     "n.games": ("{n} partie", "{n} game"),
     "n.games.many": ("{n} parties", "{n} games"),
     "n.wins": ("{n} victoire", "{n} win"),
     "n.wins.many": ("{n} victoires", "{n} wins"),
     "scores.guest": (
-        "Invité : vos résultats comptent sous votre pseudo depuis cette adresse.",
-        "Guest: your results count under your nickname from this address.",
+        "Invité : vos résultats comptent sous votre pseudo depuis cette adresse, sans cote (une "
+        "clé SSH classe vos parties).",
+        "Guest: your results count under your nickname from this address, without a rating "
+        "(an SSH key rates your games).",
     ),
     # --- a table (any game) --------------------------------------------------------------
     "table.header": ("{game} · table {id}", "{game} · table {id}"),
@@ -383,6 +398,22 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "podium.winners": ("{names} gagnent !", "{names} win!"),
     "podium.rank": ("{n}.", "{n}."),
     "podium.points": ("{n} pts", "{n} pts"),
+    "podium.rated": ("Partie classée : la cote de chacun à ce jeu est à jour.",
+                     "Rated game: everyone's rating at this game is updated."),
+    "podium.unrated.bots": ("Partie non classée : contre des robots seulement.",
+                            "Unrated game: against bots only."),
+    "podium.unrated.guests": (
+        "Partie non classée : il y faut deux joueurs avec une clé SSH (un invité n'est pas "
+        "classé).",
+        "Unrated game: it takes two players with an SSH key (a guest is not rated).",
+    ),
+    "podium.unrated.stand_in": (
+        "Partie non classée : le robot a pris plus de la moitié des décisions d'un joueur.",
+        "Unrated game: the stand-in made more than half of a player's decisions.",
+    ),
+    "podium.unrated.learn": ("Partie non classée : table d'apprentissage.",
+                             "Unrated game: a learn table."),
+    "podium.unrated.before": ("Partie non classée.", "Unrated game."),
     "and": ("et", "and"),
     # --- Défausse ------------------------------------------------------------------------
     "colour.0": ("rouge", "red"),

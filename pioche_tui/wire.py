@@ -50,6 +50,7 @@ import msgpack
 
 from .coordinator.mailbox import Mail, Notice
 from .coordinator.model import (
+    UNRATED,
     ChatLine,
     GameInfo,
     GuestPass,
@@ -534,7 +535,8 @@ CODECS: tuple[Codec, ...] = (
     record(TableSummary, "TableSummary", id=STR, game=STR, title=STR,
            options=Tuple(Fixed(STR, PLAIN)), seats=Tuple(One("SeatInfo")),
            status=Choice(*get_args(TableStatus)), spectators=INT,
-           private=BOOL, timer=Optional(FLOAT), creator=STR, paused=BOOL, learn=BOOL),
+           private=BOOL, timer=Optional(FLOAT), creator=STR, paused=BOOL, learn=BOOL,
+           unrated=Choice("", *UNRATED)),
     record(OnlineEntry, "OnlineEntry", name=STR, watch_only=BOOL, table=Optional(STR)),
     record(LobbySnapshot, "LobbySnapshot", tables=Tuple(One("TableSummary")),
            online=Tuple(One("OnlineEntry"))),
@@ -558,12 +560,14 @@ CODECS: tuple[Codec, ...] = (
            min_timer=FLOAT, max_timer=FLOAT, grace=FLOAT),
     # --- scores (model.py; the store makes them), as the scores screen reads them ---
     record(LeaderboardRow, "LeaderboardRow", name=STR, identity=STR, games=INT, wins=INT,
-           points=INT),
+           points=INT, rated=INT, mu=FLOAT, sigma=FLOAT),
     record(PlayerStats, "PlayerStats", identity=STR, name=STR, games=INT, wins=INT, points=INT,
-           best_score=INT, by_game=Tuple(Fixed(STR, INT, INT))),
+           best_score=INT, by_game=Tuple(Fixed(STR, INT, INT)),
+           ratings=Tuple(Fixed(STR, INT, FLOAT, FLOAT))),
     # --- every game's (engine/) ---
     record(Event, "Event", kind=STR, seat=OPT_INT, args=Tuple(PLAIN), secret=Tuple(PLAIN)),
-    record(Outcome, "Outcome", scores=INTS, winners=INTS, rounds=INT, reason=STR),
+    record(Outcome, "Outcome", scores=INTS, winners=INTS, rounds=INT, reason=STR,
+           places=INTS),
     actions(DEFAUSSE, defausse_rules.Action, "defausse.Action"),
     record(RoundResult, "defausse.RoundResult", round=INT, winner=INT, hand_points=INTS,
            gained=INT),

@@ -35,7 +35,7 @@ from ..engine import GAMES
 from ..engine.base import BadOptions, Game
 from ..store import retention
 from ..store.db import GUEST_PREFIX, KEY_PREFIX, Database, SeatResult
-from ..store.log import END, SEAT, LogError, LogWriter, read_log
+from ..store.log import END, SEAT, LogError, LogWriter, by_stand_in, read_log
 from .clock import later
 from .guests import Guests
 from .mailbox import Mailbox, Notice
@@ -342,6 +342,7 @@ class Coordinator:
             elif record[0] != END:
                 table.remember(game.apply(table.state, record[1],
                                           game.action_from_wire(record[2])))
+                table.count_move(record[1], by_stand_in(record))
                 table.step += 1
         table.writer = LogWriter.reopen(path, contents)
         table.status = "playing"
@@ -935,10 +936,13 @@ class Coordinator:
         A learn table's result is not recorded: it counts for no score (``learn``).
 
         A result the database refuses (a full disk) leaves the log without its end: the next
-        start replays it, finds the game over, and records the result then."""
+        start replays it, finds the game over, and records the result then. The database
+        records a table's game once (its id is unique), and its ratings with it: a game
+        finished again after a restart counts once."""
         recorded = self.db is None or table.learn or self._persist(
             "results", self.db.record_game, table.id, table.game.name, table.options,
-            table.started_at, time.time(), rounds, self.log_path(table.id).name, seats)
+            table.started_at, time.time(), rounds, self.log_path(table.id).name, seats,
+            table.unrated)
         table.close_log("finished" if recorded else None)
         for seat in table.seats:
             if seat.grace is not None:

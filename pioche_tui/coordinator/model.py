@@ -14,6 +14,22 @@ from ..engine.base import Event
 SeatKind = Literal["free", "player", "bot"]
 TableStatus = Literal["waiting", "playing", "finished", "closed"]
 
+# Ratings (coordinator/ratings.py): why a finished game is unrated, as its summary and its
+# record say it ("" for a rated game), and the rated games a player needs to be on the board.
+UNRATED_BOTS = "bots"  # fewer than two players (the others were bots)
+UNRATED_GUESTS = "guests"  # fewer than two players with a key (guests are not rated)
+UNRATED_STAND_IN = "stand_in"  # a stand-in made more than half of a player's decisions
+UNRATED_LEARN = "learn"  # a learn table (« Apprendre »): not recorded at all
+UNRATED_BEFORE = "before"  # recorded before ratings existed
+UNRATED = (UNRATED_BOTS, UNRATED_GUESTS, UNRATED_STAND_IN, UNRATED_LEARN, UNRATED_BEFORE)
+MIN_RATED_GAMES = 3
+
+
+def conservative(mu: float, sigma: float) -> float:
+    """The conservative rating, mu − 3σ: a rating the player is very likely above; what a
+    game's board sorts by and the screens show."""
+    return mu - 3 * sigma
+
 TABLE_EVENTS = frozenset({"drop", "back", "leave", "gone", "timeout", "stand_in"})
 """The coordinator's own events, told in the table's log beside the game's (``seat`` is the
 player concerned, ``args`` empty): a player's connection dropped (``drop``: the stand-in plays
@@ -78,6 +94,7 @@ class TableSummary:
     creator: str  # the creator's name
     paused: bool = False  # its log cannot be written: no move is taken until it can again
     learn: bool = False  # a learn table (« Apprendre »): one player, bots, counts for no score
+    unrated: str = ""  # finished: why its game is not rated (UNRATED_…), "" when it is
 
     @property
     def free_seats(self) -> int:
@@ -163,13 +180,25 @@ class GuestPass:
 @dataclass(frozen=True, slots=True)
 class LeaderboardRow:
     """One player's line in the scores (``Database.leaderboard``): the store builds them, the
-    scores screen reads them, defined here so that the seam needs nothing of the store."""
+    scores screen reads them, defined here so that the seam needs nothing of the store.
+
+    ``games``, ``wins`` and ``points``: in every finished game (of the board's game, or all);
+    ``rated`` games, ``mu`` and ``sigma``: the player's rating in the board's game (0 and 0.0
+    on the board of all games, which has no rating)."""
 
     name: str
     identity: str
     games: int
     wins: int
     points: int
+    rated: int = 0
+    mu: float = 0.0
+    sigma: float = 0.0
+
+    @property
+    def rating(self) -> float:
+        """The conservative rating (``conservative``): what the board of a game sorts by."""
+        return conservative(self.mu, self.sigma)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +212,8 @@ class PlayerStats:
     points: int
     best_score: int
     by_game: tuple[tuple[str, int, int], ...]  # (game, games, wins)
+    # (game, rated games, mu, sigma): the player's rating in each game they had a rated game of
+    ratings: tuple[tuple[str, int, float, float], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

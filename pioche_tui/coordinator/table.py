@@ -18,18 +18,27 @@ import asyncio
 import logging
 import random
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
-from ..engine.base import Event, Game, IllegalAction, derive_seed, events_seen_by
-from ..store.db import SeatResult
-from ..store.log import LogError, LogWriter, read_log
+from ..engine.base import Event, Game, IllegalAction, Outcome, derive_seed, events_seen_by
+from ..store.db import KEY_PREFIX, SeatResult
+from ..store.log import ACTION, LogError, LogWriter, by_stand_in, read_log
+from . import ratings
 from .clock import later
 from .mailbox import Notice
-from .model import Refused, SeatInfo, SeatKind, TableStatus, TableSummary, TableUpdate
+from .model import (
+    UNRATED_LEARN,
+    Refused,
+    SeatInfo,
+    SeatKind,
+    TableStatus,
+    TableSummary,
+    TableUpdate,
+)
 
 if TYPE_CHECKING:
     from .core import Coordinator, Session
@@ -125,6 +134,11 @@ class Table:
         self.autoplay: set[int] = set()  # seats whose timer ran out: the stand-in ends the turn
         self.deadlines: dict[int, float] = {}
         self.human_acted = False  # a player has made a move here (not a bot, not a stand-in)
+        # Each player's seat: the decisions they made, and those their stand-in made for them
+        # (a game where the stand-in made most of a player's is unrated: ``ratings``).
+        self.own_moves: Counter[int] = Counter()
+        self.stand_in_moves: Counter[int] = Counter()
+        self.unrated = ""  # finished: why its game is not rated ("" when it is)
         self.hold: asyncio.TimerHandle | None = None  # restored: waiting for its people
         self.idle = False  # nobody at the table: nothing is scheduled (see schedule)
         self._handles: list[asyncio.TimerHandle] = []
@@ -162,6 +176,7 @@ class Table:
                 creator=next((s.name for s in self.seats if s.identity == self.creator), ""),
                 paused=self.paused,
                 learn=self.learn,
+                unrated=self.unrated,
             )
         return self._summary
 
@@ -297,10 +312,12 @@ class Table:
         self.apply(seat, action)
         self.human_acted = True
 
-    def apply(self, seat: int, action: Any, said: tuple[Event, ...] = ()) -> None:
+    def apply(self, seat: int, action: Any, said: tuple[Event, ...] = (),
+              stand_in: bool = False) -> None:
         """Apply an action (the rules check it), log it, then tell everyone, with the table
-        events ``said`` before it (a stand-in's move). An action the log refuses is undone,
-        and the table pauses."""
+        events ``said`` before it (a stand-in's move). ``stand_in``: a player's stand-in made
+        it (the log marks it so). An action the log refuses is undone, and the table
+        pauses."""
         if self.paused:
             raise Refused("paused", NOT_TAKEN)
         try:
@@ -309,7 +326,7 @@ class Table:
             raise Refused("illegal", str(e)) from e
         assert self.writer is not None
         try:
-            self.writer.append_action(seat, self.game.action_to_wire(action))
+            self.writer.append_action(seat, self.game.action_to_wire(action), stand_in)
         except OSError as e:
             log.error("table %s: its log refused step %d (%s); the move is undone and the "
                       "table paused", self.id, self.step + 1, e)
@@ -317,10 +334,18 @@ class Table:
             raise (Refused("paused", NOT_TAKEN) if self.paused else Refused("stopped", STOPPED)
                    ) from e
         self.step += 1
+        self.count_move(seat, stand_in)
         if trace.isEnabledFor(logging.DEBUG):
             trace.debug("%.6f %s %d", time.monotonic(), self.id, self.step)
         self.deadlines.pop(seat, None)
         self.after_change([*said, *events])
+
+    def count_move(self, seat: int, stand_in: bool) -> None:
+        """Count a decision at a player's seat: the player's own, or their stand-in's."""
+        if stand_in:
+            self.stand_in_moves[seat] += 1
+        elif self.seats[seat].identity is not None:
+            self.own_moves[seat] += 1
 
     def undo_unlogged(self) -> None:
         """The log refused the action just applied: rebuild the state from the log (which the
@@ -341,9 +366,13 @@ class Table:
         contents = read_log(self.writer.path)
         state = self.game.new_game(len(self.seats), self.options, self.seed)
         step = 0
-        for seat, wire in contents.actions():
-            self.game.apply(state, seat, self.game.action_from_wire(wire))
-            step += 1
+        self.own_moves.clear()
+        self.stand_in_moves.clear()
+        for record in contents.records:
+            if record[0] == ACTION:
+                self.game.apply(state, record[1], self.game.action_from_wire(record[2]))
+                self.count_move(record[1], by_stand_in(record))
+                step += 1
         if step != self.step:  # the log lost moves it had said were on disk
             log.error("table %s: its log holds %d moves, %d were acknowledged", self.id, step,
                       self.step)
@@ -424,19 +453,31 @@ class Table:
         self.remember(events)
         outcome = self.game.outcome(self.state)
         if outcome is not None:
-            self.finish(outcome.scores, outcome.winners, outcome.rounds)
+            self.finish(outcome)
         self.schedule()
         self.publish(events)
 
-    def finish(self, scores: tuple[int, ...], winners: tuple[int, ...], rounds: int) -> None:
-        """The game is over: the coordinator records the result, then ends the log."""
+    def finish(self, outcome: Outcome) -> None:
+        """The game is over: whether it is rated, then the coordinator records the result and
+        ends the log."""
         self.status = "finished"
+        self.unrated = UNRATED_LEARN if self.learn else ratings.unrated_reason([
+            ratings.SeatPlay(s.identity is not None, self.rated_seat(s), self.own_moves[i],
+                             self.stand_in_moves[i])
+            for i, s in enumerate(self.seats)])
+        places = outcome.standing()
         self.coordinator.table_finished(self, [
-            SeatResult(i, s.identity, s.name, s.bot if s.kind == "bot" else None, scores[i],
-                       i in winners)
+            SeatResult(i, s.identity, s.name, s.bot if s.kind == "bot" else None,
+                       outcome.scores[i], i in outcome.winners, places[i], self.rated_seat(s))
             for i, s in enumerate(self.seats)
-        ], rounds)
+        ], outcome.rounds)
         self.changed()
+
+    @staticmethod
+    def rated_seat(seat: Seat) -> bool:
+        """A seat whose player is rated: one with a key (a guest's identity ends with their
+        session; a bot from the start has none)."""
+        return seat.identity is not None and seat.identity.startswith(KEY_PREFIX)
 
     # --- timers and bots ------------------------------------------------------------------
 
@@ -520,7 +561,8 @@ class Table:
                 action = self._bot_for(seat).choose(self.state, seat, legal, self.bot_rng)
             said = ((*((Event("timeout", seat),) if timed_out else ()), Event("stand_in", seat))
                     if stand_in else ())
-            self.apply(seat, action, said)
+            # (a seat a player left for good is a bot's now, but still the player's seat)
+            self.apply(seat, action, said, self.seats[seat].identity is not None)
         except Refused as e:
             if e.code != "paused":  # (paused: it plays again when the table resumes)
                 log.error("table %s: the bot of seat %d was refused: %s", self.id, seat, e)
@@ -537,7 +579,7 @@ class Table:
         try:
             action = self._bot_for(seat).interject(self.state, seat, legal, self.bot_rng)
             if action is not None:
-                self.apply(seat, action)
+                self.apply(seat, action, stand_in=self.seats[seat].identity is not None)
         except Refused as e:
             if e.code != "paused":
                 log.error("table %s: the bot of seat %d was refused: %s", self.id, seat, e)

@@ -61,12 +61,28 @@ def events_seen_by(events: Sequence[Event], viewer: int | None) -> tuple[Event, 
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """The end of a game: final scores by seat, the winners (several when shared), how many
-    rounds were played, and a short reason a screen can show."""
+    rounds were played, a short reason a screen can show, and each seat's finishing place as
+    the game's rules rank players (``places``: 1 is first; seats tied share a place, the next
+    place skips as many: 1, 1, 3). A game that gives no places ranks its winners first, then
+    by score (``standing``)."""
 
     scores: tuple[int, ...]
     winners: tuple[int, ...]
     rounds: int = 1
     reason: str = ""
+    places: tuple[int, ...] = ()
+
+    def standing(self) -> tuple[int, ...]:
+        """Each seat's finishing place: ``places``, or the winners first, then by score."""
+        if len(self.places) == len(self.scores):
+            return self.places
+        return places_by([(s in self.winners, score) for s, score in enumerate(self.scores)])
+
+
+def places_by(keys: Sequence[Any]) -> tuple[int, ...]:
+    """The finishing places of seats ranked by ``keys`` (higher is better, equal keys tie):
+    ``places_by([5, 9, 5, 1]) == (2, 1, 2, 4)``."""
+    return tuple(1 + sum(1 for other in keys if other > key) for key in keys)
 
 
 StateT = TypeVar("StateT")

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 # The scores cross the seam as they are (coordinator/model.py holds them, as GuestPass).
-from ..coordinator.model import LeaderboardRow, PlayerStats
+from ..coordinator import ratings
+from ..coordinator.model import MIN_RATED_GAMES, UNRATED_BEFORE, LeaderboardRow, PlayerStats
 
 log = logging.getLogger("pioche.store")
 
@@ -53,8 +54,9 @@ CREATE TABLE IF NOT EXISTS games (
     started    REAL NOT NULL,
     finished   REAL NOT NULL,
     rounds     INTEGER NOT NULL,
-    log_file   TEXT NOT NULL           -- under tables/: ID.log, ID.log.gz once compacted, ''
+    log_file   TEXT NOT NULL,          -- under tables/: ID.log, ID.log.gz once compacted, ''
                                        -- once removed past its retention (store/retention.py)
+    unrated    TEXT NOT NULL DEFAULT '' -- why the game is not rated (model.UNRATED_…), '' if it is
 );
 CREATE TABLE IF NOT EXISTS game_seats (
     game_id    INTEGER NOT NULL REFERENCES games (id),
@@ -64,9 +66,26 @@ CREATE TABLE IF NOT EXISTS game_seats (
     bot        TEXT,                   -- the bot's name for a bot seat
     score      INTEGER NOT NULL,
     winner     INTEGER NOT NULL,       -- 1 when among the winners
+    place      INTEGER,                -- finishing place (1 first, ties share); NULL: before
     PRIMARY KEY (game_id, seat)
 );
 CREATE INDEX IF NOT EXISTS game_seats_identity ON game_seats (identity);
+CREATE TABLE IF NOT EXISTS ratings (
+    identity   TEXT NOT NULL,          -- a key's identity (only keys are rated)
+    game       TEXT NOT NULL,
+    mu         REAL NOT NULL,
+    sigma      REAL NOT NULL,
+    games      INTEGER NOT NULL,       -- rated games played
+    wins       INTEGER NOT NULL,       -- rated games won
+    PRIMARY KEY (identity, game)
+);
+CREATE TABLE IF NOT EXISTS rating_history (
+    identity   TEXT NOT NULL,
+    game_id    INTEGER NOT NULL REFERENCES games (id),
+    mu         REAL NOT NULL,          -- the player's rating after this game
+    sigma      REAL NOT NULL,
+    PRIMARY KEY (identity, game_id)    -- (one b-tree: read by player, each game once)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS waiting_tables (
     table_id   TEXT PRIMARY KEY,
     data       TEXT NOT NULL           -- JSON: game, options, seats, creator, timer, code
@@ -115,6 +134,8 @@ class SeatResult:
     bot: str | None
     score: int
     winner: bool
+    place: int = 0  # finishing place (``Outcome.standing``)
+    rated: bool = False  # a player rated when the game is: one with a key (``Table.finish``)
 
 
 class Database:
@@ -133,6 +154,7 @@ class Database:
         self._add_name_keys()
         self._conn.execute(NAME_KEY_INDEX)
         self._add_chat_kinds()
+        self._add_ratings()
 
     def _add_chat_kinds(self) -> None:
         """Bring a chat table from before « /me » and the spectators' chat up to date (its
@@ -175,6 +197,20 @@ class Database:
                 owners[key] = name
                 conn.execute("UPDATE players SET name_key = ? WHERE identity = ?",
                              (key, identity))
+
+    def _add_ratings(self) -> None:
+        """Bring a database from before ratings up to date: its games were not rated
+        (``UNRATED_BEFORE``: nobody counted their stand-ins) and their places are unknown.
+        The ratings' own tables are new (``SCHEMA`` creates them). Nothing is done when the
+        columns already exist."""
+        conn = self._conn
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+        if "unrated" in columns:
+            return
+        with self._transaction():
+            conn.execute("ALTER TABLE games ADD COLUMN unrated TEXT NOT NULL DEFAULT ''")
+            conn.execute("UPDATE games SET unrated = ?", (UNRATED_BEFORE,))
+            conn.execute("ALTER TABLE game_seats ADD COLUMN place INTEGER")
 
     def close(self) -> None:
         self._conn.close()
@@ -257,24 +293,69 @@ class Database:
         rounds: int,
         log_file: str,
         seats: Sequence[SeatResult],
+        unrated: str = "",
     ) -> None:
-        """Store a finished game; recording the same table twice is a no-op."""
+        """Store a finished game and, unless it is ``unrated`` (why not), its rated seats'
+        new ratings, in one transaction; recording the same table twice is a no-op, so a
+        game counts once in the ratings whatever replays its end."""
         with self._transaction() as conn:
             cur = conn.execute(
-                "INSERT INTO games (table_id, game, options, started, finished, rounds, log_file)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (table_id) DO NOTHING",
+                "INSERT INTO games (table_id, game, options, started, finished, rounds, log_file,"
+                " unrated) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (table_id) DO NOTHING",
                 (table_id, game, json.dumps(options, sort_keys=True), started, finished, rounds,
-                 log_file),
+                 log_file, unrated),
             )
-            if cur.rowcount:
-                conn.executemany(
-                    "INSERT INTO game_seats (game_id, seat, identity, name, bot, score, winner)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (cur.lastrowid, s.seat, s.identity, s.name, s.bot, s.score, int(s.winner))
-                        for s in seats
-                    ],
-                )
+            if not cur.rowcount:
+                return
+            game_id = cur.lastrowid
+            conn.executemany(
+                "INSERT INTO game_seats (game_id, seat, identity, name, bot, score, winner,"
+                " place) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(game_id, s.seat, s.identity, s.name, s.bot, s.score, int(s.winner), s.place)
+                 for s in seats],
+            )
+            rated = [s for s in seats if s.rated and s.identity is not None]
+            if not unrated and len(rated) >= 2:
+                self._rate(conn, game_id, game, rated)
+
+    def _rate(self, conn: sqlite3.Connection, game_id: int | None, game: str,
+              seats: Sequence[SeatResult]) -> None:
+        """The rated seats' new ratings in ``game`` from their places among themselves; the
+        history keeps each one."""
+        before = [self.rating(s.identity, game) or ratings.NEW for s in seats if s.identity]
+        after = ratings.rate(before, [s.place for s in seats])
+        for seat, new in zip(seats, after, strict=True):
+            conn.execute(
+                "INSERT INTO ratings (identity, game, mu, sigma, games, wins)"
+                " VALUES (?1, ?2, ?3, ?4, 1, ?5) ON CONFLICT (identity, game) DO UPDATE SET"
+                " mu = ?3, sigma = ?4, games = games + 1, wins = wins + ?5",
+                (seat.identity, game, new.mu, new.sigma, int(seat.winner)))
+            conn.execute(
+                "INSERT INTO rating_history (identity, game_id, mu, sigma) VALUES (?, ?, ?, ?)",
+                (seat.identity, game_id, new.mu, new.sigma))
+
+    def rating(self, identity: str, game: str) -> ratings.Rating | None:
+        """A player's rating in a game, None before their first rated game of it."""
+        row = self._conn.execute(
+            "SELECT mu, sigma FROM ratings WHERE identity = ? AND game = ?", (identity, game)
+        ).fetchone()
+        return ratings.Rating(row[0], row[1]) if row else None
+
+    def rating_history(self, identity: str, game: str) -> list[tuple[float, ratings.Rating]]:
+        """A player's rating in a game after each of their rated games, oldest first, with
+        the moment each game finished."""
+        rows = self._conn.execute(
+            "SELECT g.finished, h.mu, h.sigma FROM rating_history h"
+            " JOIN games g ON g.id = h.game_id WHERE h.identity = ? AND g.game = ?"
+            " ORDER BY h.game_id", (identity, game)).fetchall()
+        return [(r[0], ratings.Rating(r[1], r[2])) for r in rows]
+
+    def unrated(self, table_id: str) -> str | None:
+        """Why a recorded game is not rated ("" when it is); None when no game was recorded
+        under this table id."""
+        row = self._conn.execute(
+            "SELECT unrated FROM games WHERE table_id = ?", (table_id,)).fetchone()
+        return row[0] if row else None
 
     def has_game(self, table_id: str) -> bool:
         """A game was recorded under this table id (ids are never reused)."""
@@ -302,29 +383,48 @@ class Database:
 
     def game_seats(self, table_id: str) -> list[SeatResult]:
         rows = self._conn.execute(
-            "SELECT s.seat, s.identity, s.name, s.bot, s.score, s.winner FROM game_seats s"
+            "SELECT s.seat, s.identity, s.name, s.bot, s.score, s.winner, s.place"
+            " FROM game_seats s"
             " JOIN games g ON g.id = s.game_id WHERE g.table_id = ? ORDER BY s.seat",
             (table_id,),
         ).fetchall()
-        return [SeatResult(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
+        return [SeatResult(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6] or 0) for r in rows]
 
     def leaderboard(self, game: str | None = None, limit: int = 20) -> list[LeaderboardRow]:
-        """Human players by wins, then win rate, then points. Bots are not ranked, nor guests:
-        a guest's identity lasts one session, so each of their visits would be a row of its
-        own, under a name nobody owns."""
+        """One game's board: the players with at least ``MIN_RATED_GAMES`` rated games of it,
+        by their conservative rating (mu − 3σ), then more rated games; with ``game`` None,
+        every game's: human players by wins, then win rate, then points. Bots are not ranked,
+        nor guests: a guest's identity lasts one session, so each of their visits would be a
+        row of its own, under a name nobody owns."""
+        if game is not None:
+            return self._rated_board(game, limit)
         rows = self._conn.execute(
             "SELECT COALESCE(p.nickname, MAX(s.name)), s.identity, COUNT(*), SUM(s.winner),"
             " SUM(s.score)"
-            " FROM game_seats s JOIN games g ON g.id = s.game_id"
+            " FROM game_seats s"
             " LEFT JOIN players p ON p.identity = s.identity"
-            " WHERE s.identity IS NOT NULL AND s.identity NOT LIKE ?3 || '%'"
-            " AND (?1 IS NULL OR g.game = ?1)"
+            " WHERE s.identity IS NOT NULL AND s.identity NOT LIKE ? || '%'"
             " GROUP BY s.identity"
             " ORDER BY SUM(s.winner) DESC, 1.0 * SUM(s.winner) / COUNT(*) DESC, SUM(s.score) DESC"
-            " LIMIT ?2",
-            (game, limit, GUEST_PREFIX),
+            " LIMIT ?",
+            (GUEST_PREFIX, limit),
         ).fetchall()
         return [LeaderboardRow(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    def _rated_board(self, game: str, limit: int) -> list[LeaderboardRow]:
+        rows = self._conn.execute(
+            "SELECT COALESCE(p.nickname, MAX(s.name)), r.identity, COUNT(*), SUM(s.winner),"
+            " SUM(s.score), r.games, r.mu, r.sigma"
+            " FROM ratings r JOIN game_seats s ON s.identity = r.identity"
+            " JOIN games g ON g.id = s.game_id AND g.game = r.game"
+            " LEFT JOIN players p ON p.identity = r.identity"
+            " WHERE r.game = ?1 AND r.games >= ?3"
+            " GROUP BY r.identity"
+            " ORDER BY r.mu - 3 * r.sigma DESC, r.games DESC, r.identity"
+            " LIMIT ?2",
+            (game, limit, MIN_RATED_GAMES),
+        ).fetchall()
+        return [LeaderboardRow(*r) for r in rows]
 
     def player_stats(self, identity: str) -> PlayerStats | None:
         row = self._conn.execute(
@@ -341,9 +441,12 @@ class Database:
             " ORDER BY g.game",
             (identity,),
         ).fetchall()
+        rated = self._conn.execute(
+            "SELECT game, games, mu, sigma FROM ratings WHERE identity = ? ORDER BY game",
+            (identity,)).fetchall()
         return PlayerStats(
             identity, name, row[0], row[1], row[2], row[3],
-            tuple((g, n, w) for g, n, w in by_game),
+            tuple((g, n, w) for g, n, w in by_game), tuple(tuple(r) for r in rated),
         )
 
     # --- learn tables: the explanations each key has read --------------------------------

@@ -4,7 +4,10 @@ A log is a stream of msgpack values, one per record:
 
 - first, the header: a dict with ``type: "header"``, the schema version ``v``, the table's id,
   game, options, seed and seats, and whatever else the coordinator needs to rebuild the table;
-- then one record per accepted action, ``["a", seat, action_wire]``;
+- then one record per accepted action, ``["a", seat, action_wire]``, or
+  ``["a", seat, action_wire, 1]`` when a player's stand-in made it (the turn timer's, or while
+  they were away, or for good once they left): the ratings count who made each player's
+  decisions (``coordinator/ratings.py``); logs written before that mark read as players' own;
 - seat changes, ``["s", seat, seat_dict]`` (a bot takes a seat for good, a player leaves);
 - last, when the table is over, ``["end", reason]``.
 
@@ -64,12 +67,17 @@ class LogContents:
                 yield record[1], record[2]
 
 
+def by_stand_in(record: list[Any]) -> bool:
+    """An action record a player's stand-in made (``LogWriter.append_action``)."""
+    return len(record) == 4 and record[3] == 1
+
+
 def _valid_record(value: Any) -> bool:
     if not isinstance(value, list) or not value:
         return False
     kind = value[0]
     if kind == ACTION:
-        return len(value) == 3 and isinstance(value[1], int)
+        return len(value) in (3, 4) and isinstance(value[1], int)
     if kind == SEAT:
         return len(value) == 3 and isinstance(value[1], int) and isinstance(value[2], dict)
     if kind == END:
@@ -161,8 +169,10 @@ class LogWriter:
                 raise
         return writer
 
-    def append_action(self, seat: int, action_wire: Any) -> None:
-        self._write([ACTION, seat, action_wire])
+    def append_action(self, seat: int, action_wire: Any, stand_in: bool = False) -> None:
+        """``stand_in``: a player's stand-in made this move, not the player (nor a bot seat's
+        own bot)."""
+        self._write([ACTION, seat, action_wire, 1] if stand_in else [ACTION, seat, action_wire])
 
     def append_seat(self, seat: int, info: dict[str, Any]) -> None:
         self._write([SEAT, seat, info])

@@ -438,7 +438,8 @@ def misfit_of(state: Any, nth: int = 0) -> int:
 
 
 async def test_a_learn_table_counts_for_no_score(coordinator: Coordinator) -> None:
-    from pioche_tui.coordinator.model import Player, Refused
+    from pioche_tui.coordinator.model import UNRATED_LEARN, Player, Refused
+    from pioche_tui.engine.base import Outcome
 
     alice = coordinator.connect(Player("SHA256:alice", "Alice"))
     table_id = alice.learn("defausse")
@@ -449,12 +450,13 @@ async def test_a_learn_table_counts_for_no_score(coordinator: Coordinator) -> No
         bob.join(table_id)  # every seat is taken: private to its player
     bob.watch(table_id)  # watching is allowed
     assert table.header()["learn"] is True
-    table.finish((10, 0, 0), (0,), 1)
+    table.finish(Outcome((10, 0, 0), (0,), 1))
     db = coordinator.db
     assert db is not None and not db.has_game(table_id) and db.game_count() == 0
     stats = db.player_stats("SHA256:alice")
     assert stats is not None and stats.games == 0 and db.leaderboard() == []
     assert table.status == "finished"  # its log ends as a game's does
+    assert table.summary().unrated == UNRATED_LEARN
 
 
 async def test_a_learn_table_stays_one_after_a_restart(tmp_path: Path) -> None:

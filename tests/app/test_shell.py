@@ -281,7 +281,7 @@ async def test_scores_show_the_leaderboard_and_own_statistics(
         await pilot.press("s")
         await settle(pilot)
         assert isinstance(app.screen, ScoresScreen)
-        assert "Aucune partie terminée" in screen_text(app)
+        assert "Personne n'est encore classé à ce jeu." in screen_text(app)
         await pilot.press("escape")
         # Play a whole toy game (Alice adds 1 at each of her turns).
         assert app.client.session is not None
@@ -293,15 +293,28 @@ async def test_scores_show_the_leaderboard_and_own_statistics(
             screen.act(1)
             await settle(pilot)
         assert isinstance(app.screen, PodiumScreen)
-        assert "Fin de la partie" in screen_text(app)
+        text = screen_text(app)
+        assert "Fin de la partie" in text
+        assert "Partie non classée : contre des robots seulement." in text
         await pilot.press("enter")  # back to the lobby
         await settle(pilot)
         assert isinstance(app.screen, LobbyScreen)
         await pilot.press("s")
         await settle(pilot)
+        scores = app.screen
+        assert isinstance(scores, ScoresScreen)
         text = screen_text(app)
-        assert "│ 1  Alice" in text.replace("  ", " ").replace("│ 1 Alice", "│ 1  Alice")
+        # each game's board first, by rating: nobody is rated (a game against a bot)
+        assert "Classement — Défausse" in text and "Personne n'est encore classé" in text
+        assert "dès 3 parties classées" in text
         assert "1 partie, 1 victoire, 1 pt au total" in text
+        assert "· cote" not in text  # her statistics have no rating either
+        for _ in range(len(scores.filters) - 1):  # the last board: every game's, by wins
+            await pilot.press("g")
+            await settle(pilot)
+        text = screen_text(app)
+        assert "tous les jeux" in text
+        assert "│ 1  Alice" in text.replace("  ", " ").replace("│ 1 Alice", "│ 1  Alice")
 
 
 

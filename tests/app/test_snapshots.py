@@ -22,7 +22,7 @@ from textual.widgets import Input
 from pioche_tui.app.screens.defausse import DefausseTableScreen
 from pioche_tui.app.screens.podium import PodiumScreen
 from pioche_tui.coordinator.core import Coordinator
-from pioche_tui.coordinator.model import Player
+from pioche_tui.coordinator.model import UNRATED_BOTS, Player
 from pioche_tui.engine.base import Event, Outcome
 from pioche_tui.engine.defausse.rules import RoundResult
 from pioche_tui.store.db import SeatResult
@@ -102,14 +102,21 @@ async def help_lobby(pilot: Pilot[Any], coordinator: Coordinator) -> None:
 
 
 async def scores(pilot: Pilot[Any], coordinator: Coordinator) -> None:
+    """Three rated games of Défausse for Alice and Bob (on the board, by rating), one for
+    Chloé (not yet: the minimum is three)."""
     assert coordinator.db is not None
     for i, (winner, score) in enumerate(((0, 512), (1, 140), (0, 505))):
         coordinator.db.record_game(f"T{i}", "defausse", {"target": 500}, 0.0, 1.0, 3, "x", [
             SeatResult(0, "SHA256:Alice", "Alice", None, score if winner == 0 else 80,
-                       winner == 0),
-            SeatResult(1, "SHA256:bob", "Bob", None, score if winner == 1 else 60, winner == 1),
-            SeatResult(2, None, "Ambre", "basic", 30, False),
+                       winner == 0, 1 if winner == 0 else 2, True),
+            SeatResult(1, "SHA256:bob", "Bob", None, score if winner == 1 else 60, winner == 1,
+                       1 if winner == 1 else 2, True),
+            SeatResult(2, None, "Ambre", "basic", 30, False, 3),
         ])
+    coordinator.db.record_game("T3", "defausse", {"target": 500}, 0.0, 1.0, 3, "x", [
+        SeatResult(0, "SHA256:chloe", "Chloé", None, 500, True, 1, True),
+        SeatResult(1, "SHA256:bob", "Bob", None, 20, False, 2, True),
+    ])
     await pilot.press("s")
     await still(pilot)
 
@@ -179,6 +186,14 @@ async def podium(pilot: Pilot[Any], coordinator: Coordinator) -> None:
     await still(pilot)
 
 
+async def podium_unrated(pilot: Pilot[Any], coordinator: Coordinator) -> None:
+    """The podium of a game against bots: unrated, and it says so (test_shell plays one)."""
+    await table(pilot, coordinator)
+    screen = await at_my_turn(pilot)
+    screen.show_podium(Outcome((0, 45, 0, 0), (1,), 1), "", UNRATED_BOTS)
+    await still(pilot)
+
+
 async def settings(pilot: Pilot[Any], coordinator: Coordinator) -> None:
     app = app_of(pilot)
     app.ceiling = app.terminal_colours = "truecolor"  # not the test machine's own terminal
@@ -195,6 +210,7 @@ SCENES: dict[str, Scene] = {
     "nickname": nickname, "lobby": lobby, "create": create, "help": help_lobby,
     "scores": scores, "waiting": waiting, "table": table, "spectator": spectator,
     "colour": colour, "round_summary": round_summary, "log_back": log_back, "podium": podium,
+    "podium_unrated": podium_unrated,
     "too_small": too_small, "settings": settings, "chat": chat,
 }
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}

@@ -345,13 +345,18 @@ async def test_a_finished_game_counts_in_the_scores(connector: Connector) -> Non
     await alice.act(2, 0)
     over = await update_until(bob, lambda u: u.view.outcome is not None)
     assert over.view.outcome.winners == (0,)
-    board = await bob.leaderboard("toy", 10)
+    board = await bob.leaderboard(None, 10)  # every game's, by wins
     assert [(r.name, r.identity, r.games, r.wins) for r in board] == [
         ("Alice", key("Alice"), 1, 1), ("Bob", key("Bob"), 1, 0)]
+    assert over.table.unrated == ""  # two players with keys: a rated game
+    # a game's board, by rating, from MIN_RATED_GAMES rated games: not yet
+    assert await bob.leaderboard("toy", 10) == ()
     assert await bob.leaderboard("defausse", 10) == ()
     stats = await alice.player_stats()
     assert stats is not None and (stats.games, stats.wins, stats.by_game) == (
         1, 1, (("toy", 1, 1),))
+    [(game, rated, mu, sigma)] = stats.ratings  # her rating in the toy game, after one win
+    assert (game, rated) == ("toy", 1) and mu > 25.0 and 0 < sigma < 25 / 3
     carol = await connected(connector, "Carol")
     assert (await carol.player_stats()).games == 0
 

@@ -4,8 +4,9 @@ and a way to let the event loop run the bots until something is true."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,14 +33,15 @@ async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
 async def make_coordinator(
     tmp_path: Path,
 ) -> AsyncIterator[Callable[..., Awaitable[Coordinator]]]:
-    """Build (and start) coordinators on one data directory; all are stopped at the end."""
+    """Build (and start) coordinators on one data directory (``games``: the coordinator's,
+    when not Pioche's own); all are stopped at the end."""
     made: list[Coordinator] = []
 
-    async def make(**settings: object) -> Coordinator:
+    async def make(games: Mapping[str, Any] | None = None, **settings: object) -> Coordinator:
         options: dict[str, object] = {"bot_delay": (0.0, 0.0), "turn_timer": None,
                                       "grace": 60.0}
         options.update(settings)
-        c = Coordinator(Settings(tmp_path / "data", **options))
+        c = Coordinator(Settings(tmp_path / "data", **options), games)
         await c.start()
         made.append(c)
         return c

@@ -138,6 +138,14 @@ def check_end(state: State) -> None:
             assert points in possible
     complete = any(all(card) for card in state.scorecards)
     assert complete or outcome.rounds == MODES[state.mode].max_rounds
+    # Places (what the podium and the ratings read): by the mode's order, ties shared.
+    done = state.objectives_done()
+    keys = [(outcome.scores[s], done[s]) for s in range(state.seats)]
+    if MODES[state.mode].ranking != "points":
+        keys = [(objectives, points) for points, objectives in keys]
+    assert [s for s, p in enumerate(outcome.places) if p == 1] == list(outcome.winners)
+    assert all((outcome.places[a] < outcome.places[b]) == (keys[a] > keys[b])
+               for a in range(state.seats) for b in range(state.seats))
     for combos in state.last_results:
         for combo in combos:
             assert points_of(combo.objective, combo.cards) == combo.points

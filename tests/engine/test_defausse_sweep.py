@@ -114,6 +114,11 @@ def play_checked(
     else:
         assert max(outcome.scores) >= GAME.options(options)["target"]
         assert all(outcome.scores[w] == max(outcome.scores) for w in outcome.winners)
+    # Places (what the ratings read): the winners first, then by score, ties shared.
+    keys = [(s in outcome.winners, score) for s, score in enumerate(outcome.scores)]
+    assert [s for s, p in enumerate(outcome.places) if p == 1] == list(outcome.winners)
+    assert all((outcome.places[a] < outcome.places[b]) == (keys[a] > keys[b])
+               for a in range(len(keys)) for b in range(len(keys)))
     return state, log
 
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pioche_tui.store.log import LogError, LogWriter, read_log
+from pioche_tui.store.log import LogError, LogWriter, by_stand_in, read_log
 
 HEADER = {"table": "t1", "game": "defausse", "options": {"target": 500}, "seed": 7, "seats": []}
 
@@ -34,6 +34,23 @@ def test_round_trip(tmp_path: Path) -> None:
     assert list(log.actions()) == [(i % 2, ["play", i, None, False]) for i in range(5)]
     assert log.records[-1] == ["s", 1, {"kind": "bot", "bot": "basic"}]
     assert log.dropped_bytes == 0 and not log.ended
+
+
+def test_a_stand_ins_move_is_marked_and_read_back(tmp_path: Path) -> None:
+    """The ratings count who made each move (coordinator/ratings.py): a stand-in's move has
+    a fourth item; a log from before that mark reads as the players' own moves."""
+    path = tmp_path / "t1.log"
+    w = LogWriter.create(path, HEADER)
+    w.append_action(0, ["draw"])
+    w.append_action(1, ["draw"], stand_in=True)
+    w.append_action(1, ["keep"])
+    w.close()
+    log = read_log(path)
+    assert [by_stand_in(r) for r in log.records] == [False, True, False]
+    assert list(log.actions()) == [(0, ["draw"]), (1, ["draw"]), (1, ["keep"])]
+    assert log.dropped_bytes == 0
+    write_sample(tmp_path / "t2.log")
+    assert not any(by_stand_in(r) for r in read_log(tmp_path / "t2.log").records)
 
 
 def test_create_refuses_an_existing_file(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from pioche_tui import wire
 from pioche_tui.coordinator.client import CoordinatorClient
 from pioche_tui.coordinator.mailbox import Mail, Notice
 from pioche_tui.coordinator.model import (
+    UNRATED,
     ChatLine,
     GameInfo,
     GuestPass,
@@ -65,6 +66,7 @@ summaries = st.builds(
     st.lists(seat_infos, max_size=6).map(tuple),
     st.sampled_from(["waiting", "playing", "finished", "closed"]), small, st.booleans(),
     st.none() | st.floats(0, 600), names, st.booleans(), st.booleans(),
+    st.sampled_from(["", *UNRATED]),
 )
 online = st.builds(OnlineEntry, names, st.booleans(), st.none() | names)
 lobbies = st.builds(LobbySnapshot, st.lists(summaries, max_size=3).map(tuple),
@@ -73,13 +75,14 @@ chat_lines = st.builds(ChatLine, names, names, names, floats, st.booleans(), nam
                        st.booleans(), st.booleans())
 events = st.builds(Event, names, st.none() | seats_no, st.lists(plain, max_size=3).map(tuple),
                    st.lists(plain, max_size=3).map(tuple))
-outcomes = st.builds(Outcome, ints_tuple, ints_tuple, small, names)
+outcomes = st.builds(Outcome, ints_tuple, ints_tuple, small, names, ints_tuple)
 notices = st.builds(Notice, names, names)
 refusals = st.builds(lambda code, message, params: Refused(code, message, **params), names,
                      names, st.dictionaries(names, plain, max_size=3))
-rows = st.builds(LeaderboardRow, names, names, small, small, small)
+rows = st.builds(LeaderboardRow, names, names, small, small, small, small, floats, floats)
 stats = st.builds(PlayerStats, names, names, small, small, small, small,
-                  st.lists(st.tuples(names, small, small), max_size=3).map(tuple))
+                  st.lists(st.tuples(names, small, small), max_size=3).map(tuple),
+                  st.lists(st.tuples(names, small, floats, floats), max_size=3).map(tuple))
 combinations = st.builds(Combination, st.integers(1, 10),
                          st.lists(st.integers(0, CARD_COUNT - 1), max_size=5).map(tuple),
                          st.integers(0, 999))
@@ -251,7 +254,8 @@ DROP = object()
     (5, "expected a tagged map, got int"),
     ({"$": "SeatInfo", "kind": "king", "name": "", "bot": "", "away": False, "identity": None},
      "SeatInfo.kind: expected one of bot, free, player, got 'king'"),
-    ({"$": "Outcome", "scores": [1, True], "winners": [0], "rounds": 1, "reason": ""},
+    ({"$": "Outcome", "scores": [1, True], "winners": [0], "rounds": 1, "reason": "",
+      "places": []},
      r"Outcome.scores\[1\]: expected an int, got True"),
     ({"$": "ChatLine", "scope": "lobby", "name": "a", "text": "b", "time": float("nan"),
       "me": False, "to": "", "spectators": False, "bell": False},

@@ -26,29 +26,28 @@ class PodiumScreen(Dialog[bool | None]):
         Binding("escape", "close", "key.see_table"),
     ]
 
-    def __init__(self, names: Sequence[str], outcome: Outcome, reason: str = "") -> None:
-        """``reason``: why the game ended, a sentence (« La partie s'arrête : … »)."""
+    def __init__(self, names: Sequence[str], outcome: Outcome, reason: str = "",
+                 unrated: str | None = None) -> None:
+        """``reason``: why the game ended, a sentence (« La partie s'arrête : … »);
+        ``unrated``: why the game is not rated, "" when it is (``TableSummary.unrated``),
+        None to say nothing of ratings (a learn table says it counts for nothing)."""
         super().__init__()
         self.names = tuple(names)
         self.outcome = outcome
         self.reason = reason
+        self.unrated = unrated
 
     def compose(self) -> ComposeResult:
         t = self.t
         outcome = self.outcome
         winners = [self.names[s] for s in outcome.winners if s < len(self.names)]
         key = "podium.winner" if len(winners) == 1 else "podium.winners"
-        order = sorted(range(len(outcome.scores)),
-                       key=lambda s: (s not in outcome.winners, -outcome.scores[s], s))
+        places = outcome.standing()  # (as the game ranks players: ties share a place)
+        order = sorted(range(len(outcome.scores)), key=lambda s: (places[s], s))
         ranking = Text()
-        rank = 0
-        previous: tuple[bool, int] | None = None
-        for place, seat in enumerate(order, 1):
-            standing = (seat in outcome.winners, outcome.scores[seat])
-            if standing != previous:
-                rank, previous = place, standing
+        for seat in order:
             won = seat in outcome.winners
-            ranking.append(f"{t('podium.rank', n=rank):>4} ", "bold" if won else "")
+            ranking.append(f"{t('podium.rank', n=places[seat]):>4} ", "bold" if won else "")
             ranking.append("★ " if won else "  ")
             name = self.names[seat] if seat < len(self.names) else "?"
             ranking.append(f"{name[:20]:<21}", "bold" if won else "")
@@ -61,6 +60,9 @@ class PodiumScreen(Dialog[bool | None]):
             if self.reason:
                 yield Static(self.reason, id="podium-reason", markup=False)
             yield Static(ranking, id="podium-ranking")
+            if self.unrated is not None:
+                rated = f"podium.unrated.{self.unrated}" if self.unrated else "podium.rated"
+                yield Static(t(rated), id="podium-rated", classes="muted", markup=False)
             yield KeyBar()
 
     def action_lobby(self) -> None:

@@ -1,4 +1,5 @@
-"""Scores: the leaderboard (all games or one) and the player's own statistics."""
+"""Scores: the leaderboard of each game by rating (or of all games by wins) and the player's
+own statistics, with their rating in each game."""
 
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ from textual.widgets import DataTable, Static
 from widgets.keybar import KeyBar
 
 from ...coordinator.client import CoordinatorClient
+from ...coordinator.model import MIN_RATED_GAMES, conservative
 from ..games import game_title
 from .base import Dialog
 
 BOARD_SIZE = 20
+RATED_COLUMNS = ("rank", "name", "rating", "rated", "games", "wins")
+ALL_COLUMNS = ("rank", "name", "games", "wins", "points")
 
 
 class ScoresScreen(Dialog[None]):
@@ -31,7 +35,8 @@ class ScoresScreen(Dialog[None]):
     def __init__(self, client: CoordinatorClient, games: tuple[str, ...]) -> None:
         super().__init__()
         self.client = client
-        self.filters: tuple[str | None, ...] = (None, *games)
+        # Each game's board by rating first, then every game's by wins (a rating is per game).
+        self.filters: tuple[str | None, ...] = (*games, None)
         self.filter = 0
 
     def compose(self) -> ComposeResult:
@@ -39,15 +44,23 @@ class ScoresScreen(Dialog[None]):
             yield Static(id="board-title", classes="title", markup=False)
             yield DataTable(id="board", cursor_type="none", zebra_stripes=True)
             yield Static(id="board-empty", classes="muted", markup=False)
+            yield Static(id="board-note", classes="muted", markup=False)
             yield Static(self.t("scores.mine"), classes="title", markup=False)
             yield Static(id="mine", markup=False)
             yield KeyBar()
 
     def on_mount(self) -> None:
-        t = self.t
+        self.set_columns(RATED_COLUMNS if self.filters[0] else ALL_COLUMNS)
+
+    def set_columns(self, keys: tuple[str, ...]) -> None:
+        """Empty the board, with these columns (a game's board has its own)."""
         board = self.query_one("#board", DataTable)
-        for key in ("rank", "name", "games", "wins", "points"):
-            board.add_column(Text(t(f"scores.col.{key}")), key=key)
+        if tuple(key.value for key in board.columns) == keys:
+            board.clear()
+            return
+        board.clear(columns=True)
+        for key in keys:
+            board.add_column(Text(self.t(f"scores.col.{key}")), key=key)
 
     async def on_screen_resume(self) -> None:
         await self.show_board()
@@ -65,15 +78,18 @@ class ScoresScreen(Dialog[None]):
         rows = await self.client.leaderboard(game, BOARD_SIZE)
         player = self.client.player
         board = self.query_one("#board", DataTable)
-        board.clear()
+        self.set_columns(RATED_COLUMNS if game else ALL_COLUMNS)
         for rank, row in enumerate(rows, 1):
             style = "bold" if player is not None and row.identity == player.identity else ""
-            board.add_row(*(Text(str(v), style) for v in (
-                rank, row.name, row.games, row.wins, row.points)))
+            values = ((rank, row.name, f"{row.rating:.1f}", row.rated, row.games, row.wins)
+                      if game else (rank, row.name, row.games, row.wins, row.points))
+            board.add_row(*(Text(str(v), style) for v in values))
         empty = self.query_one("#board-empty", Static)
-        empty.update(t("scores.empty") if not rows else "")
+        empty.update(t("scores.empty_rated" if game else "scores.empty") if not rows else "")
         empty.display = not rows
         board.display = bool(rows)
+        self.query_one("#board-note", Static).update(
+            t("scores.rated_note", n=MIN_RATED_GAMES) if game else t("scores.all_note"))
 
     async def show_mine(self) -> None:
         t = self.t
@@ -84,8 +100,15 @@ class ScoresScreen(Dialog[None]):
             lines = [t("scores.stats", games=t.count("n.games", stats.games),
                        wins=t.count("n.wins", stats.wins),
                        points=t.count("n.points", stats.points), best=stats.best_score)]
-            lines += [t("scores.by_game", game=game_title(t, g), games=t.count("n.games", n),
-                        wins=t.count("n.wins", w)) for g, n, w in stats.by_game]
+            rated = {g: (n, mu, sigma) for g, n, mu, sigma in stats.ratings}
+            for g, n, w in stats.by_game:
+                line = t("scores.by_game", game=game_title(t, g), games=t.count("n.games", n),
+                         wins=t.count("n.wins", w))
+                if g in rated:
+                    r, mu, sigma = rated[g]
+                    line += t("scores.rating", rating=f"{conservative(mu, sigma):.1f}",
+                              rated=t.count("n.rated", r))
+                lines.append(line)
             text = "\n".join(lines)
         if self.client.player is not None and self.client.player.guest:
             text += "\n" + t("scores.guest")

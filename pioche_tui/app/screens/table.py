@@ -218,7 +218,8 @@ class TableScreen(PiocheScreen[None]):
             if outcome is not None and not self._podium_shown:
                 self._podium_shown = True
                 why = self.end_reason(update)
-                self.show_podium(outcome, self.t("tev.end", why=why) if why else "")
+                self.show_podium(outcome, self.t("tev.end", why=why) if why else "",
+                                 None if update.table.learn else update.table.unrated)
         else:
             self.show_waiting(update)
         self.sync_keys()
@@ -426,14 +427,15 @@ class TableScreen(PiocheScreen[None]):
         self.log_widget.display = True
         self.sync_keys()
 
-    def show_podium(self, outcome: Outcome, reason: str = "") -> None:
+    def show_podium(self, outcome: Outcome, reason: str = "", unrated: str | None = None
+                    ) -> None:
         from .podium import PodiumScreen
 
         async def closed(leave: bool | None) -> None:
             if leave:
                 await self.action_leave()
 
-        self.pioche.open(PodiumScreen(self.names, outcome, reason), closed)
+        self.pioche.open(PodiumScreen(self.names, outcome, reason, unrated), closed)
 
     # --- keys -----------------------------------------------------------------------------
 

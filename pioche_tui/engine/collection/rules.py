@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..base import Event, IllegalAction, Outcome, new_rng
+from ..base import Event, IllegalAction, Outcome, new_rng, places_by
 from .actions import (
     DRAWS,
     KEEP_PILE,
@@ -755,7 +755,7 @@ def _end_game(state: State, events: list[Event], complete: list[int]) -> None:
         reason = f"Scorecard complet à la manche {state.round}"
     else:
         reason = f"Fin de la dernière manche ({state.round}/{state.max_rounds})"
-    state.outcome = Outcome(totals, winners, state.round, reason)
+    state.outcome = Outcome(totals, winners, state.round, reason, places_by(keys))
     events.append(Event("game_end", None, winners))
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..base import BadOptions, Event, IllegalAction, Outcome, new_rng
+from ..base import BadOptions, Event, IllegalAction, Outcome, new_rng, places_by
 from .cards import (
     BIT,
     CARDS,
@@ -661,7 +661,10 @@ def _end_round(state: State, winner: int, events: list[Event]) -> None:
             best = max(scores)
             winners = tuple(s for s, p in enumerate(scores) if p == best)
             reason = f"Score de {state.target} points atteint."
-        state.result = Outcome(scores, winners, state.round, reason)
+        # Places: the winners, then by score (in a single round only its winner scores: the
+        # others share second place).
+        places = places_by([(s in winners, p) for s, p in enumerate(scores)])
+        state.result = Outcome(scores, winners, state.round, reason, places)
         state.phase = OVER
         events.append(Event("game_end", None, (scores, winners)))
         return
