@@ -106,6 +106,15 @@ def add_limit_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_public_host_flag(p: argparse.ArgumentParser) -> None:
+    """``--public-host`` (``serve``, a front: the reconnect command its guests are shown)."""
+    p.add_argument(
+        "--public-host", default=argparse.SUPPRESS, metavar="HOST[:PORT]",
+        help="the server's name (and port) as players reach it, for the reconnect command "
+             "guests are shown (default: the address and port their connection reached)",
+    )
+
+
 def add_setting_flags(p: argparse.ArgumentParser) -> None:
     """The app's settings (``serve``; with ``--workers``, the coordinator process's)."""
     # The app's settings, passed to its opener only when given (load tests, demos): the app's
@@ -135,11 +144,7 @@ def add_setting_flags(p: argparse.ArgumentParser) -> None:
         "--keep-abandoned", dest="keep_abandoned", type=days, default=argparse.SUPPRESS,
         metavar="DAYS", help="days an abandoned table's log is kept, compacted (default 7)",
     )
-    p.add_argument(
-        "--public-host", default=argparse.SUPPRESS, metavar="HOST[:PORT]",
-        help="the server's name (and port) as players reach it, for the reconnect command "
-             "guests are shown (default: the address and port their connection reached)",
-    )
+    add_public_host_flag(p)
     p.add_argument(
         "--trace", type=Path, default=None, metavar="FILE",
         help="append a line per accepted move to FILE: monotonic time, table, step (bench/)",
@@ -326,7 +331,7 @@ async def serve_locked(args: argparse.Namespace, opener: ServiceOpener) -> int:
         limits=limits_of(args),
         collector=collector,
         # Spectators share screens when the service says which may (PiocheService does).
-        sharing=cast("Sharing", service) if hasattr(service, "share_key") else None,
+        sharing=cast("Sharing", service) if hasattr(service, "shared_app") else None,
     )
     try:
         await server.start(args.host, args.port, reuse_port=args.reuse_port)
