@@ -389,7 +389,7 @@ class PiocheApp(App[None]):
     def deliver(self, mail: Mail) -> None:
         """Hand what arrived to the screens it concerns."""
         for notice in mail.notices:
-            if notice.code in ("shutdown", "replaced"):
+            if notice.code in ("shutdown", "replaced", "coordinator_lost"):
                 self.farewell = self.t.notice(notice.code, notice.text)
             else:
                 self.notify(self.t.notice(notice.code, notice.text), markup=False)
