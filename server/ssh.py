@@ -165,8 +165,9 @@ class Elsewhere(Protocol):
     def from_address(self, peer: str) -> int:
         """Connections admitted (pending or playing) from ``peer`` on the others."""
 
-    def changed(self) -> None:
-        """This server's counts (``PiocheServer.counts``) changed: tell the others, soon."""
+    def changed(self, sessions: int, by_address: Mapping[str, int]) -> None:
+        """This server's counts changed: its players, and its connections admitted (pending
+        or playing) by address. Tell the others, soon."""
 
 
 class PiocheServer:
@@ -386,14 +387,9 @@ class PiocheServer:
         self._uncount(self._admitted_from, peer)
         self._changed()
 
-    def counts(self) -> tuple[int, dict[str, int]]:
-        """Players here (connections running an app), and connections admitted (pending or
-        playing) by address: what the other servers of ``elsewhere`` count."""
-        return len(self._playing), dict(self._admitted_from)
-
     def _changed(self) -> None:
         if self.elsewhere is not None:
-            self.elsewhere.changed()
+            self.elsewhere.changed(len(self._playing), self._admitted_from)
 
     @staticmethod
     def _uncount(counter: Counter[str], peer: str) -> None:

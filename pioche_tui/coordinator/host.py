@@ -172,7 +172,7 @@ class CoordinatorHost:
         if name == "mail":  # (news goes out on the session's subject, never as an answer)
             raise Refused("bad_request", "Les nouvelles arrivent sur le sujet de la session.")
         if name == "name_owner":
-            return self._desk.name_owner(args["nickname"])
+            return await self._desk.name_owner(args["nickname"])
         if name == "lobby":
             return self.coordinator.snapshot()
         if name == "player":
