@@ -328,7 +328,7 @@ class Child:
                 log.warning("%s (pid %d) did not stop in %.0f s: killed", self.name,
                             process.pid, STOP_TIMEOUT)
                 self.kill()
-                await process.wait()
+            log.info("%s stopped (status %d)", self.name, await process.wait())
         self._close_link()
 
     def _close_link(self) -> None:
@@ -421,6 +421,7 @@ class Tree:
         await asyncio.gather(*(front.stop() for front in self.fronts))
         await self.coordinator.stop()
         await self.bus.stop()
+        log.info("nats-server stopped")
 
 
 def front_argv(args: argparse.Namespace, port: int) -> list[str]:
