@@ -421,6 +421,26 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class CoordAlive:
+    """The coordinator's heartbeat on the bus (``bus.COORD_ALIVE``): ``boot``, drawn when it
+    started, changes when it restarts."""
+
+    boot: str
+
+
+@dataclass(frozen=True)
+class FrontAlive:
+    """A front's heartbeat on the bus (``bus.FRONT_ALIVE``): its id, its sessions playing and
+    its admitted connections by address (the limits across fronts); ``bye``: it stops, its
+    sessions may be closed at once."""
+
+    front: str
+    sessions: int
+    addresses: tuple[tuple[str, int], ...]
+    bye: bool = False
+
+
+@dataclass(frozen=True)
 class Request:
     """What one request takes (its arguments' names and kinds, in order) and returns."""
 
@@ -517,8 +537,17 @@ REQUESTS: dict[str, Request] = {
     "learned": Request((), Tuple(STR)),
     "note_learned": Request((("situation", STR),), NONE),
     "forget_learned": NOTHING,
+    # (the front's own, over the bus: coordinator/remote.py's Remote and RemoteClient)
+    "mirror": Request((("table_id", STR),), NONE),
+    "name_owner": Request((("nickname", STR),), OPT_STR),
+    "lobby": Request((), One("LobbySnapshot")),
+    "player": Request((), Optional(One("Player"))),
 }
 """Every request a client makes: its arguments (all sent, by name) and its answer's kind."""
+FRONT_REQUESTS = frozenset({"mirror", "name_owner", "lobby", "player"})
+"""The requests of ``REQUESTS`` that are not ``client.CoordinatorClient``'s: a front's over the
+bus (``mirror``: a mirror session under the request's session id; ``lobby``: the newest
+snapshot; ``player``: the connected session's player as the coordinator names it)."""
 
 CODECS: tuple[Codec, ...] = (
     # --- the envelopes of requests and answers (a refusal crosses as ``Refused``) ---
@@ -547,6 +576,10 @@ CODECS: tuple[Codec, ...] = (
            left_table=BOOL, chat=Tuple(One("ChatLine")), notices=Tuple(One("Notice")),
            closed=BOOL),
     record(GuestPass, "GuestPass", identity=STR, token=STR),
+    # --- the bus's heartbeats (pioche_tui/bus) ---
+    record(CoordAlive, "CoordAlive", boot=STR),
+    record(FrontAlive, "FrontAlive", front=STR, sessions=INT,
+           addresses=Tuple(Fixed(STR, INT)), bye=BOOL),
     record(Place, "Place", table=Optional(STR), seat=OPT_INT,
            status=Optional(Choice(*get_args(TableStatus)))),
     record(GameInfo, "GameInfo", name=STR, min_seats=INT, max_seats=INT, bots=Tuple(STR)),
