@@ -58,6 +58,7 @@ READY_TIMEOUT = 60.0  # seconds a child gets to be ready (imports and the store'
 STOP_TIMEOUT = 15.0  # seconds a child gets to stop after SIGTERM, before SIGKILL
 FIRST_BACKOFF = 0.5  # seconds before restarting a child that exited; doubled at each failure
 MAX_BACKOFF = 5.0
+BUS_TIMEOUT = 15.0  # seconds a child waits for its first connection to the bus
 STEADY = 10.0  # seconds a restarted child must run for its next failure to wait FIRST_BACKOFF
 
 
@@ -218,8 +219,19 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
 
     link = ParentLink(args.parent_fd) if args.parent_fd is not None else None
     stop = stop_event(link)
+    connecting = asyncio.create_task(connect(url, f"coordinator-{os.getpid()}"))
+    stopped = asyncio.create_task(stop.wait())
+    await asyncio.wait((connecting, stopped), timeout=BUS_TIMEOUT,
+                       return_when=asyncio.FIRST_COMPLETED)
+    stopped.cancel()
+    if not connecting.done():  # (nats-py tries again and again: a bus that is not there)
+        connecting.cancel()
+        with contextlib.suppress(BaseException):
+            await connecting
+        log.error("cannot reach the bus %s", redact(url))
+        return 1
     try:
-        nc = await connect(url, f"coordinator-{os.getpid()}")
+        nc = connecting.result()
     except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
         log.error("cannot reach the bus %s: %s", redact(url), error)
         return 1
@@ -237,8 +249,8 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
         link.ready()
     await stop.wait()
     log.info("stopping")
+    await service.close()  # (its sessions told, the store closed: then their last mails sent)
     await host.stop()
-    await service.close()
     await nc.close()
     log.info("store closed; bye")
     if link is not None:
@@ -301,8 +313,11 @@ class Child:
         except TimeoutError:
             line = b""
         if line != READY:
-            self.kill()
-            status = await self.process.wait()
+            try:  # (its link closed: it is exiting; a signal now would reap it under asyncio)
+                status = await asyncio.wait_for(asyncio.shield(self.process.wait()), 5.0)
+            except TimeoutError:
+                self.kill()
+                status = await self.process.wait()
             raise ChildFailed(f"{self.name} exited with status {status} before it was ready")
         self.ready_at = time.monotonic()
         log.info("%s ready (pid %d)", self.name, self.process.pid)
@@ -328,7 +343,7 @@ class Child:
                 log.warning("%s (pid %d) did not stop in %.0f s: killed", self.name,
                             process.pid, STOP_TIMEOUT)
                 self.kill()
-                await process.wait()
+            log.info("%s stopped (status %d)", self.name, await process.wait())
         self._close_link()
 
     def _close_link(self) -> None:
@@ -367,6 +382,8 @@ class Tree:
         """The bus, then the coordinator, then the fronts, each ready before the next step
         (NatsError or ChildFailed otherwise: ``stop`` stops what started)."""
         await self.bus.start()
+        for child in (self.coordinator, *self.fronts):  # (its port is known now)
+            child.env[BUS_ENV] = self.bus.url
         await self.coordinator.start()
         await asyncio.gather(*(front.start() for front in self.fronts))
         self._keepers = [asyncio.create_task(self._keep_bus(), name="keep bus")]
@@ -421,6 +438,7 @@ class Tree:
         await asyncio.gather(*(front.stop() for front in self.fronts))
         await self.coordinator.stop()
         await self.bus.stop()
+        log.info("nats-server stopped")
 
 
 def front_argv(args: argparse.Namespace, port: int) -> list[str]:
@@ -495,7 +513,7 @@ async def supervise_locked(args: argparse.Namespace, lock: DataDirLock) -> int:
     with reserved:
         port = reserved.getsockname()[1]
         bus = NatsServer()
-        env = {**os.environ, BUS_ENV: bus.url}
+        env = dict(os.environ)  # (and the bus's URL, once it runs: Tree.start)
         coordinator = Child("coordinator", coordinator_argv(args, lock.fd), env, (lock.fd,))
         fronts = [Child(f"front {n}", front_argv(args, port), env)
                   for n in range(1, args.workers + 1)]

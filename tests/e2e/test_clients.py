@@ -35,10 +35,13 @@ LANG = "en_GB.UTF-8"  # the players' terminals: English, so a screen in English 
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    """The game, with bots that play at once and no turn timer."""
+def served(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+           ) -> Iterator[ServeProcess]:
+    """The game, with bots that play at once and no turn timer; in one process, or with
+    ``--workers N`` when the test's parameter ``served`` says N (indirect)."""
+    workers: int | None = getattr(request, "param", None)
     with serve_process(tmp_path_factory.mktemp("served"), "--bot-delay", "0.02,0.05",
-                       "--turn-timer", "0", app=DEFAULT_APP) as served:
+                       "--turn-timer", "0", app=DEFAULT_APP, workers=workers) as served:
         yield served
         served.process.send_signal(signal.SIGTERM)
         assert served.wait() == 0
@@ -72,12 +75,16 @@ def play_one_move(tmux: Tmux, t: Catalogue, name: str) -> None:
 
 
 @pytest.mark.parametrize("keyed", [True, False], ids=["key", "guest"])
-@pytest.mark.parametrize("client_type", [
-    pytest.param(client, id=client.name,
+@pytest.mark.parametrize(("client_type", "served"), [
+    pytest.param(client, None, id=client.name,
                  marks=pytest.mark.skipif(client.missing() is not None,
                                           reason=client.missing() or ""))
     for client in CLIENTS
-])
+] + [  # the process tree too (its fronts are what any client reaches: one client is enough)
+    pytest.param(CLIENTS[0], 2, id=f"{CLIENTS[0].name}-workers2",
+                 marks=pytest.mark.skipif(CLIENTS[0].missing() is not None,
+                                          reason=CLIENTS[0].missing() or "")),
+], indirect=["served"])
 def test_a_player_with(
     client_type: type[SSHClient], keyed: bool, served: ServeProcess, tmux: Tmux, tmp_path: Path
 ) -> None:
