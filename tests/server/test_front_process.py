@@ -11,6 +11,7 @@ import asyncio
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -97,9 +98,9 @@ async def world(nats_server: NatsServer, tmp_module: Path, front_log: Path
         await nc.close()
 
 
-async def until(check: Callable[[], bool]) -> None:
+async def until(check: Callable[[], bool], timeout: float = WAIT) -> None:
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + WAIT
+    deadline = loop.time() + timeout
     while not check():
         assert loop.time() < deadline, "never came"
         await asyncio.sleep(0.02)
@@ -210,3 +211,33 @@ async def test_the_front_stops_in_order_on_sigterm(world: World) -> None:
     await dave.wait_for(MSG_SHUTDOWN)
     assert await asyncio.to_thread(world.process.wait, WAIT) == 0
     await until(lambda: not world.coordinator.sessions)
+
+
+async def test_a_front_stops_when_its_supervisor_goes_even_while_it_starts(
+    tmp_path: Path,
+) -> None:
+    """Its bus does not answer (``bus.connect`` tries again for ever): the end of its link to
+    the supervisor (``--parent-fd``) stops it all the same, exit 0, no orphan."""
+    keys = tmp_path / "keys"
+    ensure_host_key(keys)
+    nobody = socket.socket()  # a port that refuses connections as long as it is held
+    nobody.bind(("127.0.0.1", 0))
+    ours, theirs = socket.socketpair()
+    log = tmp_path / "front.log"
+    with nobody, ours, log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pioche_tui.cli", "front", "--host", "127.0.0.1",
+             "--port", "0", "--keys-dir", str(keys), "--parent-fd", str(theirs.fileno())],
+            cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+            pass_fds=(theirs.fileno(),),
+            env={**os.environ, BUS_ENV: f"nats://pioche:x@127.0.0.1:{nobody.getsockname()[1]}"})
+        theirs.close()
+        try:
+            await until(lambda: "Connect call failed" in log.read_text(errors="replace"), 60)
+            ours.close()  # (the supervisor is gone)
+            assert await asyncio.to_thread(process.wait, WAIT) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert "told to stop while starting" in log.read_text()
