@@ -82,6 +82,8 @@ class CoordinatorHost:
         self._tasks: list[asyncio.Task[None]] = []
         self._lobby: LobbySnapshot | None = None  # newest to publish
         self._lobby_ready = asyncio.Event()
+        self._memo: wire.Memo = {}
+        self._memo_in_use = False
 
     # --- life ---------------------------------------------------------------------------------
 
@@ -237,9 +239,22 @@ class CoordinatorHost:
                 if front is not None:
                     front.sids.discard(remote.sid)
 
+    def _shared(self) -> wire.Memo:
+        """The encoding memo of this turn of the loop: a table's publication wakes every
+        subscriber's pump in one turn, and its update's parts are encoded once for all of them
+        (``wire.encode``'s memo); emptied at the next turn."""
+        if not self._memo_in_use:
+            self._memo_in_use = True
+            asyncio.get_running_loop().call_soon(self._forget_memo)
+        return self._memo
+
+    def _forget_memo(self) -> None:
+        self._memo.clear()
+        self._memo_in_use = False
+
     async def _publish(self, subject: str, value: Any, remote: _Remote) -> None:
         try:
-            data = wire.encode(value)
+            data = wire.encode(value, self._shared())
         except wire.WireError as error:  # (a value without a codec: a bug, logged, skipped)
             log.error("news of %s not sent: %s", remote.sid, error)
             return
