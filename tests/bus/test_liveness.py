@@ -68,7 +68,7 @@ async def test_a_front_that_stops_says_so_and_its_sessions_close(
             await client.connect(alice())
         await until(lambda: alice().identity not in host.coordinator.sessions,
                     "the stopped front's session closed")
-        assert "front fronta stops" in caplog.text
+        assert "front fronta stops" in caplog.text and host.sessions == {}
 
 
 async def test_a_restarted_coordinator_ends_the_fronts_sessions_which_reconnect(
