@@ -60,7 +60,6 @@ class _Remote:
     pump: asyncio.Task[None] | None = None
     seq: int = 0
     player: Player | None = None  # as last published
-    done: bool = False  # its last mail (closed) is sent
 
 
 @dataclass(eq=False)
@@ -82,6 +81,8 @@ class CoordinatorHost:
         self._tasks: list[asyncio.Task[None]] = []
         self._lobby: LobbySnapshot | None = None  # newest to publish
         self._lobby_ready = asyncio.Event()
+        self._memo: wire.Memo = {}
+        self._memo_in_use = False
 
     # --- life ---------------------------------------------------------------------------------
 
@@ -227,25 +228,43 @@ class CoordinatorHost:
             await self._publish(subject, player, remote)
             remote.player = player
         await self._publish(subject, mail, remote)
-        if mail.closed:
-            remote.done = True
+        if mail.closed:  # (its last mail: the session is over)
+            self._forget(remote)
 
     async def _pump(self, remote: _Remote) -> None:
         """Publish the session's news as it comes (bots, timers, the lobby, other fronts'
         requests: ``_send_news`` sends a request's), until its mail says it is closed."""
         try:
-            while not remote.done:
+            while self._remotes.get(remote.sid) is remote:
                 await self._send(remote, await remote.client.mail())
         finally:
-            if self._remotes.get(remote.sid) is remote:
-                del self._remotes[remote.sid]
-                front = self._fronts.get(remote.front)
-                if front is not None:
-                    front.sids.discard(remote.sid)
+            self._forget(remote)
+
+    def _forget(self, remote: _Remote) -> None:
+        if self._remotes.get(remote.sid) is remote:
+            del self._remotes[remote.sid]
+            front = self._fronts.get(remote.front)
+            if front is not None:
+                front.sids.discard(remote.sid)
+        if remote.pump is not None and remote.pump is not asyncio.current_task():
+            remote.pump.cancel()
+
+    def _shared(self) -> wire.Memo:
+        """The encoding memo of this turn of the loop: a table's publication wakes every
+        subscriber's pump in one turn, and its update's parts are encoded once for all of them
+        (``wire.encode``'s memo); emptied at the next turn."""
+        if not self._memo_in_use:
+            self._memo_in_use = True
+            asyncio.get_running_loop().call_soon(self._forget_memo)
+        return self._memo
+
+    def _forget_memo(self) -> None:
+        self._memo.clear()
+        self._memo_in_use = False
 
     async def _publish(self, subject: str, value: Any, remote: _Remote) -> None:
         try:
-            data = wire.encode(value)
+            data = wire.encode(value, self._shared())
         except wire.WireError as error:  # (a value without a codec: a bug, logged, skipped)
             log.error("news of %s not sent: %s", remote.sid, error)
             return

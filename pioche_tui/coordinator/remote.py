@@ -215,7 +215,8 @@ class Remote:
         lobby = self.lobby
         return lobby is not None and any(
             table.status in ("playing", "waiting")
-            and any(seat.identity == identity for seat in table.seats)
+            and any(seat.kind == "player" and seat.identity == identity
+                    for seat in table.seats)
             for table in lobby.tables)
 
     async def name_owner(self, nickname: str) -> str | None:

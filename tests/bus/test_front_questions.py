@@ -1,0 +1,60 @@
+"""What a front asks of the coordinator besides its apps' requests (coordinator/remote.py's
+``Remote``): who owns a nickname, whether a returning player holds a seat (from the lobby it
+caches), a table's mirror for a shared screen and the client of a session opened already."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pioche_tui.bus.natsd import NatsServer
+from pioche_tui.coordinator.model import Player, Refused
+from tests.contract.conftest import update_until
+
+from .world import coordinator_on, front_on, seated, until
+
+
+async def test_the_front_knows_who_holds_a_seat_and_who_owns_a_name(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    url = nats_server.url
+    async with coordinator_on(url, tmp_path / "data"), front_on(url, "fronta") as front, \
+            front_on(url, "frontb") as other:
+        await seated(front, "Alice")
+        for remote in (front, other):  # (each front's lobby, from the coordinator's)
+            await until(lambda r=remote: r.holds_seat("SHA256:Alice-key"),  # type: ignore[misc]
+                        "the seat in the front's lobby")
+            assert not remote.holds_seat("SHA256:Bob-key")
+        assert await other.name_owner("alice") == "SHA256:Alice-key"
+        assert await other.name_owner("Bob") is None
+
+
+async def test_a_mirror_sees_the_table_as_its_spectators_and_is_closed_with_its_client(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    url = nats_server.url
+    async with coordinator_on(url, tmp_path / "data") as host, \
+            front_on(url, "fronta") as front:
+        creator = front.client()
+        await creator.connect(Player("SHA256:Carl-key", "Carl"))
+        table = await creator.create_table("toy", seats=2, bots={0: "basic", 1: "basic"},
+                                           timer=None, sit=False, options={"goal": 1000})
+        sid = await front.mirror(table)
+        mirror = front.opened(sid)
+        assert mirror.open and mirror.sid == sid and host.sessions[sid] == "fronta"
+        update = await update_until(mirror, lambda u: u.view is not None)
+        assert update.seat is None and update.table.id == table == mirror.table_id
+        assert update.table.spectators == 1  # (Carl: the mirror is not counted)
+        await mirror.close()
+        await until(lambda: sid not in host.sessions, "the mirror closed")
+
+
+async def test_a_private_table_has_no_mirror(nats_server: NatsServer, tmp_path: Path) -> None:
+    url = nats_server.url
+    async with coordinator_on(url, tmp_path / "data") as host, \
+            front_on(url, "fronta") as front:
+        creator = front.client()
+        await creator.connect(Player("SHA256:Carl-key", "Carl"))
+        table = await creator.create_table("toy", seats=2, timer=None, private=True)
+        with pytest.raises(Refused) as refusal:
+            await front.mirror(table)
+        assert refusal.value.code == "code" and list(host.sessions) == [creator.sid]
