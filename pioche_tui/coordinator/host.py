@@ -172,12 +172,6 @@ class CoordinatorHost:
         name, args = call.name, call.args
         if name == "mail":  # (news goes out on the session's subject, never as an answer)
             raise Refused("bad_request", "Les nouvelles arrivent sur le sujet de la session.")
-        if name == "server_stopping":
-            # A front stops, not the coordinator: its sessions end as dropped connections do
-            # (a seat in play kept for the grace period; a table nobody is left at holds
-            # still). Freezing the coordinator (the embedded meaning) would stop every other
-            # front's games until the coordinator restarts.
-            return None
         if name == "name_owner":
             return await self._desk.name_owner(args["nickname"])
         if name == "lobby":
