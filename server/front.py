@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("pioche.front")
 
 BUS_CLOSE_WAIT = 2.0  # seconds the bus's connection gets to close (it may be gone)
+CANCEL_AGAIN = 0.1  # seconds between two cancellations of a start told to stop
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
@@ -240,7 +241,11 @@ async def front(args: argparse.Namespace) -> int:
     status = 0
     if not starting.done():
         log.info("told to stop while starting")
-        starting.cancel()
+        # Cancelled again until it is: nats-py's first connection, trying again for ever, can
+        # lose a cancellation (asyncio.wait_for's, when the attempt fails at that moment).
+        while not starting.done():
+            starting.cancel()
+            await asyncio.wait((starting,), timeout=CANCEL_AGAIN)
     else:
         failure = starting.exception()
         if isinstance(failure, CannotStart):
