@@ -37,6 +37,7 @@ SESSION_PREFIX = "pioche.s."
 
 FRONT_HEADER = "Pioche-Front"
 SESSION_HEADER = "Pioche-Session"
+SEQ_HEADER = "Pioche-Seq"  # a session's news: 1, 2, … (a gap: some was lost)
 
 REQUEST_TIMEOUT = 5.0  # seconds a request waits for its answer (connect included)
 HEARTBEAT = 1.0  # seconds between two heartbeats of each side

@@ -37,7 +37,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
 from .. import bus, wire
-from ..bus import FRONT_HEADER, SESSION_HEADER
+from ..bus import FRONT_HEADER, SEQ_HEADER, SESSION_HEADER
 from .core import Coordinator
 from .inprocess import InProcessClient, InProcessFront
 from .mailbox import Mail
@@ -45,7 +45,6 @@ from .model import LobbySnapshot, Player, Refused
 
 log = logging.getLogger(__name__)
 
-SEQ_HEADER = "Pioche-Seq"
 NOT_YOURS = "Cette session appartient à un autre serveur."
 STOP_FLUSH = 1.0  # seconds stop() waits for the sessions' last mails to go out
 

@@ -36,8 +36,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
 from .. import bus, wire
-from ..bus import FRONT_HEADER, SESSION_HEADER
-from .host import SEQ_HEADER
+from ..bus import FRONT_HEADER, SEQ_HEADER, SESSION_HEADER
 from .mailbox import Mail, Mailbox, Notice
 from .model import (
     GuestPass,

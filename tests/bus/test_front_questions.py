@@ -58,3 +58,16 @@ async def test_a_private_table_has_no_mirror(nats_server: NatsServer, tmp_path: 
         with pytest.raises(Refused) as refusal:
             await front.mirror(table)
         assert refusal.value.code == "code" and list(host.sessions) == [creator.sid]
+
+
+def test_a_fronts_client_loads_neither_the_coordinator_nor_the_store() -> None:
+    """A front holds no game state: ``remote`` imports the seam's values, not ``core``."""
+    import subprocess
+    import sys
+
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, pioche_tui.coordinator.remote; print(' '.join("
+         "m for m in sys.modules if m.startswith(('pioche_tui.coordinator', 'pioche_tui.store',"
+         " 'sqlite3'))))"], capture_output=True, text=True, check=True, timeout=60).stdout.split()
+    assert sorted(loaded) == ["pioche_tui.coordinator", "pioche_tui.coordinator.mailbox",
+                              "pioche_tui.coordinator.model", "pioche_tui.coordinator.remote"]
