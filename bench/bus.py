@@ -17,7 +17,8 @@ Measured over ``--seconds`` after a warm-up: this process's CPU (``time.process_
 nats-server's (/proc/PID/stat, through psutil) and the front's, and the table's moves. Per
 subscriber per move: (CPU per move with N − CPU per move with 0) / N, the coordinator's side
 (coordinator process + nats-server) apart from the front's. ``--profile FILE``: pyinstrument
-of this process in the bus mode at the largest N.
+of this process in the bus mode at the largest N. ``--per-session-updates``: as at a table with
+a turn timer, whose update differs in each mail (its ``time_left``): only its parts are shared.
 """
 
 from __future__ import annotations
@@ -180,7 +181,14 @@ def main() -> None:
     parser.add_argument("--bot-delay", type=float, default=0.03)
     parser.add_argument("--modes", default="inprocess,bus")
     parser.add_argument("--profile", help="pyinstrument's text of the bus mode at the largest N")
+    parser.add_argument("--per-session-updates", action="store_true",
+                        help="encode each session's table update apart, but its parts (as at a "
+                             "table with a turn timer, where each mail's time_left differs)")
     args = parser.parse_args()
+    if args.per_session_updates:
+        from pioche_tui import wire
+
+        wire.SHARED.discard("TableUpdate")
     counts = [int(n) for n in args.subscribers.split(",")]
     print(f"# load average before: {load_average()}, cores: {os.cpu_count()}")
     results: dict[tuple[str, int], dict[str, Any]] = {}

@@ -37,6 +37,8 @@ SESSION_PREFIX = "pioche.s."
 
 FRONT_HEADER = "Pioche-Front"
 SESSION_HEADER = "Pioche-Session"
+SEQ_HEADER = "Pioche-Seq"  # a session's news: 1, 2, … (a gap: some was lost)
+LOBBY_HEADER = "Pioche-Lobby"  # the number of a lobby on LOBBY; on a Mail: that one is its lobby
 
 REQUEST_TIMEOUT = 5.0  # seconds a request waits for its answer (connect included)
 HEARTBEAT = 1.0  # seconds between two heartbeats of each side

@@ -10,7 +10,7 @@ import pytest
 
 from pioche_tui.bus.natsd import NatsServer
 from pioche_tui.coordinator.model import Player, Refused
-from tests.contract.conftest import update_until
+from tests.contract.conftest import news_until, update_until
 
 from .world import coordinator_on, front_on, seated, until
 
@@ -58,3 +58,45 @@ async def test_a_private_table_has_no_mirror(nats_server: NatsServer, tmp_path: 
         with pytest.raises(Refused) as refusal:
             await front.mirror(table)
         assert refusal.value.code == "code" and list(host.sessions) == [creator.sid]
+
+
+def test_a_fronts_client_loads_neither_the_coordinator_nor_the_store() -> None:
+    """A front holds no game state: ``remote`` imports the seam's values, not ``core``."""
+    import subprocess
+    import sys
+
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, pioche_tui.coordinator.remote; print(' '.join("
+         "m for m in sys.modules if m.startswith(('pioche_tui.coordinator', 'pioche_tui.store',"
+         " 'sqlite3'))))"], capture_output=True, text=True, check=True, timeout=60).stdout.split()
+    assert sorted(loaded) == ["pioche_tui.coordinator", "pioche_tui.coordinator.mailbox",
+                              "pioche_tui.coordinator.model", "pioche_tui.coordinator.remote"]
+
+
+async def test_a_lobby_crosses_the_bus_once_and_each_session_reads_it(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    """The sessions' mails name the lobby published on ``pioche.lobby`` instead of carrying
+    it (40 KiB for a big one, decoded once per front, not once per session)."""
+    from pioche_tui import bus, wire
+    from pioche_tui.coordinator.mailbox import Mail
+
+    url = nats_server.url
+    async with coordinator_on(url, tmp_path / "data"), front_on(url, "fronta") as front:
+        alice, bob = front.client(), front.client()
+        await alice.connect(Player("SHA256:Alice-key", "Alice"))
+        spy = await bus.connect(url, "test-spy")
+        try:
+            seen = await spy.subscribe(bus.session_subject(alice.sid))
+            await spy.flush()
+            await bob.connect(Player("SHA256:Bob-key", "Bob"))  # (the lobby changes)
+            while True:
+                message = await seen.next_msg(timeout=10)
+                mail = wire.decode(message.data)
+                if isinstance(mail, Mail) and bus.LOBBY_HEADER in (message.headers or {}):
+                    break
+            assert mail.lobby is None
+        finally:
+            await spy.close()
+        got = await news_until(alice, lambda m: m.lobby is not None
+                               and "Bob" in [e.name for e in m.lobby.online])
+        assert got.lobby is front.lobby  # (the front's own copy)
