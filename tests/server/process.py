@@ -63,7 +63,7 @@ async def bare_session(conn: asyncssh.SSHClientConnection) -> asyncssh.SSHClient
     return chan
 
 
-_LISTENING = re.compile(r"listening on 127\.0\.0\.1 port (\d+); host key (SHA256:\S+)")
+_LISTENING = re.compile(r"Pioche listening on 127\.0\.0\.1 port (\d+); host key (SHA256:\S+)")
 
 
 @dataclass
