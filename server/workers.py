@@ -520,7 +520,9 @@ async def supervise_locked(args: argparse.Namespace, lock: DataDirLock) -> int:
         tree = Tree(bus, coordinator, fronts)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        # (SIGHUP too: the terminal closed; by default it would end the supervisor without
+        # stopping the tree in order nor removing the bus's private directory)
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(signum, stop.set)
         starting = asyncio.create_task(tree.start())
         stopping = asyncio.create_task(stop.wait())

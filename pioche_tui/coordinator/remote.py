@@ -386,14 +386,22 @@ class Remote:
                 link.end("coordinator_lost", LOST)
 
     async def _watch(self) -> None:
-        """End the sessions when the coordinator falls silent."""
+        """End the sessions when the coordinator falls silent, or when the bus was lost a
+        moment (nats-server restarted): news sent meanwhile is gone, and a session waiting for
+        the update it missed (its turn) would never get another to show the gap."""
         lost = False
+        reconnects = self.nc.stats["reconnects"]
         while True:
             await asyncio.sleep(bus.HEARTBEAT / 4)
             alive = self.coordinator_alive
             if not alive and not lost and any(link.open for link in self._links.values()):
                 log.warning("the coordinator is silent: this front's sessions end")
                 self._end_all(close=True)
+            elif self.nc.stats["reconnects"] != reconnects and any(
+                    link.open for link in self._links.values()):
+                log.warning("the bus was lost a moment: this front's sessions end")
+                self._end_all(close=True)
+            reconnects = self.nc.stats["reconnects"]
             lost = not alive
 
     async def _beat(self) -> None:

@@ -63,7 +63,8 @@ async def bare_session(conn: asyncssh.SSHClientConnection) -> asyncssh.SSHClient
     return chan
 
 
-_LISTENING = re.compile(r"listening on 127\.0\.0\.1 port (\d+); host key (SHA256:\S+)")
+_LISTENING = re.compile(
+    r"Pioche listening on 127\.0\.0\.1 port (\d+); host key (SHA256:[A-Za-z0-9+/=]+)")
 
 
 @dataclass
@@ -73,6 +74,7 @@ class ServeProcess:
     fingerprint: str
     keys_dir: Path
     log: Path
+    workers: int | None = None
 
     def log_text(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")
@@ -193,7 +195,7 @@ def serve_process(
             if process.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"pioche serve did not start:\n{log.read_text()}")
             time.sleep(0.05)
-        yield ServeProcess(process, int(found[1]), found[2], keys_dir, log)
+        yield ServeProcess(process, int(found[1]), found[2], keys_dir, log, workers)
     finally:
         if process.poll() is None:
             under = descendants(process.pid)

@@ -19,7 +19,6 @@ import os
 import re
 import signal
 import time
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +56,7 @@ class Player:
     client: Client | None = None
     table: str | None = None
     seen: int = 0  # the highest « coup N » shown: every move up to it was accepted
+    returns: int = 0  # times they reconnected to their seat
 
     async def connect(self) -> Client:
         self.conn = await asyncssh.connect(
@@ -94,6 +94,7 @@ class Player:
                 client = await self.connect()
                 await client.wait_for(f"Défausse · table {self.table}", timeout=10)
                 self.note()
+                self.returns += 1
                 return
             except (OSError, asyncssh.Error, AssertionError):
                 if time.monotonic() > deadline:
@@ -101,7 +102,8 @@ class Player:
                 await asyncio.sleep(0.5)
 
     async def play(self) -> None:
-        """At each turn: draw, then keep (or choose a colour); until the connection ends."""
+        """At each turn: draw, then keep the card drawn (or choose the first colour); until
+        the connection ends."""
         client = self.client
         assert client is not None
         while not client.closed.is_set():
@@ -109,37 +111,37 @@ class Player:
             screen = client.screen.text()
             if "choisir la couleur" in screen:
                 client.send("1")
+            elif "k garder" in screen:  # (after a draw)
+                client.send("k")
             elif "À vous" in screen:
                 client.send("d")
-                await asyncio.sleep(0.05)
-                if not client.closed.is_set():
-                    client.send("k")
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.1)
 
-    async def moved(self, more: int = 3) -> None:
-        """Wait until this player has seen the table go ``more`` steps further."""
+    async def carry_on(self, more: int = 3, timeout: float = 60.0) -> None:
+        """Play until this player has seen the table go ``more`` steps further; if their
+        session ends meanwhile (a fault), reconnect to their seat and go on."""
         start = self.seen
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + timeout
         while self.seen < start + more:
-            assert time.monotonic() < deadline, f"{self.name}'s table stands still"
-            await asyncio.sleep(0.05)
+            assert self.client is not None
+            if self.client.closed.is_set():
+                await self.back()
+            playing = asyncio.create_task(self.play())
+            try:
+                while self.seen < start + more and not self.client.closed.is_set():
+                    assert time.monotonic() < deadline, (
+                        f"{self.name}'s table stands still:\n{self.client.screen.text()}")
+                    await asyncio.sleep(0.05)
+            finally:
+                playing.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await playing
 
 
 def moves_logged(served: ServeProcess, table: str) -> int:
     return sum(record[0] == ACTION
                for record in read_log(served.log.parent / "data" / "tables"
                                       / f"{table}.log").records)
-
-
-@contextlib.asynccontextmanager
-async def playing(players: list[Player]) -> AsyncIterator[None]:
-    tasks = [asyncio.create_task(player.play()) for player in players]
-    try:
-        yield
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def tree_of(served: ServeProcess) -> dict[str, list[int]]:
@@ -176,9 +178,7 @@ async def test_two_players_through_two_fronts_then_sigterm(tmp_path: Path) -> No
         alice, bob = Player("alice", served.port), Player("bob", served.port)
         await alice.sit()
         await bob.sit()
-        async with playing([alice, bob]):
-            await alice.moved()
-            await bob.moved()
+        await asyncio.gather(alice.carry_on(), bob.carry_on())
         served.process.send_signal(signal.SIGTERM)
         assert served.wait(60) == 0
         assert wait_gone(everyone) == []
@@ -205,30 +205,33 @@ async def test_a_process_killed_mid_play_loses_no_accepted_move(tmp_path: Path) 
         await alice.sit()
         await bob.sit()
         for victim in ("front", "coordinator", "nats-server"):
-            async with playing([alice, bob]):
-                await alice.moved()
-                await bob.moved()
-                if victim == "front":
-                    assert alice.conn is not None
-                    pid = holder_of(alice.conn, tree["front"])
-                else:
-                    pid = tree[victim][0]
-                os.kill(pid, signal.SIGKILL)
-                for player in (alice, bob):
-                    player.note()
-                seen = {player.name: player.seen for player in (alice, bob)}
-            tree = await asyncio.to_thread(wait_for_tree, served, pid)
+            await asyncio.gather(alice.carry_on(), bob.carry_on())
+            tables = {player.name: player.table for player in (alice, bob)}
+            returns = {player.name: player.returns for player in (alice, bob)}
+            playing = [asyncio.create_task(player.play()) for player in (alice, bob)]
+            await asyncio.sleep(0.3)  # (mid-play)
+            if victim == "front":
+                assert alice.conn is not None
+                pid = holder_of(alice.conn, tree["front"])
+            else:
+                pid = tree[victim][0]
+            os.kill(pid, signal.SIGKILL)
             for player in (alice, bob):
-                assert player.client is not None
-                if victim == "front" and player is alice:
-                    await asyncio.wait_for(player.client.closed.wait(), 10)
-                if player.client.closed.is_set():
-                    await player.back()
-                assert player.table is not None
-                assert moves_logged(served, player.table) >= seen[player.name], victim
-            async with playing([alice, bob]):  # the game goes on, for both
-                await alice.moved()
-                await bob.moved()
+                player.note()
+            seen = {player.name: player.seen for player in (alice, bob)}
+            for task in playing:
+                task.cancel()
+            await asyncio.gather(*playing, return_exceptions=True)
+            tree = await asyncio.to_thread(wait_for_tree, served, pid)
+            # Both play on, back in their seats when their session ended.
+            await asyncio.gather(alice.carry_on(), bob.carry_on())
+            for player in (alice, bob):
+                assert player.table == tables[player.name], victim
+                assert moves_logged(served, tables[player.name]) >= seen[player.name], victim
+            if victim == "front":  # (bob's, on the other front or not, may go on)
+                assert alice.returns > returns["alice"]
+            if victim == "coordinator":  # (a lost bus may end the sessions too, or not)
+                assert alice.returns > returns["alice"] and bob.returns > returns["bob"]
         served.process.send_signal(signal.SIGTERM)
         assert served.wait(60) == 0
 
