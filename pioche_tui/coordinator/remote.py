@@ -541,12 +541,16 @@ class RemoteClient:
         link = self._link
         if link.open:
             link.mailbox.close()
-            with contextlib.suppress(Refused):
-                await self._call("close")
+            if self._remote.coordinator_alive:  # (else nobody to tell: no 5 s wait)
+                with contextlib.suppress(Refused):
+                    await self._call("close")
         await self._remote._forget(link)
 
     async def server_stopping(self) -> None:
-        await self._call("server_stopping")
+        """Never raises: the front stops whether the coordinator hears it or not."""
+        if self._remote.coordinator_alive:
+            with contextlib.suppress(Refused):
+                await self._call("server_stopping")
 
     async def leaderboard(self, game: str | None, limit: int) -> tuple[LeaderboardRow, ...]:
         rows: tuple[LeaderboardRow, ...] = await self._call("leaderboard", game=game,
