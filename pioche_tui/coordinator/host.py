@@ -325,10 +325,8 @@ class CoordinatorHost:
             known.last_seen = self._now()
 
     async def _on_front_alive(self, msg: Msg) -> None:
-        try:
-            alive = wire.decode(msg.data, expect=wire.FrontAlive)
-        except wire.WireError as error:
-            log.warning("bad front heartbeat dropped: %s", error)
+        alive = bus.read(msg, wire.FrontAlive, "front heartbeat")
+        if alive is None:
             return
         if alive.bye:
             log.info("front %s stops: its sessions close", alive.front)

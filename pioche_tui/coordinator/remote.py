@@ -352,10 +352,8 @@ class Remote:
         return asyncio.get_running_loop().time()
 
     async def _on_coord_alive(self, msg: Msg) -> None:
-        try:
-            alive = wire.decode(msg.data, expect=wire.CoordAlive)
-        except wire.WireError as error:
-            log.warning("bad coordinator heartbeat dropped: %s", error)
+        alive = bus.read(msg, wire.CoordAlive, "coordinator heartbeat")
+        if alive is None:
             return
         if self.boot is not None and alive.boot != self.boot:
             log.warning("the coordinator restarted (boot %s): this front's sessions end",
@@ -366,12 +364,8 @@ class Remote:
         self._heard = self._now()
 
     async def _on_front_alive(self, msg: Msg) -> None:
-        try:
-            alive = wire.decode(msg.data, expect=wire.FrontAlive)
-        except wire.WireError as error:
-            log.warning("bad front heartbeat dropped: %s", error)
-            return
-        if alive.front == self.front_id:
+        alive = bus.read(msg, wire.FrontAlive, "front heartbeat")
+        if alive is None or alive.front == self.front_id:
             return
         if alive.bye:
             self._peers.pop(alive.front, None)
@@ -549,12 +543,16 @@ class RemoteClient:
         link = self._link
         if link.open:
             link.mailbox.close()
-            with contextlib.suppress(Refused):
-                await self._call("close")
+            if self._remote.coordinator_alive:  # (else nobody to tell: no 5 s wait)
+                with contextlib.suppress(Refused):
+                    await self._call("close")
         await self._remote._forget(link)
 
     async def server_stopping(self) -> None:
-        await self._call("server_stopping")
+        """Never raises: the front stops whether the coordinator hears it or not."""
+        if self._remote.coordinator_alive:
+            with contextlib.suppress(Refused):
+                await self._call("server_stopping")
 
     async def leaderboard(self, game: str | None, limit: int) -> tuple[LeaderboardRow, ...]:
         rows: tuple[LeaderboardRow, ...] = await self._call("leaderboard", game=game,

@@ -99,6 +99,8 @@ async def test_a_silent_coordinator_ends_the_fronts_sessions(
         assert [n.code for n in last.notices] == ["coordinator_lost"]
         assert not front.coordinator_alive
         assert await refused(front.client().server_info()) == "unavailable"
+        # (the front stopping meanwhile: nobody to tell, no error, no 5-s wait for an answer)
+        await asyncio.wait_for(front.client().server_stopping(), 1.0)
 
 
 async def test_the_player_is_told_the_server_restarts(nats_server: NatsServer,
