@@ -28,15 +28,16 @@ import pytest
 from pioche_tui.store.lock import LOCK_NAME, DataDirBusy, DataDirLock
 from pioche_tui.store.log import ACTION, read_log
 from server.serve import DEFAULT_APP
-from server.ssh import MSG_SHUTDOWN
+from server.ssh import MSG_FULL, MSG_SHUTDOWN
+from tests.hostile.test_restart_live import login
 from tests.server.conftest import Client
 from tests.server.process import (
-    LikeOpenSSH,
     ServeProcess,
     holder_of,
     serve_process,
     wait_gone,
 )
+from tests.server.test_limits import told
 
 SETTINGS = ("--bot-delay", "0.02,0.05", "--turn-timer", "0", "--grace", "120")
 TITLE = re.compile(r"Défausse · table ([A-Z2-9]{4})  ·  coup (\d+)")
@@ -59,12 +60,7 @@ class Player:
     returns: int = 0  # times they reconnected to their seat
 
     async def connect(self) -> Client:
-        self.conn = await asyncssh.connect(
-            "127.0.0.1", self.port, username=self.name, known_hosts=None,
-            client_keys=[self.key], agent_path=None, config=None, client_factory=LikeOpenSSH)
-        _chan, self.client = await self.conn.create_session(
-            Client, term_type="xterm-256color", term_size=(100, 30), encoding=None)
-        self.client.screen.resize(100, 30)
+        self.conn, self.client = await login(self.port, self.name, self.key)
         return self.client
 
     def note(self) -> None:
@@ -165,7 +161,8 @@ def wait_for_tree(served: ServeProcess, changed: int, timeout: float = 40.0
 
 
 async def test_two_players_through_two_fronts_then_sigterm(tmp_path: Path) -> None:
-    with serve_process(tmp_path, *SETTINGS, app=DEFAULT_APP, workers=2) as served:
+    with serve_process(tmp_path, *SETTINGS, "--max-sessions", "2", app=DEFAULT_APP,
+                       workers=2) as served:
         tree = tree_of(served)
         everyone = [pid for pids in tree.values() for pid in pids]
         # The bus's password: in the children's environment, nowhere else.
@@ -179,6 +176,10 @@ async def test_two_players_through_two_fronts_then_sigterm(tmp_path: Path) -> No
         await alice.sit()
         await bob.sit()
         await asyncio.gather(alice.carry_on(), bob.carry_on())
+        # The server is full (--max-sessions 2, counted across the fronts): a third player is
+        # refused, whichever front the kernel hands her to.
+        for _attempt in range(3):
+            assert (await told(served, "carol")).startswith(MSG_FULL.format(limit=2))
         served.process.send_signal(signal.SIGTERM)
         assert served.wait(60) == 0
         assert wait_gone(everyone) == []
