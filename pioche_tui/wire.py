@@ -268,7 +268,15 @@ class One(Kind):
         if codec is None or codec.tag not in self.tags:
             raise WireError(f"{where}: expected {self.expected}, got a {type(value).__name__}"
                             + ("" if codec else " (no codec)"))
-        return codec.encode(value)
+        memo = _memo
+        if memo is None or codec.tag not in SHARED:
+            return codec.encode(value)
+        seen = memo.get(id(value))
+        if seen is not None and seen[0] is value:
+            return seen[1]
+        plain = codec.encode(value)
+        memo[id(value)] = (value, plain)
+        return plain
 
     def decode(self, data: Any, where: str) -> Any:
         return _decode_tagged(data, where, self.tags)
@@ -633,6 +641,7 @@ def register(codec: Codec, *, view: bool = False) -> None:
     _BY_TYPE.update(dict.fromkeys(codec.types, codec))
     if view:
         VIEWS.tags += (codec.tag,)
+        SHARED.add(codec.tag)
 
 
 def tags() -> frozenset[str]:
@@ -656,18 +665,36 @@ def _refuse_ext(code: int, data: bytes) -> Any:
     raise WireError(f"msgpack extension type {code}: not used here")
 
 
-def encode(value: Any) -> bytes:
+Memo = dict[int, tuple[Any, Any]]
+"""Parts encoded already, by the id of the value (held, so that the id stays its): ``encode``'s
+``memo``."""
+SHARED = {"TableUpdate", "TableSummary", "LobbySnapshot", "Event", *VIEWS.tags}
+"""The types whose encoding ``encode`` looks up in its ``memo``: the big parts one table update
+shares with the others of the same publication (a view computed once per seat, the summary
+and the events once for all), whatever the message around them (a ``Mail`` each)."""
+_memo: Memo | None = None  # encode's, while it runs
+
+
+def encode(value: Any, memo: Memo | None = None) -> bytes:
     """``value`` (of a registered type) as msgpack bytes; WireError if it has no codec, or a
-    field holds what its codec does not allow."""
+    field holds what its codec does not allow.
+
+    ``memo``: a dict kept by the caller across calls, which then encode each ``SHARED`` object
+    once (the bus's host sends one table update to many sessions: coordinator/host.py). The
+    caller empties it once those objects are sent: it holds them."""
+    global _memo
     codec = _BY_TYPE.get(type(value))
     if codec is None:
         raise WireError(f"no codec for {type(value).__name__}")
+    _memo = memo
     try:
         packed: bytes = msgpack.packb(codec.encode(value), use_bin_type=True)
     except WireError:
         raise
     except (OverflowError, ValueError) as error:  # an int past 64 bits, a lone surrogate
         raise WireError(f"{codec.tag}: cannot be sent: {error}") from None
+    finally:
+        _memo = None
     return packed
 
 

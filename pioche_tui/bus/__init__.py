@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 
-import nats
 from nats.aio.client import Client
 
 from .natsd import redact
@@ -38,6 +37,8 @@ SESSION_PREFIX = "pioche.s."
 
 FRONT_HEADER = "Pioche-Front"
 SESSION_HEADER = "Pioche-Session"
+SEQ_HEADER = "Pioche-Seq"  # a session's news: 1, 2, … (a gap: some was lost)
+LOBBY_HEADER = "Pioche-Lobby"  # the number of a lobby on LOBBY; on a Mail: that one is its lobby
 
 REQUEST_TIMEOUT = 5.0  # seconds a request waits for its answer (connect included)
 HEARTBEAT = 1.0  # seconds between two heartbeats of each side
@@ -62,18 +63,23 @@ async def connect(url: str, name: str) -> Client:
     them as ``unavailable``). The first connection must succeed (the bus starts first).
     Errors and reconnections are logged with the URL redacted."""
     public = redact(url)
+    client = Client()
 
     async def error(exc: Exception) -> None:
         log.warning("bus %s (%s): %s", public, name, exc)
 
     async def disconnected() -> None:
-        log.warning("bus %s (%s): disconnected", public, name)
+        if client.is_closed:  # (closed on purpose: stopping)
+            log.info("bus %s (%s): closed", public, name)
+        else:
+            log.warning("bus %s (%s): disconnected", public, name)
 
     async def reconnected() -> None:
         log.info("bus %s (%s): reconnected", public, name)
 
-    return await nats.connect(
+    await client.connect(
         servers=[url], name=name, allow_reconnect=True, max_reconnect_attempts=-1,
-        reconnect_time_wait=RECONNECT_WAIT,  # type: ignore[arg-type,unused-ignore]  # (an int by its hints; a float works)
+        reconnect_time_wait=RECONNECT_WAIT,  # type: ignore[arg-type,unused-ignore]
         connect_timeout=CONNECT_TIMEOUT, error_cb=error, disconnected_cb=disconnected,
         reconnected_cb=reconnected, ping_interval=5, max_outstanding_pings=2)
+    return client

@@ -28,8 +28,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nats.aio.client import Client
@@ -37,7 +38,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
 from .. import bus, wire
-from ..bus import FRONT_HEADER, SESSION_HEADER
+from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
 from .core import Coordinator
 from .inprocess import InProcessClient, InProcessFront
 from .mailbox import Mail
@@ -45,9 +46,9 @@ from .model import LobbySnapshot, Player, Refused
 
 log = logging.getLogger(__name__)
 
-SEQ_HEADER = "Pioche-Seq"
 NOT_YOURS = "Cette session appartient à un autre serveur."
 STOP_FLUSH = 1.0  # seconds stop() waits for the sessions' last mails to go out
+UNSENT_LOG_INTERVAL = 5.0  # seconds between two warnings of news the bus refused
 
 
 @dataclass(eq=False)
@@ -60,7 +61,6 @@ class _Remote:
     pump: asyncio.Task[None] | None = None
     seq: int = 0
     player: Player | None = None  # as last published
-    done: bool = False  # its last mail (closed) is sent
 
 
 @dataclass(eq=False)
@@ -80,8 +80,14 @@ class CoordinatorHost:
         self._fronts: dict[str, _Front] = {}
         self._subscriptions: list[Subscription] = []
         self._tasks: list[asyncio.Task[None]] = []
-        self._lobby: LobbySnapshot | None = None  # newest to publish
+        self._lobby: LobbySnapshot | None = None  # the newest sent to the lobby, to publish
         self._lobby_ready = asyncio.Event()
+        self._lobby_seq = 0  # of the newest published on bus.LOBBY
+        self._lobby_published: LobbySnapshot | None = None  # that one
+        self._memo: wire.Memo = {}
+        self._unsent = 0  # mails the bus refused since the last warning
+        self._unsent_logged = -math.inf
+        self._memo_in_use = False
 
     # --- life ---------------------------------------------------------------------------------
 
@@ -220,34 +226,65 @@ class CoordinatorHost:
         if player is not None and player != remote.player:
             await self._publish(subject, player, remote)
             remote.player = player
-        await self._publish(subject, mail, remote)
-        if mail.closed:
-            remote.done = True
+        headers = {}
+        if mail.lobby is not None and mail.lobby is self._lobby:
+            await self._send_lobby()  # (first: the mail below names it)
+        if mail.lobby is not None and mail.lobby is self._lobby_published:
+            mail = replace(mail, lobby=None)  # (the front has it: bus.LOBBY)
+            headers[LOBBY_HEADER] = str(self._lobby_seq)
+        await self._publish(subject, mail, remote, headers)
+        if mail.closed:  # (its last mail: the session is over)
+            self._forget(remote)
 
     async def _pump(self, remote: _Remote) -> None:
         """Publish the session's news as it comes (bots, timers, the lobby, other fronts'
         requests: ``_send_news`` sends a request's), until its mail says it is closed."""
         try:
-            while not remote.done:
+            while self._remotes.get(remote.sid) is remote:
                 await self._send(remote, await remote.client.mail())
         finally:
-            if self._remotes.get(remote.sid) is remote:
-                del self._remotes[remote.sid]
-                front = self._fronts.get(remote.front)
-                if front is not None:
-                    front.sids.discard(remote.sid)
+            self._forget(remote)
 
-    async def _publish(self, subject: str, value: Any, remote: _Remote) -> None:
+    def _forget(self, remote: _Remote) -> None:
+        if self._remotes.get(remote.sid) is remote:
+            del self._remotes[remote.sid]
+            front = self._fronts.get(remote.front)
+            if front is not None:
+                front.sids.discard(remote.sid)
+        if remote.pump is not None and remote.pump is not asyncio.current_task():
+            remote.pump.cancel()
+
+    def _shared(self) -> wire.Memo:
+        """The encoding memo of this turn of the loop: a table's publication wakes every
+        subscriber's pump in one turn, and its update's parts are encoded once for all of them
+        (``wire.encode``'s memo); emptied at the next turn."""
+        if not self._memo_in_use:
+            self._memo_in_use = True
+            asyncio.get_running_loop().call_soon(self._forget_memo)
+        return self._memo
+
+    def _forget_memo(self) -> None:
+        self._memo.clear()
+        self._memo_in_use = False
+
+    async def _publish(self, subject: str, value: Any, remote: _Remote,
+                       headers: dict[str, str] | None = None) -> None:
         try:
-            data = wire.encode(value)
+            data = wire.encode(value, self._shared())
         except wire.WireError as error:  # (a value without a codec: a bug, logged, skipped)
             log.error("news of %s not sent: %s", remote.sid, error)
             return
         remote.seq += 1
         try:
-            await self.nc.publish(subject, data, headers={SEQ_HEADER: str(remote.seq)})
-        except Exception as error:  # the bus is closed: the front sees the gap or the silence
-            log.warning("news of %s not sent: %s", remote.sid, error)
+            await self.nc.publish(subject, data,
+                                  headers={**(headers or {}), SEQ_HEADER: str(remote.seq)})
+        except Exception as error:  # the bus is down: the front sees the gap or the silence
+            self._unsent += 1
+            now = self._now()
+            if now - self._unsent_logged >= UNSENT_LOG_INTERVAL:
+                log.warning("news not sent (%d mails since the last warning; %s: %s)",
+                            self._unsent, remote.sid, type(error).__name__)
+                self._unsent, self._unsent_logged = 0, now
 
     def _lobby_sent(self, snapshot: LobbySnapshot) -> None:
         self._lobby = snapshot
@@ -257,13 +294,22 @@ class CoordinatorHost:
         while True:
             await self._lobby_ready.wait()
             self._lobby_ready.clear()
-            snapshot, self._lobby = self._lobby, None
-            if snapshot is None:
-                continue
-            try:
-                await self.nc.publish(bus.LOBBY, wire.encode(snapshot))
-            except Exception as error:
-                log.warning("lobby not sent: %s", error)
+            await self._send_lobby()
+
+    async def _send_lobby(self) -> None:
+        """Publish the newest snapshot the coordinator sent its lobby, numbered: the sessions'
+        mails that carry it name it instead (header ``Pioche-Lobby``), and each front puts its
+        own copy in them (a big lobby is 40 KiB: decoded once per front, not per session)."""
+        snapshot, self._lobby = self._lobby, None
+        if snapshot is None:
+            return
+        self._lobby_seq += 1
+        self._lobby_published = snapshot  # (before the await: its bytes are queued first)
+        try:
+            await self.nc.publish(bus.LOBBY, wire.encode(snapshot, self._shared()),
+                                  headers={LOBBY_HEADER: str(self._lobby_seq)})
+        except Exception as error:
+            log.warning("lobby not sent: %s", error)
 
     # --- liveness -----------------------------------------------------------------------------
 

@@ -28,7 +28,7 @@ import contextlib
 import itertools
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from nats.aio.client import Client
@@ -36,8 +36,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
 from .. import bus, wire
-from ..bus import FRONT_HEADER, SESSION_HEADER
-from .host import SEQ_HEADER
+from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
 from .mailbox import Mail, Mailbox, Notice
 from .model import (
     GuestPass,
@@ -74,6 +73,7 @@ class _Link:
         self.connected = False  # connect (or mirror) granted, and not ended since
         self.seq = 0  # of the last news read
         self.table_id: str | None = None  # the table of the newest news
+        self.lobby_wanted = 0  # a lobby its news named, to put in its mailbox when it comes
 
     @property
     def open(self) -> bool:
@@ -120,6 +120,7 @@ class Remote:
         self.front_id = front_id
         self.lobby: LobbySnapshot | None = None
         """The newest lobby snapshot the coordinator sent (None before the first)."""
+        self._lobby_seq = 0  # the newest lobby's number (bus.LOBBY_HEADER)
         self.boot: str | None = None  # the coordinator's, as its heartbeat says
         self._heard = -1e9  # loop time of its last heartbeat
         self._links: dict[str, _Link] = {}
@@ -215,7 +216,8 @@ class Remote:
         lobby = self.lobby
         return lobby is not None and any(
             table.status in ("playing", "waiting")
-            and any(seat.identity == identity for seat in table.seats)
+            and any(seat.kind == "player" and seat.identity == identity
+                    for seat in table.seats)
             for table in lobby.tables)
 
     async def name_owner(self, nickname: str) -> str | None:
@@ -290,11 +292,13 @@ class Remote:
         link = self._links.get(msg.subject.removeprefix(bus.SESSION_PREFIX))
         if link is None:
             return
+        headers = msg.headers or {}
         try:
             news = wire.decode(msg.data)
             if not isinstance(news, Mail | Player):
                 raise wire.WireError(f"expected Mail or Player, got {type(news).__name__}")
-            seq = int((msg.headers or {}).get(SEQ_HEADER, ""))
+            seq = int(headers.get(SEQ_HEADER, ""))
+            lobby = int(headers.get(LOBBY_HEADER, "0"))
         except (wire.WireError, ValueError) as error:
             log.warning("bad news of %s dropped: %s", link.sid, error)
             return
@@ -306,8 +310,12 @@ class Remote:
         link.seq = seq
         if isinstance(news, Player):
             link.player = news
-        else:
-            link.replay(news)
+            return
+        if lobby and self.lobby is not None and self._lobby_seq >= lobby:
+            news = replace(news, lobby=self.lobby)  # (its lobby, or a newer one)
+        elif lobby:  # (not read yet: each subscription is read by a task of its own)
+            link.lobby_wanted = max(link.lobby_wanted, lobby)
+        link.replay(news)
 
     def _lost(self, link: _Link) -> None:
         """The session cannot go on from here: ended, and closed on the coordinator (if it
@@ -325,9 +333,17 @@ class Remote:
 
     async def _on_lobby(self, msg: Msg) -> None:
         try:
-            self.lobby = wire.decode(msg.data, expect=LobbySnapshot)
-        except wire.WireError as error:
+            lobby = wire.decode(msg.data, expect=LobbySnapshot)
+            seq = int((msg.headers or {}).get(LOBBY_HEADER, ""))
+        except (wire.WireError, ValueError) as error:
             log.warning("bad lobby dropped: %s", error)
+            return
+        self.lobby, self._lobby_seq = lobby, seq
+        for link in self._links.values():
+            if link.lobby_wanted and link.lobby_wanted <= seq:
+                link.lobby_wanted = 0
+                if link.open:
+                    link.mailbox.put_lobby(lobby)
 
     # --- liveness -----------------------------------------------------------------------------
 
@@ -345,6 +361,7 @@ class Remote:
             log.warning("the coordinator restarted (boot %s): this front's sessions end",
                         alive.boot)
             self._end_all(close=False)  # (the new coordinator knows none of them)
+            self._lobby_seq = 0  # (it numbers its lobbies from 1)
         self.boot = alive.boot
         self._heard = self._now()
 

@@ -5,6 +5,7 @@ another front's session. The processes themselves (SIGKILL mid-play) are tests/s
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from pioche_tui.bus.natsd import NatsServer
 from pioche_tui.coordinator.mailbox import Notice
 from pioche_tui.coordinator.model import Player, Refused
 from tests.app.conftest import wait_for_text
-from tests.contract.conftest import news_until
+from tests.contract.conftest import news_until, update_until
 
 from .world import WAIT, coordinator_on, die, front_on, seated, until, vanish
 
@@ -67,7 +68,7 @@ async def test_a_front_that_stops_says_so_and_its_sessions_close(
             await client.connect(alice())
         await until(lambda: alice().identity not in host.coordinator.sessions,
                     "the stopped front's session closed")
-        assert "front fronta stops" in caplog.text
+        assert "front fronta stops" in caplog.text and host.sessions == {}
 
 
 async def test_a_restarted_coordinator_ends_the_fronts_sessions_which_reconnect(
@@ -188,3 +189,18 @@ async def test_a_front_cannot_act_for_another_fronts_session(nats_server: NatsSe
         assert client.open and await client.place() == before
         assert host.sessions[client.sid] == "fronta"
         assert host.coordinator.tables[table_id].seat_of(alice().identity) == before.seat
+
+
+async def test_a_turns_time_left_counts_the_time_the_update_waited_at_the_front(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    url = nats_server.url
+    async with coordinator_on(url, tmp_path / "data"), front_on(url, "fronta") as front:
+        client = front.client()
+        await client.connect(alice())
+        await client.create_table("toy", seats=2, bots={1: "basic"}, timer=30.0)
+        if (await client.place()).status == "waiting":
+            await client.start()
+        await asyncio.sleep(0.6)  # (its first update waits, unread, in the front's mailbox)
+        update = await update_until(client, lambda u: u.view is not None)
+        assert update.to_act == (0,) and update.time_left is not None
+        assert 0 < update.time_left <= 30.0 - 0.6

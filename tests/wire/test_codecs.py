@@ -477,3 +477,16 @@ def test_bots_by_seat_cross_as_pairs_and_come_back_as_a_map() -> None:
     assert msgpack.unpackb(wire.encode(call))["args"]["bots"] == [[1, "basic"], [2, "basic"]]
     back = wire.decode(wire.encode(call))
     assert back.args["bots"] == {1: "basic", 2: "basic"} and back.args["timer"] == 60.0
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(first=mails, second=mails)
+def test_a_memo_shared_by_messages_changes_no_byte(first: Mail, second: Mail) -> None:
+    """The bus's host encodes one table update for many sessions' mails with one memo."""
+    memo: wire.Memo = {}
+    assert wire.encode(first, memo) == wire.encode(first)
+    assert wire.encode(second, memo) == wire.encode(second)
+    again = dataclasses.replace(second, chat=(), closed=not second.closed)  # (its parts shared)
+    assert wire.encode(again, memo) == wire.encode(again)
+    assert (first.table is None and second.table is None and first.lobby is None
+            and second.lobby is None) or memo  # (the memo is used)
