@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 from collections.abc import Mapping
@@ -32,12 +33,19 @@ from .workers import BUS_ENV, ParentLink, add_child_flags, bus_url, setup_loggin
 
 if TYPE_CHECKING:
     import asyncssh
+    from nats.aio.client import Client
 
+    from pioche_tui.app.service import PiocheService
     from pioche_tui.coordinator.client import Connector, CoordinatorClient
     from pioche_tui.coordinator.model import TableSummary
     from pioche_tui.coordinator.remote import Remote
 
+    from .ssh import PiocheServer
+
 log = logging.getLogger("pioche.front")
+
+BUS_CLOSE_WAIT = 2.0  # seconds the bus's connection gets to close (it may be gone)
+CANCEL_AGAIN = 0.1  # seconds between two cancellations of a start told to stop
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
@@ -135,19 +143,88 @@ def read_host_key(args: argparse.Namespace) -> asyncssh.SSHKey | None:
         return None
 
 
+class CannotStart(Exception):
+    """The front cannot serve (logged already); ``status`` is its exit status."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class Front:
+    """What one front process holds, made in order by ``start`` and let go of in the other
+    order by ``stop``, whatever ``start`` reached: the front stops when told to even while it
+    starts (a bus that never answers: ``bus.connect`` tries again for ever)."""
+
+    def __init__(self, args: argparse.Namespace, url: str, key: asyncssh.SSHKey) -> None:
+        from .collector import Collector
+        from .session import process_tag
+
+        self.args = args
+        self.url = url
+        self.key = key
+        self.front_id = process_tag()
+        self.nc: Client | None = None
+        self.service: PiocheService | None = None
+        self.server: PiocheServer | None = None
+        self.collector = Collector()
+
+    async def start(self) -> None:
+        from pioche_tui.app.service import PiocheService
+        from pioche_tui.bus import connect
+        from pioche_tui.bus.natsd import redact
+        from pioche_tui.coordinator.remote import Remote
+
+        from .driver import configure_textual
+        from .keys import fingerprint
+        from .ssh import PiocheServer
+
+        args = self.args
+        try:
+            self.nc = await connect(self.url, f"front-{self.front_id}")
+        except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
+            log.error("cannot reach the bus %s: %s", redact(self.url), error)
+            raise CannotStart(1) from None
+        desk = RemoteFront(Remote(self.nc, self.front_id))
+        try:
+            self.service = PiocheService(desk, getattr(args, "public_host", None))
+        except ValueError as error:  # --public-host
+            log.error("cannot start: %s", error)
+            raise CannotStart(2) from None
+        configure_textual(args.colors)
+        await desk.remote.start()
+        self.server = PiocheServer(
+            self.service.make_app, self.key, name_owner=self.service.name_owner,
+            holds_seat=self.service.holds_seat, limits=limits_of(args),
+            collector=self.collector, sharing=self.service, elsewhere=OtherFronts(desk.remote),
+        )
+        try:
+            await self.server.start(args.host, args.port, reuse_port=args.reuse_port)
+        except (OSError, ValueError) as error:  # ValueError: no SO_REUSEPORT on this system
+            log.error("cannot listen on %s port %d: %s", args.host, args.port, error)
+            self.server = None
+            raise CannotStart(1) from None
+        log.info("front %s (pid %d) listening on %s port %d; host key %s; bus %s",
+                 self.front_id, os.getpid(), args.host, self.server.port,
+                 fingerprint(self.key), redact(self.url))
+        self.collector.start()
+
+    async def stop(self) -> None:
+        """The players told and their apps ended (``PiocheServer.close``), the front's last
+        heartbeat (bye: the coordinator closes its sessions at once), the bus let go. Each
+        step bounded: the bus may be gone (the supervisor's end takes nats-server with it)."""
+        if self.server is not None:
+            await self.server.close()
+        if self.service is not None:
+            await self.service.close()
+        if self.nc is not None:
+            with contextlib.suppress(Exception):  # (a bus gone: nothing to let go of)
+                await asyncio.wait_for(self.nc.close(), BUS_CLOSE_WAIT)
+        self.collector.stop()
+
+
 async def front(args: argparse.Namespace) -> int:
     """``pioche front``, until SIGINT, SIGTERM or the supervisor's end (exit 0)."""
-    from pioche_tui.app.service import PiocheService
-    from pioche_tui.bus import connect
-    from pioche_tui.bus.natsd import redact
-    from pioche_tui.coordinator.remote import Remote
-
-    from .collector import Collector
-    from .driver import configure_textual
-    from .keys import fingerprint
-    from .session import process_tag
-    from .ssh import PiocheServer
-
     url = bus_url(args)
     if not url:
         log.error("no bus: give --bus URL or set %s", BUS_ENV)
@@ -157,46 +234,33 @@ async def front(args: argparse.Namespace) -> int:
         return 1
     link = ParentLink(args.parent_fd) if args.parent_fd is not None else None
     stop = stop_event(link)
-    front_id = process_tag()
-    try:
-        nc = await connect(url, f"front-{front_id}")
-    except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
-        log.error("cannot reach the bus %s: %s", redact(url), error)
-        return 1
-    desk = RemoteFront(Remote(nc, front_id))
-    try:
-        service = PiocheService(desk, getattr(args, "public_host", None))
-    except ValueError as error:  # --public-host
-        log.error("cannot start: %s", error)
-        await nc.close()
-        return 2
-    configure_textual(args.colors)
-    await desk.remote.start()
-    collector = Collector()
-    server = PiocheServer(
-        service.make_app, key, name_owner=service.name_owner, holds_seat=service.holds_seat,
-        limits=limits_of(args), collector=collector, sharing=service,
-        elsewhere=OtherFronts(desk.remote),
-    )
-    try:
-        await server.start(args.host, args.port, reuse_port=args.reuse_port)
-    except (OSError, ValueError) as error:  # ValueError: no SO_REUSEPORT on this system
-        log.error("cannot listen on %s port %d: %s", args.host, args.port, error)
-        await service.close()
-        await nc.close()
-        return 1
-    log.info("front %s (pid %d) listening on %s port %d; host key %s; bus %s", front_id,
-             os.getpid(), args.host, server.port, fingerprint(key), redact(url))
-    collector.start()
-    if link is not None:
-        link.ready()
-    await stop.wait()
-    log.info("stopping")
-    await server.close()
-    await service.close()  # (the front's last heartbeat: bye)
-    await nc.close()
-    collector.stop()
+    front = Front(args, url, key)
+    starting = asyncio.create_task(front.start(), name="front start")
+    told = asyncio.create_task(stop.wait(), name="front stop")
+    await asyncio.wait((starting, told), return_when=asyncio.FIRST_COMPLETED)
+    status = 0
+    if not starting.done():
+        log.info("told to stop while starting")
+        # Cancelled again until it is: nats-py's first connection, trying again for ever, can
+        # lose a cancellation (asyncio.wait_for's, when the attempt fails at that moment).
+        while not starting.done():
+            starting.cancel()
+            await asyncio.wait((starting,), timeout=CANCEL_AGAIN)
+    else:
+        failure = starting.exception()
+        if isinstance(failure, CannotStart):
+            status = failure.status
+        elif failure is not None:
+            raise failure
+        else:
+            if link is not None:
+                link.ready()
+            await told
+            log.info("stopping")
+    told.cancel()
+    await asyncio.gather(starting, told, return_exceptions=True)
+    await front.stop()
     if link is not None:
         link.close()
     log.info("stopped; bye")
-    return 0
+    return status
