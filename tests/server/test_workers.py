@@ -18,6 +18,8 @@ import contextlib
 import os
 import re
 import signal
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +34,7 @@ from server.ssh import MSG_FULL, MSG_SHUTDOWN
 from tests.hostile.test_restart_live import login
 from tests.server.conftest import Client
 from tests.server.process import (
+    ROOT,
     ServeProcess,
     holder_of,
     serve_process,
@@ -281,3 +284,34 @@ def test_a_handed_lock_must_be_the_held_lock(tmp_path: Path) -> None:
                 DataDirLock.adopt(data, stray)
         finally:
             os.close(stray)
+
+
+def test_pioche_coordinator_alone_takes_the_lock_and_stops_while_it_waits_for_the_bus(
+        tmp_path: Path) -> None:
+    """Run by hand (no --lock-fd), the coordinator takes the data directory's lock itself:
+    refused, exit 1, while another process holds it. Told to stop while its bus does not
+    answer (nats-py tries again for ever), it stops: exit 0, the lock let go."""
+    data = tmp_path / "data"
+    command = [sys.executable, "-m", "pioche_tui.cli", "coordinator", "--data-dir", str(data)]
+    env = {**os.environ, "PIOCHE_BUS": "nats://pioche:secret@127.0.0.1:1"}  # (nobody there)
+    with DataDirLock.acquire(data, command="the test"):
+        refused = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
+                                 timeout=60)
+        assert refused.returncode == 1
+        assert "in use by" in refused.stderr and "the test" in refused.stderr
+    log = tmp_path / "coordinator.log"
+    with log.open("wb") as out:
+        waiting = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=out)
+    try:
+        deadline = time.monotonic() + 60
+        while "Connect call failed" not in log.read_text(errors="replace"):
+            assert waiting.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        waiting.send_signal(signal.SIGTERM)
+        assert waiting.wait(20) == 0
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+    assert "secret" not in log.read_text()
+    with DataDirLock.acquire(data):  # free again
+        pass
