@@ -40,7 +40,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .serve import DEFAULT_APP, SETTINGS, add_setting_flags, trace_to
 
@@ -58,6 +58,7 @@ READY_TIMEOUT = 60.0  # seconds a child gets to be ready (imports and the store'
 STOP_TIMEOUT = 15.0  # seconds a child gets to stop after SIGTERM, before SIGKILL
 FIRST_BACKOFF = 0.5  # seconds before restarting a child that exited; doubled at each failure
 MAX_BACKOFF = 5.0
+CANCEL_AGAIN = 0.1  # seconds between two cancellations of a start told to stop
 BUS_TIMEOUT = 15.0  # seconds a child waits for its first connection to the bus
 STEADY = 10.0  # seconds a restarted child must run for its next failure to wait FIRST_BACKOFF
 
@@ -133,6 +134,16 @@ def add_child_flags(p: argparse.ArgumentParser) -> None:
 def bus_url(args: argparse.Namespace) -> str | None:
     url: str | None = args.bus or os.environ.get(BUS_ENV)
     return url
+
+
+async def cancel_until_done(task: asyncio.Task[Any]) -> None:
+    """Cancel ``task`` again and again until it has ended: nats-py's first connection, trying
+    again for ever, can lose a cancellation (asyncio.wait_for's, when an attempt fails at that
+    moment), and a child told to stop while it starts must not stay, an orphan reconnecting
+    for ever."""
+    while not task.done():
+        task.cancel()
+        await asyncio.wait((task,), timeout=CANCEL_AGAIN)
 
 
 def stop_event(link: ParentLink | None) -> asyncio.Event:
@@ -225,11 +236,10 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
                        return_when=asyncio.FIRST_COMPLETED)
     stopped.cancel()
     if not connecting.done():  # (nats-py tries again and again: a bus that is not there)
-        connecting.cancel()
-        with contextlib.suppress(BaseException):
-            await connecting
-        log.error("cannot reach the bus %s", redact(url))
-        return 1
+        await cancel_until_done(connecting)
+        if not stop.is_set():
+            log.error("cannot reach the bus %s in %.0f s", redact(url), BUS_TIMEOUT)
+        return 0 if stop.is_set() else 1
     try:
         nc = connecting.result()
     except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)

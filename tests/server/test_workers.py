@@ -18,6 +18,8 @@ import contextlib
 import os
 import re
 import signal
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,15 +30,17 @@ import pytest
 from pioche_tui.store.lock import LOCK_NAME, DataDirBusy, DataDirLock
 from pioche_tui.store.log import ACTION, read_log
 from server.serve import DEFAULT_APP
-from server.ssh import MSG_SHUTDOWN
+from server.ssh import MSG_FULL, MSG_SHUTDOWN
+from tests.hostile.test_restart_live import login
 from tests.server.conftest import Client
 from tests.server.process import (
-    LikeOpenSSH,
+    ROOT,
     ServeProcess,
     holder_of,
     serve_process,
     wait_gone,
 )
+from tests.server.test_limits import told
 
 SETTINGS = ("--bot-delay", "0.02,0.05", "--turn-timer", "0", "--grace", "120")
 TITLE = re.compile(r"Défausse · table ([A-Z2-9]{4})  ·  coup (\d+)")
@@ -59,12 +63,7 @@ class Player:
     returns: int = 0  # times they reconnected to their seat
 
     async def connect(self) -> Client:
-        self.conn = await asyncssh.connect(
-            "127.0.0.1", self.port, username=self.name, known_hosts=None,
-            client_keys=[self.key], agent_path=None, config=None, client_factory=LikeOpenSSH)
-        _chan, self.client = await self.conn.create_session(
-            Client, term_type="xterm-256color", term_size=(100, 30), encoding=None)
-        self.client.screen.resize(100, 30)
+        self.conn, self.client = await login(self.port, self.name, self.key)
         return self.client
 
     def note(self) -> None:
@@ -165,7 +164,8 @@ def wait_for_tree(served: ServeProcess, changed: int, timeout: float = 40.0
 
 
 async def test_two_players_through_two_fronts_then_sigterm(tmp_path: Path) -> None:
-    with serve_process(tmp_path, *SETTINGS, app=DEFAULT_APP, workers=2) as served:
+    with serve_process(tmp_path, *SETTINGS, "--max-sessions", "2", app=DEFAULT_APP,
+                       workers=2) as served:
         tree = tree_of(served)
         everyone = [pid for pids in tree.values() for pid in pids]
         # The bus's password: in the children's environment, nowhere else.
@@ -179,6 +179,10 @@ async def test_two_players_through_two_fronts_then_sigterm(tmp_path: Path) -> No
         await alice.sit()
         await bob.sit()
         await asyncio.gather(alice.carry_on(), bob.carry_on())
+        # The server is full (--max-sessions 2, counted across the fronts): a third player is
+        # refused, whichever front the kernel hands her to.
+        for _attempt in range(3):
+            assert (await told(served, "carol")).startswith(MSG_FULL.format(limit=2))
         served.process.send_signal(signal.SIGTERM)
         assert served.wait(60) == 0
         assert wait_gone(everyone) == []
@@ -280,3 +284,34 @@ def test_a_handed_lock_must_be_the_held_lock(tmp_path: Path) -> None:
                 DataDirLock.adopt(data, stray)
         finally:
             os.close(stray)
+
+
+def test_pioche_coordinator_alone_takes_the_lock_and_stops_while_it_waits_for_the_bus(
+        tmp_path: Path) -> None:
+    """Run by hand (no --lock-fd), the coordinator takes the data directory's lock itself:
+    refused, exit 1, while another process holds it. Told to stop while its bus does not
+    answer (nats-py tries again for ever), it stops: exit 0, the lock let go."""
+    data = tmp_path / "data"
+    command = [sys.executable, "-m", "pioche_tui.cli", "coordinator", "--data-dir", str(data)]
+    env = {**os.environ, "PIOCHE_BUS": "nats://pioche:secret@127.0.0.1:1"}  # (nobody there)
+    with DataDirLock.acquire(data, command="the test"):
+        refused = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
+                                 timeout=60)
+        assert refused.returncode == 1
+        assert "in use by" in refused.stderr and "the test" in refused.stderr
+    log = tmp_path / "coordinator.log"
+    with log.open("wb") as out:
+        waiting = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=out)
+    try:
+        deadline = time.monotonic() + 60
+        while "Connect call failed" not in log.read_text(errors="replace"):
+            assert waiting.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        waiting.send_signal(signal.SIGTERM)
+        assert waiting.wait(20) == 0
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+    assert "secret" not in log.read_text()
+    with DataDirLock.acquire(data):  # free again
+        pass
