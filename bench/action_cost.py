@@ -27,7 +27,7 @@ import asyncssh
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pioche_tui.app.service import PiocheService  # noqa: E402
+from pioche_tui.app.service import EmbeddedService  # noqa: E402
 from pioche_tui.coordinator.core import Coordinator  # noqa: E402
 from server import budget  # noqa: E402
 from server.budget import METER, Bucket, Meter  # noqa: E402
@@ -113,7 +113,7 @@ async def main() -> None:
     with tempfile.TemporaryDirectory(prefix="pioche-actions-") as tmp:
         coordinator = Coordinator(coordinator_settings(Path(tmp)))
         await coordinator.start()
-        service = PiocheService(coordinator)
+        service = EmbeddedService(coordinator)
         server = PiocheServer(service.make_app, asyncssh.generate_private_key("ssh-ed25519"),
                               name_owner=service.name_owner, limits=UNLIMITED)
         await server.start("127.0.0.1", 0)

@@ -1062,6 +1062,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "notice.shutdown": ("Le serveur s'arrête. À bientôt !", "The server is stopping. See you!"),
     "notice.replaced": ("Vous vous êtes connecté ailleurs.", "You connected from elsewhere."),
     "notice.reclaimed": ("Vous retrouvez votre place.", "You are back in your seat."),
+    "notice.coordinator_lost": (
+        "Le serveur redémarre : reconnectez-vous dans un instant.",
+        "The server is restarting: reconnect in a moment."),
+    "refused.unavailable": ("Le serveur ne répond pas ; réessayez dans un instant.",
+                            "The server is not answering; try again in a moment."),
     "refused.name_held": ("Ce pseudo garde la place d'un joueur parti, à la table {table}.",
                           "That nickname keeps the seat of a player who left, at table {table}."),
     "refused.resume_limit": ("Trop d'essais de reprise depuis votre adresse : réessayez dans "

@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> str | None:
         service = await open_service(data_dir, bot_delay=(delay / 2, delay))
-        app = PiocheApp(service.coordinator, identity=f"local:{getpass.getuser()}", name=name,
+        app = PiocheApp(service.desk.connector(), identity=f"local:{getpass.getuser()}", name=name,
                         lang=lang, quick_game=args.game)
         try:
             await app.run_async()

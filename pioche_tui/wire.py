@@ -269,7 +269,15 @@ class One(Kind):
         if codec is None or codec.tag not in self.tags:
             raise WireError(f"{where}: expected {self.expected}, got a {type(value).__name__}"
                             + ("" if codec else " (no codec)"))
-        return codec.encode(value)
+        memo = _memo
+        if memo is None or codec.tag not in SHARED:
+            return codec.encode(value)
+        seen = memo.get(id(value))
+        if seen is not None and seen[0] is value:
+            return seen[1]
+        plain = codec.encode(value)
+        memo[id(value)] = (value, plain)
+        return plain
 
     def decode(self, data: Any, where: str) -> Any:
         return _decode_tagged(data, where, self.tags)
@@ -422,6 +430,26 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class CoordAlive:
+    """The coordinator's heartbeat on the bus (``bus.COORD_ALIVE``): ``boot``, drawn when it
+    started, changes when it restarts."""
+
+    boot: str
+
+
+@dataclass(frozen=True)
+class FrontAlive:
+    """A front's heartbeat on the bus (``bus.FRONT_ALIVE``): its id, its sessions playing and
+    its admitted connections by address (the limits across fronts); ``bye``: it stops, its
+    sessions may be closed at once."""
+
+    front: str
+    sessions: int
+    addresses: tuple[tuple[str, int], ...]
+    bye: bool = False
+
+
+@dataclass(frozen=True)
 class Request:
     """What one request takes (its arguments' names and kinds, in order) and returns."""
 
@@ -521,8 +549,17 @@ REQUESTS: dict[str, Request] = {
     "learned": Request((), Tuple(STR)),
     "note_learned": Request((("situation", STR),), NONE),
     "forget_learned": NOTHING,
+    # (the front's own, over the bus: coordinator/remote.py's Remote and RemoteClient)
+    "mirror": Request((("table_id", STR),), NONE),
+    "name_owner": Request((("nickname", STR),), OPT_STR),
+    "lobby": Request((), One("LobbySnapshot")),
+    "player": Request((), Optional(One("Player"))),
 }
 """Every request a client makes: its arguments (all sent, by name) and its answer's kind."""
+FRONT_REQUESTS = frozenset({"mirror", "name_owner", "lobby", "player"})
+"""The requests of ``REQUESTS`` that are not ``client.CoordinatorClient``'s: a front's over the
+bus (``mirror``: a mirror session under the request's session id; ``lobby``: the newest
+snapshot; ``player``: the connected session's player as the coordinator names it)."""
 
 CODECS: tuple[Codec, ...] = (
     # --- the envelopes of requests and answers (a refusal crosses as ``Refused``) ---
@@ -553,6 +590,10 @@ CODECS: tuple[Codec, ...] = (
            left_table=BOOL, chat=Tuple(One("ChatLine")), notices=Tuple(One("Notice")),
            closed=BOOL),
     record(GuestPass, "GuestPass", identity=STR, token=STR),
+    # --- the bus's heartbeats (pioche_tui/bus) ---
+    record(CoordAlive, "CoordAlive", boot=STR),
+    record(FrontAlive, "FrontAlive", front=STR, sessions=INT,
+           addresses=Tuple(Fixed(STR, INT)), bye=BOOL),
     record(Place, "Place", table=Optional(STR), seat=OPT_INT,
            status=Optional(Choice(*get_args(TableStatus)))),
     record(GameInfo, "GameInfo", name=STR, min_seats=INT, max_seats=INT, bots=Tuple(STR)),
@@ -608,6 +649,7 @@ def register(codec: Codec, *, view: bool = False) -> None:
     _BY_TYPE.update(dict.fromkeys(codec.types, codec))
     if view:
         VIEWS.tags += (codec.tag,)
+        SHARED.add(codec.tag)
 
 
 def tags() -> frozenset[str]:
@@ -631,18 +673,36 @@ def _refuse_ext(code: int, data: bytes) -> Any:
     raise WireError(f"msgpack extension type {code}: not used here")
 
 
-def encode(value: Any) -> bytes:
+Memo = dict[int, tuple[Any, Any]]
+"""Parts encoded already, by the id of the value (held, so that the id stays its): ``encode``'s
+``memo``."""
+SHARED = {"TableUpdate", "TableSummary", "LobbySnapshot", "Event", *VIEWS.tags}
+"""The types whose encoding ``encode`` looks up in its ``memo``: the big parts one table update
+shares with the others of the same publication (a view computed once per seat, the summary
+and the events once for all), whatever the message around them (a ``Mail`` each)."""
+_memo: Memo | None = None  # encode's, while it runs
+
+
+def encode(value: Any, memo: Memo | None = None) -> bytes:
     """``value`` (of a registered type) as msgpack bytes; WireError if it has no codec, or a
-    field holds what its codec does not allow."""
+    field holds what its codec does not allow.
+
+    ``memo``: a dict kept by the caller across calls, which then encode each ``SHARED`` object
+    once (the bus's host sends one table update to many sessions: coordinator/host.py). The
+    caller empties it once those objects are sent: it holds them."""
+    global _memo
     codec = _BY_TYPE.get(type(value))
     if codec is None:
         raise WireError(f"no codec for {type(value).__name__}")
+    _memo = memo
     try:
         packed: bytes = msgpack.packb(codec.encode(value), use_bin_type=True)
     except WireError:
         raise
     except (OverflowError, ValueError) as error:  # an int past 64 bits, a lone surrogate
         raise WireError(f"{codec.tag}: cannot be sent: {error}") from None
+    finally:
+        _memo = None
     return packed
 
 

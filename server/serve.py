@@ -35,6 +35,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "host key into the keys directory. See docs/server.md."
         ),
     )
+    add_listen_flags(p)
+    p.add_argument(
+        "--data-dir", type=Path, default=Path("data"),
+        help="table logs and the SQLite database (default ./data)",
+    )
+    p.add_argument(
+        "--app", default=DEFAULT_APP, metavar="MODULE:FUNCTION",
+        help=f"what to serve (default {DEFAULT_APP})",
+    )
+    p.add_argument(
+        "--workers", type=workers_count, default=None, metavar="N|auto",
+        help="serve from N processes around one coordinator, over a message bus (auto: one "
+        "per core); without it, one process. See docs/server.md",
+    )
+    add_limit_flags(p)
+    add_setting_flags(p)
+    p.set_defaults(run=run)
+
+
+def add_listen_flags(p: argparse.ArgumentParser) -> None:
+    """Where the SSH server listens and its host key (``serve``, a front)."""
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
     p.add_argument("--port", type=int, default=2222, help="port to listen on (default 2222)")
     p.add_argument(
@@ -43,12 +64,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(SO_REUSEPORT, Linux and BSDs: the kernel spreads new connections among them)",
     )
     p.add_argument(
-        "--data-dir", type=Path, default=Path("data"),
-        help="table logs and the SQLite database (default ./data)",
-    )
-    p.add_argument(
         "--keys-dir", type=Path, default=Path("keys"), help="host keys (default ./keys)"
     )
+
+
+def add_limit_flags(p: argparse.ArgumentParser) -> None:
+    """The SSH server's limits and colours (``serve``; with ``--workers``, every front's)."""
     p.add_argument(
         "--max-sessions", type=positive, default=Limits.max_sessions, metavar="N",
         help="players at once; returning players (a seat at a table) still get in "
@@ -83,10 +104,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="the most colours a session gets (default truecolor); each gets what its TERM, "
         "COLORTERM and NO_COLOR say, up to this",
     )
+
+
+def add_public_host_flag(p: argparse.ArgumentParser) -> None:
+    """``--public-host`` (``serve``, a front: the reconnect command its guests are shown)."""
     p.add_argument(
-        "--app", default=DEFAULT_APP, metavar="MODULE:FUNCTION",
-        help=f"what to serve (default {DEFAULT_APP})",
+        "--public-host", default=argparse.SUPPRESS, metavar="HOST[:PORT]",
+        help="the server's name (and port) as players reach it, for the reconnect command "
+             "guests are shown (default: the address and port their connection reached)",
     )
+
+
+def add_setting_flags(p: argparse.ArgumentParser) -> None:
+    """The app's settings (``serve``; with ``--workers``, the coordinator process's)."""
     # The app's settings, passed to its opener only when given (load tests, demos): the app's
     # own defaults hold otherwise.
     p.add_argument(
@@ -114,16 +144,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--keep-abandoned", dest="keep_abandoned", type=days, default=argparse.SUPPRESS,
         metavar="DAYS", help="days an abandoned table's log is kept, compacted (default 7)",
     )
-    p.add_argument(
-        "--public-host", default=argparse.SUPPRESS, metavar="HOST[:PORT]",
-        help="the server's name (and port) as players reach it, for the reconnect command "
-             "guests are shown (default: the address and port their connection reached)",
-    )
+    add_public_host_flag(p)
     p.add_argument(
         "--trace", type=Path, default=None, metavar="FILE",
         help="append a line per accepted move to FILE: monotonic time, table, step (bench/)",
     )
-    p.set_defaults(run=run)
 
 
 SETTINGS = ("turn_timer", "bot_delay", "grace", "table_rate", "keep_finished", "keep_abandoned",
@@ -137,6 +162,22 @@ def positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+MAX_WORKERS = 64
+
+
+def workers_count(text: str) -> int:
+    """``--workers``: a number of front processes, or ``auto`` for one per core."""
+    if text == "auto":
+        return min(os.cpu_count() or 1, MAX_WORKERS)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be a number of processes or auto") from None
+    if not 1 <= value <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_WORKERS}, or auto")
     return value
 
 
@@ -192,6 +233,13 @@ def run(args: argparse.Namespace) -> int:
         level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", force=True
     )
     logging.getLogger("asyncssh").setLevel(logging.WARNING)  # one line per packet otherwise
+    if args.workers is not None:  # the process tree: this process only supervises it
+        from .workers import supervise
+
+        try:
+            return asyncio.run(supervise(args))
+        finally:
+            logging.shutdown()
     if args.trace is not None:
         trace_to(args.trace)
     try:
@@ -208,6 +256,15 @@ def trace_to(path: Path) -> None:
     trace.addHandler(handler)
     trace.setLevel(logging.DEBUG)
     trace.propagate = False
+
+
+def limits_of(args: argparse.Namespace) -> Limits:
+    """The limits ``add_limit_flags``'s flags give."""
+    return Limits(
+        max_sessions=args.max_sessions, max_pending=args.max_pending,
+        max_per_address=args.max_per_address, stall_timeout=args.stall_timeout,
+        cpu_rate=args.cpu_per_connection, address_cpu_rate=args.cpu_per_address,
+    )
 
 
 def load_opener(spec: str) -> ServiceOpener:
@@ -271,14 +328,10 @@ async def serve_locked(args: argparse.Namespace, opener: ServiceOpener) -> int:
     collector = Collector()
     server = PiocheServer(
         service.make_app, key, name_owner=service.name_owner, holds_seat=service.holds_seat,
-        limits=Limits(
-            max_sessions=args.max_sessions, max_pending=args.max_pending,
-            max_per_address=args.max_per_address, stall_timeout=args.stall_timeout,
-            cpu_rate=args.cpu_per_connection, address_cpu_rate=args.cpu_per_address,
-        ),
+        limits=limits_of(args),
         collector=collector,
         # Spectators share screens when the service says which may (PiocheService does).
-        sharing=cast("Sharing", service) if hasattr(service, "share_key") else None,
+        sharing=cast("Sharing", service) if hasattr(service, "shared_app") else None,
     )
     try:
         await server.start(args.host, args.port, reuse_port=args.reuse_port)

@@ -107,9 +107,10 @@ def farewell_of(app: App[Any] | None) -> str | None:
 AppFactory = Callable[[SessionInfo], App[Any]]
 """Builds the app for one session. Called on the server's event loop; must not block."""
 
-NameOwner = Callable[[str], str | None]
+NameOwner = Callable[[str], str | Awaitable[str | None] | None]
 """Who owns a nickname: the owner's key fingerprint, or None if the name is free. Called once per
-session on the event loop (a quick SQLite lookup is fine)."""
+session on the event loop (a quick SQLite lookup is fine), and awaited if it returns an
+awaitable (a front asks its coordinator over the bus: ``pioche front``)."""
 
 
 SeatHolder = Callable[[str], bool]
@@ -121,39 +122,42 @@ twice per login on the event loop; must be quick."""
 class Sharing(Protocol):
     """What the server asks of the app to let spectators share a screen (server/share.py).
 
-    Sessions whose ``share_key`` is the same (and whose terminals have the same size) see the
+    Sessions that ``join`` with the same key (and whose terminals have the same size) see the
     same screen: one app, built by ``shared_app``, paints it for all of them. Each such session
-    still holds what a viewer holds (``join``: their own watching session, counted and named
-    as any spectator's); when it needs a screen of its own (a key), ``own_app`` builds its app
-    on what it holds. ``shows`` says when an app shows what its viewers expect (the table):
+    still holds what a viewer holds (their own watching session, counted and named as any
+    spectator's); when it needs a screen of its own (a key), ``own_app`` builds its app on
+    what it holds. ``shows`` says when an app shows what its viewers expect (the table):
     until then its frames are kept from them.
+
+    What may ask the coordinator is awaitable (over the bus it is a request: ``pioche
+    front``); what the server asks in its synchronous callbacks is not, and answers from what
+    the app and its client know already.
     """
 
-    def share_key(self, session: SessionInfo) -> Hashable | None:
-        """What decides the screen this session sees, or None when it must have its own app."""
+    async def join(self, session: SessionInfo) -> tuple[Hashable, object] | None:
+        """What decides the screen this session sees, and what the viewer holds while sharing
+        (opened now); None when it must have its own app."""
 
-    def join(self, session: SessionInfo) -> object | None:
-        """Open what the viewer holds while sharing; None when they cannot (they get an app)."""
-
-    def shared_app(self, session: SessionInfo) -> App[Any] | None:
+    async def shared_app(self, session: SessionInfo) -> App[Any] | None:
         """An app showing the screen of ``session``'s key, to be shared; None if it cannot."""
 
     def own_app(self, session: SessionInfo, held: object) -> App[Any]:
         """The viewer's own app, taking over what ``join`` opened, on the same screen."""
 
-    def discard(self, app: App[Any]) -> None:
+    async def discard(self, app: App[Any]) -> None:
         """A shared ``app`` has ended, or will never run: let go of what it was made with
         (nothing if it ran and let go of it itself)."""
 
-    def release(self, held: object) -> None:
+    async def release(self, held: object) -> None:
         """The viewer left while sharing: close what ``join`` opened."""
 
     def shows(self, app: App[Any]) -> bool:
         """``app`` shows what its viewers expect (the table, or the lobby if it is gone)."""
 
-    def quit_question(self, session: SessionInfo, size: tuple[int, int], yes: bool) -> str:
-        """Escape codes that draw, over a shared screen of ``size``, the question its viewers'
-        quit key asks (« Quitter Pioche ? »); ``yes``: its « yes » is highlighted."""
+    def quit_question(self, held: object, size: tuple[int, int], yes: bool) -> str:
+        """Escape codes that draw, over a shared screen of ``size``, the question the quit key
+        of the viewer holding ``held`` asks (« Quitter Pioche ? »); ``yes``: its « yes » is
+        highlighted."""
 
     def lost_table(self, app: App[Any]) -> bool:
         """A shared ``app`` no longer shows the table it was made for (the table closed)."""
@@ -184,7 +188,7 @@ class Service(Protocol):
 
     def make_app(self, session: SessionInfo) -> App[Any]: ...
 
-    def name_owner(self, nickname: str) -> str | None: ...
+    def name_owner(self, nickname: str) -> str | Awaitable[str | None] | None: ...
 
     def holds_seat(self, identity: str) -> bool: ...
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Coroutine, Hashable, Iterable
 from typing import Any
 
 from textual import events
@@ -59,7 +59,10 @@ GROUP_CPU = 1e6
 
 
 class Hub:
-    """The server's groups, by (``share_key``, size)."""
+    """The server's groups, by (key, size). What the app is asked that may wait for the
+    coordinator (a request over the bus, ``pioche front``) is awaited: joining, making a
+    group's app; closing what is let go of runs in the background (``later``), since a
+    session may end in a synchronous callback."""
 
     def __init__(self, sharing: Sharing, limits: Limits,
                  startups: asyncio.Semaphore) -> None:
@@ -68,41 +71,65 @@ class Hub:
         self.startups = startups
         self.groups: dict[tuple[Hashable, tuple[int, int]], Group] = {}
         self.closing = False
+        self._background: set[asyncio.Task[None]] = set()
 
-    def member(self, channel: Channel, info: SessionInfo, meter: Meter) -> Member | None:
+    async def member(self, channel: Channel, info: SessionInfo, meter: Meter) -> Member | None:
         """A member for this session if it may share (in the group of its key and size);
         None if it must have an app of its own."""
         if self.closing:
             return None
-        key = self.sharing.share_key(info)
-        if key is None:
+        joined = await self.sharing.join(info)
+        if joined is None:
             return None
-        held = self.sharing.join(info)
-        if held is None:
-            return None
+        key, held = joined
         member = Member(self, channel, info, key, held, meter)
-        if not member.move(info.size):
+        if self.closing or not await member.move(info.size):
             member.hang_up()  # (what it held closed)
             member.close()
             return None
         return member
 
-    def group(self, key: Hashable, size: tuple[int, int], info: SessionInfo,
-              meter: Meter) -> Group | None:
+    async def group(self, key: Hashable, size: tuple[int, int], info: SessionInfo,
+                    meter: Meter) -> Group | None:
         """The group of ``key`` and ``size``, started if there was none, its start charged to
-        ``meter`` (None if its app cannot be made: the table is gone)."""
-        group = self.groups.get((key, size))
-        if group is None or group.stopping:
-            app = self.sharing.shared_app(info)
+        ``meter`` (None if its app cannot be made: the table is gone; or the server stops).
+        Returned with no wait after looking: the caller joins it before anything else runs."""
+        app: App[Any] | None = None
+        while True:
+            group = self.groups.get((key, size))
+            if self.closing or (group is not None and not group.stopping):
+                if app is not None:  # (made meanwhile by another, or too late)
+                    self.later(self.sharing.discard(app))
+                return None if self.closing else group
+            if app is not None:
+                group = self.groups[key, size] = Group(self, key, size, app, meter)
+                group.start()
+                return group
+            app = await self.sharing.shared_app(info)
             if app is None:
                 return None
-            group = self.groups[key, size] = Group(self, key, size, app, meter)
-            group.start()
-        return group
 
     def forget(self, group: Group) -> None:
         if self.groups.get((group.key, group.size)) is group:
             del self.groups[group.key, group.size]
+
+    def later(self, closing: Coroutine[Any, Any, None]) -> None:
+        """Run ``closing`` (letting go of a session) in the background; ``settle`` waits for
+        those still running."""
+        task = asyncio.get_running_loop().create_task(closing)
+        self._background.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("shared screens: letting go of a session failed",
+                      exc_info=task.exception())
+
+    async def settle(self) -> None:
+        """Wait for what runs in the background (the server's last step)."""
+        while self._background:
+            await asyncio.wait(list(self._background))
 
     def close(self) -> list[asyncio.Task[None]]:
         """The server stops: every group's app is told (it freezes the tables, as any app
@@ -159,7 +186,7 @@ class Group:
         finally:
             self._started()
             self._bill_founder()
-            hub.sharing.discard(self.app)  # (an app that never ran took its session all the same)
+            hub.later(hub.sharing.discard(self.app))  # (one that never ran holds its session)
             self.stopping = True
             hub.forget(self)
             # Those still here get an app of their own (or end, if the server stops).
@@ -268,6 +295,7 @@ class Member:
         self.info = info
         self.key = key
         self.held: object | None = held
+        self._viewer = held  # whose quit question it asks (``held`` goes to its own app)
         self.meter = meter
         self.size = info.size
         self.group: Group | None = None
@@ -283,6 +311,7 @@ class Member:
         self._parser = XTermParser()
         self._escape_timer: asyncio.TimerHandle | None = None
         self._resize_timer: asyncio.TimerHandle | None = None
+        self._moving: asyncio.Task[None] | None = None  # to the group of a new size
         self._last_resize = -hub.limits.resize_interval
         self._reading = True
         self.channel.write(enter_sequence().encode())
@@ -300,13 +329,19 @@ class Member:
             if timer is not None:
                 timer.cancel()
         self._escape_timer = self._resize_timer = None
+        # (a move under way finishes: it finds the member ended, and stops a group made
+        # for it alone)
 
     # Groups.
 
-    def move(self, size: tuple[int, int]) -> bool:
-        """Into the group of ``size``; False if there is none to be had."""
-        group = self.hub.group(self.key, size, self.info, self.meter)
+    async def move(self, size: tuple[int, int]) -> bool:
+        """Into the group of ``size``; False if there is none to be had, or the member no
+        longer shares (it ended, or asked for an app of its own, while the group was made)."""
+        group = await self.hub.group(self.key, size, self.info, self.meter)
         if group is None:
+            return False
+        if self._done.done():
+            group.remove(self)  # (a group made for it alone stops)
             return False
         if self.group is not None:
             self.group.remove(self)
@@ -405,7 +440,7 @@ class Member:
             if len(self._questions) >= 2:
                 self._questions.clear()  # (a new size)
             question = self._questions[key] = self.hub.sharing.quit_question(
-                self.info, self.size, self._yes).encode()
+                self._viewer, self.size, self._yes).encode()
         self.channel.write(question)
 
     def _answer(self, key: str | None) -> None:
@@ -427,7 +462,7 @@ class Member:
             self.group.remove(self)
             self.group = None
         if not own_app and self.held is not None and self._own is None:
-            self.hub.sharing.release(self.held)
+            self.hub.later(self.hub.sharing.release(self.held))
             self.held = None
         if not self._done.done():
             self._done.set_result(own_app)
@@ -489,8 +524,8 @@ class Member:
         self.size = (width, height)
         if self._own is not None:
             self._own.resize(width, height)
-        if self._resize_timer is not None:
-            return
+        if self._resize_timer is not None or self._moving is not None:
+            return  # (the move under way looks at the size again once done)
         wait = self._last_resize + self.hub.limits.resize_interval - self._loop.time()
         self._resize_timer = self._loop.call_later(max(0.0, wait), self._apply_resize)
 
@@ -503,9 +538,18 @@ class Member:
         if debt > 0:  # (over its budget: the resize waits, as an app's input does)
             self._resize_timer = self._loop.call_later(debt, self._apply_resize)
             return
-        if self.group is not None and self.group.size != self.size and not self.move(
-                self.size):
+        if self.group is not None and self.group.size != self.size:
+            self._moving = self._loop.create_task(self._move_to(self.size))
+
+    async def _move_to(self, size: tuple[int, int]) -> None:
+        try:
+            moved = await self.move(size)
+        finally:
+            self._moving = None
+        if not moved and not self._done.done():
             self._ask_for_app()  # (no group to be had: an app of its own)
+        elif self.size != size and not self._done.done():
+            self.resize(*self.size)  # (it changed again meanwhile)
 
     def hang_up(self) -> None:
         """The client is gone, or the server ends the session."""

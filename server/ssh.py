@@ -24,16 +24,18 @@ asyncssh's private parts used, and why: a channel's ``_process_<request>_request
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import asyncssh
 from asyncssh.kex import get_kex_algs
 from textual.app import App
 
+from pioche_tui.coordinator.model import Refused
 from pioche_tui.coordinator.text import nickname as sanitize_nickname
 from pioche_tui.i18n import pick_lang as ui_lang
 
@@ -152,6 +154,22 @@ MSG_NO_SESSION = "Aucune session ouverte depuis {seconds:.0f} s : au revoir."
 MSG_KEY_ATTEMPTS = "Trop de tentatives d'authentification ({limit} cles au plus)."
 
 
+class Elsewhere(Protocol):
+    """The other servers sharing this one's limits (the fronts of ``pioche serve --workers``,
+    ``server/front.py``): ``max_sessions`` and ``max_per_address`` count their connections
+    too. None in one process."""
+
+    def sessions(self) -> int:
+        """Players (connections running an app) on the others."""
+
+    def from_address(self, peer: str) -> int:
+        """Connections admitted (pending or playing) from ``peer`` on the others."""
+
+    def changed(self, sessions: int, by_address: Mapping[str, int]) -> None:
+        """This server's counts changed: its players, and its connections admitted (pending
+        or playing) by address. Tell the others, soon."""
+
+
 class PiocheServer:
     """The SSH server. ``await start()``, then ``await close()`` to stop."""
 
@@ -165,8 +183,10 @@ class PiocheServer:
         limits: Limits | None = None,
         collector: Collector | None = None,
         sharing: Sharing | None = None,
+        elsewhere: Elsewhere | None = None,
     ) -> None:
         self.make_app = make_app
+        self.elsewhere = elsewhere
         self.collector = collector  # told when a session ends (its app's cycles to sweep)
         self.host_key = host_key
         self.name_owner: NameOwner = name_owner or (lambda _name: None)
@@ -268,6 +288,8 @@ class PiocheServer:
             connection.close(MSG_CLOSING)
         if self._acceptor is not None:
             await self._acceptor.wait_closed()
+        if self.hub is not None:  # (shared screens' viewers let go of their sessions)
+            await self.hub.settle()
         self.failures.flush()
         log.info("stopped")
 
@@ -284,11 +306,15 @@ class PiocheServer:
         self._open_from[peer] += 1
         if self.closing:
             return MSG_CLOSING
-        if self._admitted_from[peer] >= limits.max_per_address:
+        admitted = self._admitted_from[peer]
+        if self.elsewhere is not None:
+            admitted += self.elsewhere.from_address(peer)
+        if admitted >= limits.max_per_address:
             return MSG_ADDRESS_FULL.format(limit=limits.max_per_address)
         if len(self._pending) >= limits.max_pending and not self._make_room(peer):
             return MSG_BUSY
         self._admitted_from[peer] += 1
+        self._changed()
         self._pending[connection] = None
         self._pending_from[peer] += 1
         return None
@@ -309,7 +335,10 @@ class PiocheServer:
         """None if this logged-in connection may start its app, else why not."""
         if connection.identity is not None and self.holds_seat(connection.identity):
             return None  # a returning player: their table is in play, their seat waits
-        if len(self._playing) >= self.limits.max_sessions:
+        playing = len(self._playing)
+        if self.elsewhere is not None:
+            playing += self.elsewhere.sessions()
+        if playing >= self.limits.max_sessions:
             return MSG_FULL.format(limit=self.limits.max_sessions)
         return None
 
@@ -322,6 +351,7 @@ class PiocheServer:
             self._uncount(self._pending_from, connection.peer)
             del self._pending[connection]
             self._playing.add(connection)
+            self._changed()
         return refusal
 
     def _stop_playing(self, connection: _Connection) -> None:
@@ -330,6 +360,7 @@ class PiocheServer:
             self._playing.remove(connection)
             self._pending[connection] = None
             self._pending_from[connection.peer] += 1
+            self._changed()
 
     def _flooded(self, peer: str) -> bool:
         """So many connections that refused ones are dropped at once, not told why."""
@@ -354,6 +385,11 @@ class PiocheServer:
         else:
             return  # it was refused
         self._uncount(self._admitted_from, peer)
+        self._changed()
+
+    def _changed(self) -> None:
+        if self.elsewhere is not None:
+            self.elsewhere.changed(len(self._playing), self._admitted_from)
 
     @staticmethod
     def _uncount(counter: Counter[str], peer: str) -> None:
@@ -361,7 +397,18 @@ class PiocheServer:
         if not counter[peer]:
             del counter[peer]
 
-    def _session_info(
+    async def _may_take(self, nickname: str, identity: str | None) -> bool:
+        """``nickname`` is free, or ``identity``'s. Not when the coordinator does not answer
+        (a front's, away): the app asks the player, and says what is wrong when it connects."""
+        try:
+            owner = self.name_owner(nickname)
+            if inspect.isawaitable(owner):
+                owner = await owner
+        except Refused:
+            return False
+        return owner in (None, identity)
+
+    async def _session_info(
         self, connection: _Connection, term_type: str | None, size: tuple[int, int],
         command: str | None, env: Mapping[str, str],
     ) -> SessionInfo:
@@ -375,7 +422,7 @@ class PiocheServer:
             nickname = sanitize_nickname(connection.username)
         if nickname is not None and (
             is_default_login_name(nickname)
-            or self.name_owner(nickname) not in (None, connection.identity)
+            or not await self._may_take(nickname, connection.identity)
         ):
             nickname = None
         return SessionInfo(
@@ -748,7 +795,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     async def _run_app(self) -> int:
         server = self._server
         assert self._chan is not None
-        info = self.info = server._session_info(
+        info = self.info = await server._session_info(
             self._connection, self._term_type, self._size, self._command,
             self._chan.get_environment(),
         )
@@ -764,9 +811,18 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         assert self._connection.meter is not None
         member = None
         if server.hub is not None and not self._ended:
-            member = server.hub.member(self, info, self._connection.meter)
+            # (what the client sends meanwhile waits: the member looks at it once it exists)
+            self.pause_reading()
+            try:
+                member = await server.hub.member(self, info, self._connection.meter)
+            finally:
+                self.resume_reading()
         if member is not None:
             self._terminal = member
+            if self._ended:  # (gone while it joined)
+                member.hang_up()
+            elif self._size != info.size:  # (resized while it joined)
+                member.resize(*self._size)
             if not await member.run() or self._ended or server.closing:
                 self.write(member.goodbye())
                 return 0
@@ -808,7 +864,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             release_startup()
             if held is not None:  # (whatever became of its app: closed once, here too)
                 assert server.hub is not None
-                server.hub.sharing.release(held)
+                await server.hub.sharing.release(held)
 
     def _handover(self, member: Member, held: object) -> dict[str, Any]:
         """The Terminal's settings for an app taking over from a shared screen: the terminal

@@ -5,8 +5,25 @@ be counted against that test's screens (``tests/hostile/test_screen_memory.py``)
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
+import pytest_asyncio
+
+from pioche_tui.bus.natsd import NatsServer
 from server import cycles
 
 
 def pytest_configure() -> None:
     cycles.install()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def nats_server() -> AsyncIterator[NatsServer]:
+    """A real nats-server on a free loopback port, with a drawn password, for the test module
+    (``server.url`` has the credentials). No mock bus, ever."""
+    server = NatsServer()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()

@@ -16,6 +16,7 @@ becomes of the player's seat (``action_quit``).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
@@ -372,8 +373,11 @@ class PiocheApp(App[None]):
     async def on_server_shutdown(self, message: Message) -> None:
         """The SSH server is stopping (``server.session.ServerShutdown``): say so, and go. The
         coordinator first stops every table, so that this session's end leaves its seat and
-        turn as they are for the next start (``CoordinatorClient.server_stopping``)."""
-        await self.client.server_stopping()
+        turn as they are for the next start (``CoordinatorClient.server_stopping``). A
+        coordinator that does not answer (a front's, gone with the bus) changes nothing: the
+        player is told all the same."""
+        with contextlib.suppress(Refused):
+            await self.client.server_stopping()
         self.farewell = self.t("notice.shutdown")
         self.exit()
 
@@ -392,7 +396,7 @@ class PiocheApp(App[None]):
     def deliver(self, mail: Mail) -> None:
         """Hand what arrived to the screens it concerns."""
         for notice in mail.notices:
-            if notice.code in ("shutdown", "replaced"):
+            if notice.code in ("shutdown", "replaced", "coordinator_lost"):
                 self.farewell = self.t.notice(notice.code, notice.text)
             else:
                 self.notify(self.t.notice(notice.code, notice.text), markup=False)

@@ -1,12 +1,14 @@
-"""What ``pioche serve`` runs: the coordinator and its store, and one PiocheApp per SSH session.
+"""What an SSH front runs: one PiocheApp per SSH session, over a coordinator.
 
 The server hands each session's facts (``server.session.SessionInfo``); the app reads only the
 fields below, so it needs nothing from the server package (imports point server → app).
 
-This is the embedded mode's wiring, the one module of ``app/`` that knows the coordinator
-itself (tests/app/test_imports.py): it opens and stops it, gives each app a client of it
-(``Coordinator.client``: the seam, ``coordinator/client.py``) and answers the SSH front's
-questions through ``InProcessFront`` (``client.FrontDesk``). Nothing else here reads it.
+``PiocheService`` works over a ``client.FrontDesk`` and the apps' clients alone: the same
+service runs in ``pioche serve`` (the embedded coordinator, ``InProcessFront``) and in each
+``pioche front`` (its coordinator over the bus: ``server/front.py``). This is also the embedded
+mode's wiring, the one module of ``app/`` that knows the coordinator itself
+(tests/app/test_imports.py): ``open_service`` opens it, and ``EmbeddedService`` asks it through
+``InProcessFront``. Nothing else here reads it.
 """
 
 from __future__ import annotations
@@ -15,15 +17,16 @@ import asyncio
 import contextlib
 import textwrap
 from collections.abc import Hashable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from rich.cells import cell_len
 
-from ..coordinator.client import FrontDesk
-from ..coordinator.core import Coordinator, Session, Settings
-from ..coordinator.inprocess import InProcessClient, InProcessFront, Opened
-from ..coordinator.model import Player, Refused
+from ..coordinator.client import CoordinatorClient, FrontDesk
+from ..coordinator.core import Coordinator, Settings
+from ..coordinator.inprocess import InProcessFront
+from ..coordinator.model import GuestPass, Player, Refused
 from ..i18n import Catalogue, pick_lang
 from .app import PiocheApp
 from .colours import terminal_depth
@@ -80,25 +83,53 @@ QUESTION_WIDTH = 60  # the dialogs' width (dialogs.tcss)
 BUTTON_WIDTH = 14  # a compact button's, as the dialog shows it
 
 
+@dataclass(frozen=True)
+class Held:
+    """What a spectator holds while they share a screen (``PiocheService.join``): their own
+    watching session's open client, their guest pass if they are a guest, and the language
+    their screens speak (their settings', else their terminal's)."""
+
+    client: CoordinatorClient
+    guest_pass: GuestPass | None
+    lang: str
+
+
+class _Handed:
+    """A connector handing over a client opened already (``client.Connector``): a spectator's
+    own watching session, for the app they get when they leave a shared screen, or a table's
+    mirror, for the app of a shared screen. The app finds its client open and takes the
+    session as it is (``PiocheApp.on_mount``)."""
+
+    def __init__(self, client: CoordinatorClient) -> None:
+        self._client = client
+
+    def client(self) -> CoordinatorClient:
+        return self._client
+
+
 class PiocheService:
-    """``public_host`` (``pioche serve --public-host HOST[:PORT]``) is the server's name as
+    """The apps of an SSH front, over its coordinator's ``desk`` (``client.FrontDesk``).
+    Everything goes through the desk and the apps' clients, so that the same service runs
+    embedded (``EmbeddedService``) and on a front over the bus (``pioche front``).
+
+    ``public_host`` (``pioche serve --public-host HOST[:PORT]``) is the server's name as
     players reach it, for the ``ssh … resume TOKEN`` command a guest is shown. By default the
     command names the address and port the guest's own connection reached: right when players
     connect straight to the server, wrong behind a NAT or a proxy, which is what the setting is
     for. (The name the player typed is never sent by SSH.)"""
 
-    def __init__(self, coordinator: Coordinator, public_host: str | None = None) -> None:
-        self.coordinator = coordinator
-        self.front: FrontDesk = InProcessFront(coordinator)
-        self.retention: asyncio.Task[None] | None = None  # set by open_service
+    def __init__(self, desk: FrontDesk, public_host: str | None = None) -> None:
+        self.desk = desk
         self.public_host = split_host(public_host) if public_host else None
 
-    def make_app(self, session: SessionFacts, held: Session | None = None) -> PiocheApp:
-        """``session``'s app; on the coordinator session ``held`` as it is, if given (see
-        PiocheApp): then it asks for no table (the session is at its own already)."""
+    def make_app(self, session: SessionFacts, held: CoordinatorClient | None = None,
+                 guest_pass: GuestPass | None = None) -> PiocheApp:
+        """``session``'s app; on the open client ``held``, as it is, if given (see PiocheApp):
+        then it asks for no table (the session is at its own already); ``guest_pass`` is that
+        session's, for a guest."""
         guest = session.identity is None
         app = PiocheApp(
-            self.coordinator if held is None else Opened(self.coordinator, held),
+            self.desk.connector() if held is None else _Handed(held),
             identity=self._identity(session),
             name=None if session.must_ask_nickname else session.nickname,
             guest=guest,
@@ -113,7 +144,7 @@ class PiocheService:
             no_color=session.no_color,
         )
         if held is not None:
-            app.guest_pass = held.guest_pass
+            app.guest_pass = guest_pass
         return app
 
     @staticmethod
@@ -127,48 +158,42 @@ class PiocheService:
     # ``PiocheApp.colours``, before the operator's cap, which is the same for everyone), and on
     # the size of their terminal (the server's part of the key).
 
-    def share_key(self, session: SessionFacts) -> Hashable | None:
+    async def join(self, session: SessionFacts) -> tuple[Hashable, Held] | None:
+        """The screen ``session`` shares, and what it holds meanwhile: its own watching
+        session, as its app would open it (``PiocheApp``'s ``connect``: named, counted,
+        remembered). None if it may not share (it gets an app of its own, which says why it
+        cannot watch, if it cannot)."""
         if not session.watch_only or session.watch_table is None or session.resume_token:
             return None
-        table = self.coordinator.tables.get(session.watch_table.strip().upper())
+        table = self.desk.table(session.watch_table)
         if table is None or table.status == "closed" or table.private:
-            return None  # (its own app says why it cannot watch)
-        prefs = self._prefs(session)
-        lang = prefs.lang or pick_lang(session.lang)
-        if prefs.colours == "auto":
-            colours = (terminal_depth(session.term, session.colorterm), session.no_color)
-        else:
-            colours = (prefs.colours, False)
-        return (table.id, lang, colours)
-
-    def _prefs(self, session: SessionFacts) -> Preferences:
-        return Preferences.from_dict(self.coordinator.preferences(self._identity(session)))
-
-    def join(self, session: SessionFacts) -> Session | None:
-        """The spectator's own watching session, as their app would open it (``PiocheApp``'s
-        ``connect``): named, counted, remembered; None if the table cannot be watched."""
-        coordinator = self.coordinator
-        guest_pass = coordinator.guest_pass() if session.identity is None else None
-        identity = guest_pass.identity if guest_pass is not None else self._identity(session)
-        name = session.nickname or Catalogue(
-            self._prefs(session).lang or pick_lang(session.lang))("watcher.name")
-        held = coordinator.connect(
-            Player(identity, name, guest_pass is not None, True, session.peer), guest_pass)
-        try:
-            if held.table is not None:  # (brought back to the table watched last time)
-                held.leave()
-            assert session.watch_table is not None
-            held.watch(session.watch_table)
-        except Refused:
-            held.close()
             return None
-        return held
+        client = self.desk.connector().client()
+        try:
+            prefs = Preferences.from_dict(await client.preferences(self._identity(session)))
+            lang = prefs.lang or pick_lang(session.lang)
+            if prefs.colours == "auto":
+                colours = (terminal_depth(session.term, session.colorterm), session.no_color)
+            else:
+                colours = (prefs.colours, False)
+            guest_pass = await client.guest_pass() if session.identity is None else None
+            identity = guest_pass.identity if guest_pass is not None else self._identity(session)
+            name = session.nickname or Catalogue(lang)("watcher.name")
+            place = await client.connect(
+                Player(identity, name, guest_pass is not None, True, session.peer), guest_pass)
+            if place.table is not None:  # (brought back to the table watched last time)
+                await client.leave()
+            await client.watch(session.watch_table)
+        except Refused:
+            await client.close()
+            return None
+        return (table.id, lang, colours), Held(client, guest_pass, lang)
 
-    def shared_app(self, session: SessionFacts) -> PiocheApp | None:
+    async def shared_app(self, session: SessionFacts) -> PiocheApp | None:
         """The app of a shared screen: ``session``'s settings, on the table's ``mirror``."""
         assert session.watch_table is not None
         try:
-            mirror = self.coordinator.mirror(session.watch_table)
+            mirror = await self.desk.mirror(session.watch_table)
         except Refused:
             return None
         return self.make_app(session, mirror)
@@ -176,37 +201,37 @@ class PiocheService:
     def own_app(self, session: SessionFacts, held: object) -> PiocheApp:
         """The spectator's own app, on their watching session as it is: its mailbox, never
         read while they shared, holds the table's update with its history."""
-        assert isinstance(held, Session)
-        return self.make_app(session, held)
+        assert isinstance(held, Held)
+        return self.make_app(session, held.client, held.guest_pass)
 
-    def discard(self, app: Any) -> None:
+    async def discard(self, app: Any) -> None:
         """An app that will not run (any more): the session it was handed (``make_app``'s
         ``held``) and has not taken (no lobby yet) is closed."""
-        session = self._session_of(app)
-        if session is not None and app.lobby is None:
-            session.close()
+        assert isinstance(app, PiocheApp)
+        if app.lobby is None:
+            await app.client.close()
 
-    def release(self, held: object) -> None:
-        assert isinstance(held, Session)
-        held.close()
+    async def release(self, held: object) -> None:
+        assert isinstance(held, Held)
+        await held.client.close()
 
     def shows(self, app: Any) -> bool:
         """The app shows its session's table (its screen is up), or the lobby if it has no
         table (any more)."""
-        session = self._session_of(app)
-        if session is None:
-            return False
-        if session.table is None:
+        assert isinstance(app, PiocheApp)
+        table_id = app.client.table_id
+        if table_id is None:
             return app.lobby is not None and app.lobby.is_mounted
         screen = app.table_screen
-        return screen is not None and screen.ready and screen.table_id == session.table.id
+        return screen is not None and screen.ready and screen.table_id == table_id
 
-    def quit_question(self, session: SessionFacts, size: tuple[int, int], yes: bool) -> str:
+    def quit_question(self, held: object, size: tuple[int, int], yes: bool) -> str:
         """The question Ctrl+Q asks a spectator (``PiocheApp.action_quit``: « Quitter Pioche ? »,
         nothing to lose), drawn over their shared screen as the ``Confirm`` dialog lays it out
         (60 columns, centred, round border, the two buttons, the keys), in bold, reverse and
         dim only: right on every colour depth. ``yes``: « Oui » is highlighted, else « Non »."""
-        t = Catalogue(self._prefs(session).lang or pick_lang(session.lang))
+        assert isinstance(held, Held)
+        t = Catalogue(held.lang)
         width, height = size
         outer = min(QUESTION_WIDTH, width)
         inner = max(outer - 6, 1)  # (border and padding: 1 + 2 each side)
@@ -238,14 +263,8 @@ class PiocheService:
         return "".join(out)
 
     def lost_table(self, app: Any) -> bool:
-        session = self._session_of(app)
-        return session is not None and session.table is None
-
-    @staticmethod
-    def _session_of(app: Any) -> Session | None:
-        """The coordinator session an app of this service holds (its in-process client's)."""
-        assert isinstance(app, PiocheApp) and isinstance(app.client, InProcessClient)
-        return app.client.session
+        assert isinstance(app, PiocheApp)
+        return app.client.table_id is None
 
     def address_for(self, reached: tuple[str, int] | None) -> tuple[str, int] | None:
         """The host and port to show in commands: ``public_host`` where given (with its port,
@@ -255,24 +274,36 @@ class PiocheService:
         host, port = self.public_host
         return (host, port if port is not None else reached[1] if reached else 22)
 
-    def name_owner(self, nickname: str) -> str | None:
-        return self.front.name_owner(nickname)
+    async def name_owner(self, nickname: str) -> str | None:
+        return await self.desk.name_owner(nickname)
 
     def holds_seat(self, identity: str) -> bool:
         """A seat at a table in play or waiting for players: what a returning player finds."""
-        return self.front.holds_seat(identity)
+        return self.desk.holds_seat(identity)
+
+    async def close(self) -> None:
+        await self.desk.close()
+
+
+class EmbeddedService(PiocheService):
+    """The service of ``pioche serve``: over ``coordinator``, this process's own."""
+
+    def __init__(self, coordinator: Coordinator, public_host: str | None = None) -> None:
+        super().__init__(InProcessFront(coordinator), public_host)
+        self.coordinator = coordinator
+        self.retention: asyncio.Task[None] | None = None  # set by open_service
 
     async def close(self) -> None:
         if self.retention is not None:
             self.retention.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.retention
-        self.coordinator.stop()
+        await super().close()
 
 
 async def open_service(
     data_dir: Path, public_host: str | None = None, **settings: Any
-) -> PiocheService:
+) -> EmbeddedService:
     """The service over ``data_dir`` (tables' logs and the database), unfinished tables back,
     and the retention of ended tables' logs running (a pass now, then periodically).
 
@@ -281,6 +312,6 @@ async def open_service(
     ``PiocheService``."""
     coordinator = Coordinator(Settings(data_dir, **settings))
     await coordinator.start()
-    service = PiocheService(coordinator, public_host)
+    service = EmbeddedService(coordinator, public_host)
     service.retention = asyncio.create_task(coordinator.keep_retention(), name="retention")
     return service

@@ -12,8 +12,9 @@ Nothing crosses that holds the coordinator's state (no table, no database, no se
 so a client may live in another process than the coordinator (issue 16: a client over a message
 bus). Today's implementation is ``inprocess.InProcessClient``, the embedded mode.
 
-The SSH front asks two questions of its own before any app starts (who owns a nickname; does a
-returning player hold a seat): :class:`FrontDesk`.
+What the SSH front's service asks of the coordinator besides (the apps' connector, who owns a
+nickname, does a returning player hold a seat, a table's mirror for shared screens):
+:class:`FrontDesk`.
 
 The rule (tests/app/test_imports.py): modules under ``pioche_tui/app/`` and ``widgets/``
 import of the coordinator only this module, ``model`` and ``text`` (pure text rules: the
@@ -35,6 +36,7 @@ from .model import (
     Player,
     PlayerStats,
     ServerInfo,
+    TableSummary,
 )
 
 
@@ -60,6 +62,10 @@ class CoordinatorClient(Protocol):
     @property
     def pending(self) -> bool:
         """News waits in the mailbox."""
+
+    @property
+    def table_id(self) -> str | None:
+        """The table the session is at (None: the lobby, or not connected)."""
 
     # --- before connecting -----------------------------------------------------------------
 
@@ -166,15 +172,32 @@ class Connector(Protocol):
 
 
 class FrontDesk(Protocol):
-    """The SSH front's questions, asked during a login, before any app or session exists.
+    """What the SSH front's service asks of its coordinator beyond each app's own client: the
+    apps' connector, the questions of a login (who owns a nickname; does a returning player
+    hold a seat) and what shared spectator screens need (a table as the lobby shows it, a
+    table's mirror). Embedded: ``inprocess.InProcessFront``; a front over the bus
+    (``pioche front``): ``server.front.RemoteFront``."""
 
-    They are synchronous: asyncssh asks them inside its synchronous callbacks (the login's
-    completion, the session's start). Split from the coordinator (issue 16), a front answers
-    ``holds_seat`` from the newest lobby snapshot (its seats' identities) and ``name_owner``
-    from the players' table, read-only."""
+    def connector(self) -> Connector:
+        """What a new app opens its client from."""
 
-    def name_owner(self, nickname: str) -> str | None:
+    def table(self, table_id: str) -> TableSummary | None:
+        """The table ``table_id`` (as typed) as the lobby shows it, or None if the lobby has
+        no such table (closed, or unknown). From the newest lobby snapshot over the bus: a
+        table created a moment ago may not be in it yet."""
+
+    async def mirror(self, table_id: str) -> CoordinatorClient:
+        """An open client of a session that sees the table as its spectators do, for a
+        screen several of them share (``Coordinator.mirror``). Refused as ``watch`` is."""
+
+    async def name_owner(self, nickname: str) -> str | None:
         """The key fingerprint that owns ``nickname`` (by ``text.name_key``), or None."""
 
     def holds_seat(self, identity: str) -> bool:
-        """A seat at a table in play or waiting for players: a returning player."""
+        """A seat at a table in play or waiting for players: a returning player. Synchronous
+        (asyncssh asks it in its synchronous callbacks): over the bus, the newest lobby
+        snapshot's seats answer it."""
+
+    async def close(self) -> None:
+        """The front is done with its coordinator (embedded: the coordinator stops, its logs
+        flushed and its store closed)."""

@@ -206,6 +206,9 @@ class Coordinator:
         self._tables_by_address = RateLimiter(per_address, 60.0)
         self._lobby_pending = False
         self._lobby_sent = -math.inf  # loop time of the last lobby snapshot sent
+        self.lobby_listeners: list[Callable[[LobbySnapshot], None]] = []
+        """Called with each snapshot sent to the lobby's sessions (the bus's host publishes
+        it to the fronts, which cache it: coordinator/host.py)."""
         self._watchers = 0
         self._heartbeat: asyncio.TimerHandle | None = None
         self._clocks: dict[str, dict[int, float]] = {}  # at start: deadlines stored last run
@@ -631,6 +634,8 @@ class Coordinator:
         for session in self.sessions.values():
             if session.table is None:
                 session.mailbox.put_lobby(snapshot)
+        for listener in self.lobby_listeners:
+            listener(snapshot)
 
     # --- tables ---------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """The embedded mode's client: ``client.CoordinatorClient`` over the coordinator of this
-process, and the SSH front's questions (``client.FrontDesk``) answered from it.
+process, and the SSH front's service's questions (``client.FrontDesk``) answered from it.
 
 Each request calls the coordinator at once, on the loop's thread, as the apps did before the
 seam: it never suspends, so a request is granted or refused before the screen's handler goes
@@ -21,6 +21,7 @@ from .model import (
     PlayerStats,
     Refused,
     ServerInfo,
+    TableSummary,
 )
 
 NOT_CONNECTED = "Pas de session ouverte."
@@ -49,6 +50,11 @@ class InProcessClient:
     @property
     def pending(self) -> bool:
         return self.session is not None and self.session.mailbox.pending
+
+    @property
+    def table_id(self) -> str | None:
+        table = self.session.table if self.session is not None else None
+        return table.id if table is not None else None
 
     # --- before connecting -----------------------------------------------------------------
 
@@ -161,13 +167,27 @@ def _place(session: Session) -> Place:
 
 
 class InProcessFront:
-    """The SSH front's questions (``client.FrontDesk``), answered by this process's
+    """The SSH front's service's questions (``client.FrontDesk``), answered by this process's
     coordinator."""
 
     def __init__(self, coordinator: Coordinator) -> None:
         self.coordinator = coordinator
 
-    def name_owner(self, nickname: str) -> str | None:
+    def connector(self) -> Coordinator:
+        return self.coordinator
+
+    def table(self, table_id: str) -> TableSummary | None:
+        table = self.coordinator.tables.get(table_id.strip().upper())
+        if table is None or table.status == "closed":
+            return None
+        return table.summary()
+
+    async def mirror(self, table_id: str) -> InProcessClient:
+        client = InProcessClient(self.coordinator)
+        client.session = self.coordinator.mirror(table_id)
+        return client
+
+    async def name_owner(self, nickname: str) -> str | None:
         db = self.coordinator.db
         return db.name_owner(nickname) if db is not None else None
 
@@ -177,18 +197,5 @@ class InProcessFront:
             for table in self.coordinator.tables.values()
         )
 
-
-class Opened:
-    """A connector whose client holds a session opened already (``client.Connector``): a
-    spectator's own watching session, handed to the app they get when they leave a shared
-    screen, or a table's ``mirror`` for the app of a shared screen (server/share.py). The app
-    finds its client open and takes the session as it is (``PiocheApp.on_mount``)."""
-
-    def __init__(self, coordinator: Coordinator, session: Session) -> None:
-        self.coordinator = coordinator
-        self.session = session
-
-    def client(self) -> InProcessClient:
-        client = InProcessClient(self.coordinator)
-        client.session = self.session
-        return client
+    async def close(self) -> None:
+        self.coordinator.stop()

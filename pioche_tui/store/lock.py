@@ -60,9 +60,40 @@ class DataDirBusy(Exception):
 class DataDirLock:
     """Held from :meth:`acquire` to :meth:`release` (or the process's end)."""
 
-    def __init__(self, path: Path, fd: int) -> None:
+    def __init__(self, path: Path, fd: int, owner: bool = True) -> None:
         self.path = path
         self._fd: int | None = fd
+        self._owner = owner  # False: handed down by the holder (``adopt``), who empties the file
+
+    @property
+    def fd(self) -> int:
+        """The locked file's descriptor, for a child process to be handed (``pass_fds``):
+        the lock belongs to the open file, so the child holds it as long as any holder does."""
+        if self._fd is None:
+            raise ValueError("the lock was released")
+        return self._fd
+
+    @classmethod
+    def adopt(cls, data_dir: Path, fd: int) -> DataDirLock:
+        """The lock of ``data_dir`` handed down as the open descriptor ``fd`` by the process
+        that took it (``pioche serve --workers`` to its coordinator: ``--lock-fd``). Checked:
+        ``fd`` must be that directory's lock file, locked (ValueError otherwise: the caller
+        has been handed something else, and must not run on the directory)."""
+        path = data_dir / LOCK_NAME
+        try:
+            held, named = os.fstat(fd), os.stat(path)
+        except OSError as error:
+            raise ValueError(f"lock fd {fd}: {error}") from error
+        if (held.st_dev, held.st_ino) != (named.st_dev, named.st_ino):
+            raise ValueError(f"lock fd {fd} is not {path}")
+        # flock again on the same open file: a no-op if it holds the lock already (taken if
+        # nobody does), refused if another open file holds it.
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            raise ValueError(f"lock fd {fd} does not hold {path}") from error
+        os.set_inheritable(fd, False)
+        return cls(path, fd, owner=False)
 
     @classmethod
     def acquire(cls, data_dir: Path, command: str | None = None) -> DataDirLock:
@@ -95,9 +126,10 @@ class DataDirLock:
         if self._fd is None:
             return
         fd, self._fd = self._fd, None
-        with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)  # (the lock still held: nobody reads a half-emptied line)
-        os.close(fd)  # closing the file lets go of the lock
+        if self._owner:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)  # (the lock still held: nobody reads a half-emptied line)
+        os.close(fd)  # closing the file lets go of the lock (adopted: the holder still has it)
 
     def __enter__(self) -> DataDirLock:
         return self

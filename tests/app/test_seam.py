@@ -17,7 +17,9 @@ from pioche_tui.app.screens.lobby import LobbyScreen
 from pioche_tui.app.screens.table import TableScreen
 from pioche_tui.coordinator.client import CoordinatorClient
 from pioche_tui.coordinator.core import Coordinator
+from pioche_tui.coordinator.model import Refused
 from pioche_tui.engine.base import Event
+from server.session import ServerShutdown
 
 from .conftest import settle
 
@@ -147,3 +149,25 @@ async def test_an_error_in_a_move_sent_in_the_background_is_the_apps_not_silence
             await screen.run_action("draw")
             await pilot.pause(LATENCY)
             assert app.return_code == 1
+
+
+class AwayAtTheEnd(SlowClient):
+    """A front's client whose coordinator is gone when the server stops (the bus went with
+    the supervisor): ``server_stopping`` is refused as unavailable."""
+
+    async def server_stopping(self) -> None:
+        raise Refused("unavailable", "Le serveur ne répond pas ; réessayez dans un instant.")
+
+
+async def test_a_server_stopping_without_its_coordinator_still_says_goodbye(
+        coordinator: Coordinator) -> None:
+    class Away(Slow):
+        def client(self) -> SlowClient:
+            return AwayAtTheEnd(self.coordinator.client())
+
+    app = PiocheApp(Away(coordinator), identity="SHA256:Alice", name="Alice")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until_screen(pilot, app, LobbyScreen)
+        app.post_message(ServerShutdown(3.0))
+        await pilot.pause(LATENCY)
+    assert app.return_code == 0 and app.farewell == app.t("notice.shutdown")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pioche_tui.app.service import PiocheService, open_service, split_host
+from pioche_tui.app.service import EmbeddedService, open_service, split_host
 from pioche_tui.coordinator.guests import GuestPass
 from pioche_tui.coordinator.model import Player
 from server.session import SessionInfo
@@ -16,7 +16,7 @@ from tests.server.conftest import Connect
 
 
 @pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[PiocheService]:
+async def service(tmp_path: Path) -> AsyncIterator[EmbeddedService]:
     opened = await open_service(tmp_path)
     yield opened
     await opened.close()
@@ -31,7 +31,7 @@ def info(**fields: object) -> SessionInfo:
     return SessionInfo(**values)  # type: ignore[arg-type]
 
 
-async def test_sessions_become_apps(service: PiocheService) -> None:
+async def test_sessions_become_apps(service: EmbeddedService) -> None:
     guest = service.make_app(info())
     assert guest.guest and guest.identity == "127.0.0.1" and guest.wanted_name == "alice"
     player = service.make_app(info(identity="SHA256:abc", lang="en_GB.UTF-8"))
@@ -42,7 +42,7 @@ async def test_sessions_become_apps(service: PiocheService) -> None:
     assert watcher.watch_only and watcher.watch_table == "K7PX"
     assert service.coordinator.db is not None
     service.coordinator.db.seen("SHA256:abc", "Alice", 0.0)
-    assert service.name_owner("alice") == "SHA256:abc"
+    assert await service.name_owner("alice") == "SHA256:abc"
 
 
 async def test_a_guest_is_given_the_way_back(tmp_path: Path) -> None:
@@ -56,7 +56,7 @@ async def test_a_guest_is_given_the_way_back(tmp_path: Path) -> None:
         assert app.resume_token == "mixte-benefice-hesiter" and app.peer == "127.0.0.1"
         assert app.server_address == ("192.0.2.7", 2222)
         assert named.address_for(("192.0.2.7", 2222)) == ("play.example.org", 2222)
-        assert PiocheService(named.coordinator, "[2001:db8::1]:22").address_for(
+        assert EmbeddedService(named.coordinator, "[2001:db8::1]:22").address_for(
             ("192.0.2.7", 2222)) == ("2001:db8::1", 22)
         app.guest_pass = GuestPass("guest:x", "mixte-benefice-hesiter")
         assert app.resume_command() == "ssh -t -p 2222 192.0.2.7 resume mixte-benefice-hesiter"
@@ -85,7 +85,7 @@ def test_what_is_no_public_host(text: str) -> None:
 
 
 async def test_a_key_holds_a_seat_while_its_table_is_waiting_or_in_play(
-    service: PiocheService,
+    service: EmbeddedService,
 ) -> None:
     coordinator = service.coordinator
     alice = coordinator.connect(Player("SHA256:alice", "alice"))

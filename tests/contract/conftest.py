@@ -111,9 +111,43 @@ async def in_process_wire(data: Path) -> AsyncIterator[Connector]:
         yield CrossingConnector(inner, crossed)
 
 
+@asynccontextmanager
+async def over_nats(data: Path) -> AsyncIterator[Connector]:
+    """The workers' mode (issue 16): the clients are a front's ``RemoteClient``s, over a real
+    nats-server, to a real ``CoordinatorHost`` over the coordinator (all in this process)."""
+    from pioche_tui import bus
+    from pioche_tui.bus.natsd import NatsServer
+    from pioche_tui.coordinator.host import CoordinatorHost
+    from pioche_tui.coordinator.remote import Remote
+    from tests.wire.through import register_toy
+
+    register_toy()
+    server = NatsServer()
+    await server.start()
+    try:
+        async with in_process(data) as coordinator:
+            assert isinstance(coordinator, Coordinator)
+            coord_nc = await bus.connect(server.url, "test-coordinator")
+            front_nc = await bus.connect(server.url, "test-front")
+            host = CoordinatorHost(coordinator, coord_nc)
+            remote = Remote(front_nc, "front1")
+            await host.start()
+            await remote.start()
+            try:
+                yield remote.connector()
+            finally:
+                await remote.stop()
+                await host.stop()
+                await front_nc.close()
+                await coord_nc.close()
+    finally:
+        await server.stop()
+
+
 IMPLEMENTATIONS: dict[str, Callable[[Path], AbstractAsyncContextManager[Connector]]] = {
     "in_process": in_process,
     "in_process_wire": in_process_wire,
+    "over_nats": over_nats,
 }
 
 

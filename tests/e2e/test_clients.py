@@ -35,13 +35,26 @@ LANG = "en_GB.UTF-8"  # the players' terminals: English, so a screen in English 
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    """The game, with bots that play at once and no turn timer."""
+def served(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+           ) -> Iterator[ServeProcess]:
+    """The game, with bots that play at once and no turn timer; in one process, or with
+    ``--workers N`` when the test's parameter ``served`` says N (indirect)."""
+    workers: int | None = getattr(request, "param", None)
     with serve_process(tmp_path_factory.mktemp("served"), "--bot-delay", "0.02,0.05",
-                       "--turn-timer", "0", app=DEFAULT_APP) as served:
+                       "--turn-timer", "0", app=DEFAULT_APP, workers=workers) as served:
         yield served
         served.process.send_signal(signal.SIGTERM)
         assert served.wait() == 0
+
+
+@pytest.fixture
+def client_type(request: pytest.FixtureRequest, served: ServeProcess) -> type[SSHClient]:
+    """The test's client; against the process tree, OpenSSH's alone (what the tree changes is
+    behind the fronts, the same for every client: one is enough for the suite's time)."""
+    client: type[SSHClient] = request.param
+    if served.workers is not None and client is not CLIENTS[0]:
+        pytest.skip("the process tree is tried with OpenSSH alone")
+    return client
 
 
 def bound_identities(served: ServeProcess, nickname: str) -> list[str]:
@@ -77,7 +90,8 @@ def play_one_move(tmux: Tmux, t: Catalogue, name: str) -> None:
                  marks=pytest.mark.skipif(client.missing() is not None,
                                           reason=client.missing() or ""))
     for client in CLIENTS
-])
+], indirect=True)
+@pytest.mark.parametrize("served", [None, 2], ids=["", "workers2"], indirect=True)
 def test_a_player_with(
     client_type: type[SSHClient], keyed: bool, served: ServeProcess, tmux: Tmux, tmp_path: Path
 ) -> None:

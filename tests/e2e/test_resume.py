@@ -14,6 +14,7 @@ import pytest
 
 from pioche_tui.store.log import read_log
 from server.keys import HOST_KEY_NAME
+from server.serve import DEFAULT_APP
 from tests.e2e.clients import Tmux
 from tests.server.process import serve_process
 
@@ -22,12 +23,12 @@ RESUME = re.compile(r"ssh -t -p (\d+) (\S+) resume ([a-z]+-[a-z]+-[a-z]+)")
 
 
 @pytest.mark.skipif(bool(MISSING), reason=f"needs {' and '.join(MISSING)}")
+@pytest.mark.parametrize("workers", [None, 2], ids=["one-process", "workers2"])
 def test_openssh_resumes_a_guest_with_the_command_on_her_screen(
-    tmp_path: Path, tmux: Tmux
+    tmp_path: Path, tmux: Tmux, workers: int | None
 ) -> None:
-    app = ("--app", "pioche_tui.app:open_service", "--bot-delay", "0.05,0.1", "--turn-timer",
-           "0")
-    with serve_process(tmp_path, *app) as served:
+    app = ("--bot-delay", "0.05,0.1", "--turn-timer", "0")
+    with serve_process(tmp_path, *app, app=DEFAULT_APP, workers=workers) as served:
         host_key = (served.keys_dir / (HOST_KEY_NAME + ".pub")).read_text().split()[:2]
         known_hosts = tmp_path / "known_hosts"
         known_hosts.write_text(f"[127.0.0.1]:{served.port} {' '.join(host_key)}\n")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pioche_tui.app.app import PiocheApp
-from pioche_tui.app.service import PiocheService, SessionFacts
+from pioche_tui.app.service import EmbeddedService, SessionFacts
 from pioche_tui.coordinator.core import Coordinator, Settings
 from tests.server.conftest import (  # noqa: F401 - the SSH fixtures
     Client,
@@ -29,7 +29,7 @@ def reset(client: Client) -> None:
     reset_connection(client.conn)
 
 
-class RecordingService(PiocheService):
+class RecordingService(EmbeddedService):
     """The real service, keeping the apps it made so tests can look inside them; ``apps`` holds
     those still running (as the demo service's does, for ``all_sessions_gone``)."""
 

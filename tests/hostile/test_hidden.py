@@ -54,14 +54,19 @@ from pioche_tui.narrate.collection import card_name as collection_name
 from pioche_tui.narrate.defausse import card_name
 from pioche_tui.replay import replay_lines
 from pioche_tui.store.log import read_log
+from server.serve import DEFAULT_APP
 from server.ssh import PiocheServer
 from tests.hostile.conftest import RecordingService, reset
 from tests.hostile.defausse import app_of, until
+from tests.hostile.test_restart_live import login
 from tests.server.conftest import Client, Connect, Screen
+from tests.server.process import LikeOpenSSH, serve_process
+from tests.server.process import reset as drop
 from widgets.collection_cards import face as collection_face
 from widgets.defausse_cards import face
 
 FRENCH = Catalogue("fr")
+TITLE = re.compile(r"Défausse · table ([A-Z2-9]{4})  ·  coup (\d+)")  # the table's step
 
 
 def defausse_labels(card: int) -> set[str]:
@@ -353,3 +358,75 @@ def test_a_leak_would_be_found() -> None:
         "Joker", "★"}
     assert find_labels(["R 7 ne va pas : il faut du rouge ou un\nJoker."], {"Joker"}) == set()
     assert find_labels(["Ambre pioche 1 carte : Joker"], {"Joker"}) == {"Joker"}
+
+
+async def test_no_viewer_receives_a_card_it_may_not_see_through_the_tree(
+        tmp_path: Path) -> None:
+    """The same search over ``pioche serve --workers 2`` (real processes: the views cross the
+    bus between the coordinator and the fronts), on every byte a player and a spectator
+    sharing a screen received: alice at a quick game of Défausse (three bots), her connection
+    dropped mid-game and reclaimed with her key, a spectator on ``watch TABLE`` to the end.
+
+    Whole game only: here the step at each chunk's arrival is not known (another process
+    moves the table), so each viewer's labels are those it was never allowed in what was
+    played, the log read once every connection is closed (the log can only have grown since
+    the last byte: what it allows is a superset of what any byte could show)."""
+    size = (100, 30)
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    with serve_process(tmp_path, "--bot-delay", "0.02,0.05", "--turn-timer", "0",
+                       app=DEFAULT_APP, workers=2) as served:
+        conn, alice = await login(served.port, "alice", key)
+        clients = {"alice": [alice]}
+        conns = [conn]
+        await alice.wait_for("Bonjour alice")
+        alice.send("p")
+        table_id = TITLE.search(await alice.wait_for(lambda s: TITLE.search(s) is not None))[1]
+        watch_conn = await asyncssh.connect(
+            "127.0.0.1", served.port, username="watch", known_hosts=None, client_keys=None,
+            agent_path=None, config=None, client_factory=LikeOpenSSH)
+        conns.append(watch_conn)
+        _chan, watcher = await watch_conn.create_session(
+            Client, f"watch {table_id}", term_type="xterm-256color", term_size=size,
+            encoding=None)
+        watcher.screen.resize(*size)
+        clients["watch"] = [watcher]
+        await watcher.wait_for("Vous regardez")
+
+        def step(client: Client) -> int:
+            found = TITLE.search(client.screen.text())
+            return int(found[2]) if found else 0
+
+        async def played_until(client: Client, steps: int) -> None:
+            typing = asyncio.create_task(Typist("defausse", 1).run(
+                client, lambda: step(client) >= steps))
+            await until(lambda: typing.done(), timeout=90)
+            await typing
+
+        await played_until(alice, 25)
+        drop(conns[0])  # (a TCP reset: her connection is lost)
+        conn, again = await login(served.port, "alice", key)
+        conns.append(conn)
+        clients["alice"].append(again)
+        await again.wait_for(f"Défausse · table {table_id}")
+        await played_until(again, 50)
+        for each in conns:
+            each.close()
+        for group in clients.values():
+            for client in group:
+                await asyncio.wait_for(client.closed.wait(), 10)
+    log = tmp_path / "data" / "tables" / f"{table_id}.log"
+    allowed = allowed_cards(log)
+    seat = next(n for n, s in enumerate(read_log(log).header["seats"]) if s["name"] == "alice")
+    cards = GAME_CARDS["defausse"]
+    for name, viewer in (("alice", seat), ("watch", None)):
+        forbidden = forbidden_labels(allowed[viewer][-1], cards)
+        assert len(forbidden) >= 10, f"too few labels to prove anything for {name}"
+        for client in clients[name]:
+            raw = bytes(client.raw)
+            assert len(raw) > 10_000
+            assert find_labels(texts_sent(raw), forbidden) == set(), name
+            assert find_labels(screens_shown(raw, size), forbidden) == set(), name
+    # And the search finds her own cards where they are allowed: on her screen.
+    own = forbidden_labels(allowed[None][-1], cards) - forbidden_labels(allowed[seat][-1], cards)
+    assert own and find_labels(
+        [text for client in clients["alice"] for text in texts_sent(bytes(client.raw))], own)

@@ -35,7 +35,7 @@ from pioche_tui.app.screens.learn import LearnDialog
 from pioche_tui.app.screens.podium import PodiumScreen
 from pioche_tui.app.screens.table import TableScreen
 from pioche_tui.app.screens.too_small import TooSmallScreen
-from pioche_tui.app.service import PiocheService, SessionFacts
+from pioche_tui.app.service import EmbeddedService, SessionFacts
 from pioche_tui.coordinator.core import Coordinator
 from pioche_tui.engine.base import Outcome
 from server.collector import Collector
@@ -238,7 +238,7 @@ def gone(text: str) -> Callable[[str], bool]:
     return lambda screen: text not in screen
 
 
-class WatchedService(PiocheService):
+class WatchedService(EmbeddedService):
     """The real service; remembers its apps weakly, to tell whether they were freed."""
 
     def __init__(self, coordinator: Coordinator) -> None:

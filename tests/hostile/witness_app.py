@@ -32,7 +32,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from pioche_tui.app.service import PiocheService
+from pioche_tui.app.service import EmbeddedService
 from pioche_tui.coordinator.core import Coordinator, Session, Settings
 from pioche_tui.coordinator.mailbox import Mail
 from pioche_tui.coordinator.model import Player, Refused
@@ -46,7 +46,7 @@ def digest(view: Any) -> str:
     return hashlib.sha256(repr(view).encode()).hexdigest()[:16]
 
 
-class WitnessService(PiocheService):
+class WitnessService(EmbeddedService):
     def __init__(self, coordinator: Coordinator, path: Path) -> None:
         super().__init__(coordinator)
         self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)

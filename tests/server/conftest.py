@@ -177,7 +177,7 @@ async def server(
     server = PiocheServer(
         service.make_app, host_key, name_owner=service.name_owner,
         holds_seat=service.holds_seat, limits=limits,
-        sharing=service if hasattr(service, "share_key") else None,  # (the real service's)
+        sharing=service if hasattr(service, "shared_app") else None,  # (the real service's)
     )
     await server.start("127.0.0.1", 0)
     yield server

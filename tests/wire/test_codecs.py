@@ -147,7 +147,10 @@ calls = st.one_of(
               st.dictionaries(names, plain, max_size=4)),
     st.builds(lambda t, s, c: wire.Call("join", {"table_id": t, "seat": s, "code": c}), names,
               st.none() | seats_no, st.none() | names),
-    st.sampled_from([wire.Call("leave", {}), wire.Call("mail", {})]),
+    st.sampled_from([wire.Call("leave", {}), wire.Call("mail", {}), wire.Call("lobby", {}),
+                     wire.Call("player", {})]),
+    st.builds(lambda t: wire.Call("mirror", {"table_id": t}), names),
+    st.builds(lambda n: wire.Call("name_owner", {"nickname": n}), names),
 )
 answers = st.one_of(
     st.builds(partial(wire.Answer, "preferences"), st.dictionaries(names, plain, max_size=4)),
@@ -160,6 +163,9 @@ answers = st.one_of(
     st.builds(partial(wire.Answer, "known_name"), st.none() | names),
     st.builds(partial(wire.Answer, "mail"), mails),
     st.just(wire.Answer("act", None)),
+    st.builds(partial(wire.Answer, "name_owner"), st.none() | names),
+    st.builds(partial(wire.Answer, "lobby"), lobbies),
+    st.builds(partial(wire.Answer, "player"), st.none() | players),
 )
 
 SAMPLES: dict[str, st.SearchStrategy[Any]] = {
@@ -172,6 +178,10 @@ SAMPLES: dict[str, st.SearchStrategy[Any]] = {
     "Place": st.builds(Place, st.none() | names, st.none() | seats_no,
                        st.none() | st.sampled_from(["waiting", "playing", "finished", "closed"])),
     "GameInfo": game_infos,
+    "CoordAlive": st.builds(wire.CoordAlive, names),
+    "FrontAlive": st.builds(wire.FrontAlive, names, small,
+                            st.lists(st.tuples(names, small), max_size=3).map(tuple),
+                            st.booleans()),
     "ServerInfo": st.builds(ServerInfo, st.lists(game_infos, max_size=3).map(tuple),
                             st.none() | st.floats(0, 600), st.floats(0, 600), st.floats(0, 600),
                             st.floats(0, 3600)),
@@ -390,7 +400,9 @@ def test_every_request_of_the_client_is_listed_with_its_arguments() -> None:
         if inspect.iscoroutinefunction(method)
     }
     assert methods == {
-        name: [arg for arg, _ in request.args] for name, request in wire.REQUESTS.items()}
+        name: [arg for arg, _ in request.args] for name, request in wire.REQUESTS.items()
+        if name not in wire.FRONT_REQUESTS}
+    assert set(wire.REQUESTS) > wire.FRONT_REQUESTS
 
 
 def call_map(name: Any = "join", **changes: Any) -> dict[str, Any]:
@@ -471,3 +483,16 @@ def test_bots_by_seat_cross_as_pairs_and_come_back_as_a_map() -> None:
     assert msgpack.unpackb(wire.encode(call))["args"]["bots"] == [[1, "basic"], [2, "basic"]]
     back = wire.decode(wire.encode(call))
     assert back.args["bots"] == {1: "basic", 2: "basic"} and back.args["timer"] == 60.0
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(first=mails, second=mails)
+def test_a_memo_shared_by_messages_changes_no_byte(first: Mail, second: Mail) -> None:
+    """The bus's host encodes one table update for many sessions' mails with one memo."""
+    memo: wire.Memo = {}
+    assert wire.encode(first, memo) == wire.encode(first)
+    assert wire.encode(second, memo) == wire.encode(second)
+    again = dataclasses.replace(second, chat=(), closed=not second.closed)  # (its parts shared)
+    assert wire.encode(again, memo) == wire.encode(again)
+    assert (first.table is None and second.table is None and first.lobby is None
+            and second.lobby is None) or memo  # (the memo is used)

@@ -1,0 +1,359 @@
+"""The coordinator's side of the bus: it serves the fronts' requests and sends them the news.
+
+One ``CoordinatorHost`` per coordinator process, over its NATS connection (``bus.connect``):
+
+- **Requests** (``bus.COORD_REQ``): a ``wire.Call`` answered by a ``wire.Answer`` or the
+  ``Refused`` it raised. A request naming a session (header ``Pioche-Session``) is made on that
+  session's own ``InProcessClient``, exactly as in the embedded mode; one without, or for a
+  session not connected yet, on a client with no session (the requests allowed before
+  ``connect``). A session belongs to the front that opened it (header ``Pioche-Front``): another
+  front's request for it is refused. Anything that is not a well-formed ``Call`` is answered
+  ``bad_request`` and logged; nothing a request carries can stop the host.
+- **News**: one task per remote session reads its mailbox here (latest-wins holds on this side:
+  a slow front gets the newest, merged) and publishes each ``Mail`` on ``pioche.s.<sid>``, with
+  a sequence number (header ``Pioche-Seq``) so that the front sees a lost one; before it, the
+  session's ``Player`` when the coordinator renamed it.
+- **Lobby** (``bus.LOBBY``): each snapshot the coordinator sends its lobby's sessions
+  (``Coordinator.lobby_listeners``), for the fronts' caches.
+- **Liveness**: the coordinator's heartbeat (its boot id) every ``bus.HEARTBEAT``; the sessions of
+  a front silent for ``bus.SILENCE`` (no heartbeat, no request), or that said ``bye``, are
+  closed as dropped connections are (a seat in play waits the grace period).
+
+Stopping: stop the coordinator first (``Coordinator.stop`` tells every session why), then the
+host (it publishes those last mails, then stops serving).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import secrets
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
+
+from .. import bus, wire
+from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
+from .core import Coordinator
+from .inprocess import InProcessClient, InProcessFront
+from .mailbox import Mail
+from .model import LobbySnapshot, Player, Refused
+
+log = logging.getLogger(__name__)
+
+NOT_YOURS = "Cette session appartient à un autre serveur."
+STOP_FLUSH = 1.0  # seconds stop() waits for the sessions' last mails to go out
+UNSENT_LOG_INTERVAL = 5.0  # seconds between two warnings of news the bus refused
+
+
+@dataclass(eq=False)
+class _Remote:
+    """One remote session: its front, its client here, the task pumping its news."""
+
+    sid: str
+    front: str
+    client: InProcessClient
+    pump: asyncio.Task[None] | None = None
+    seq: int = 0
+    player: Player | None = None  # as last published
+
+
+@dataclass(eq=False)
+class _Front:
+    last_seen: float
+    sids: set[str] = field(default_factory=set)
+
+
+class CoordinatorHost:
+    def __init__(self, coordinator: Coordinator, nc: Client) -> None:
+        self.coordinator = coordinator
+        self.nc = nc
+        self.boot = secrets.token_hex(8)
+        self._free = InProcessClient(coordinator)  # requests before a session, or without one
+        self._desk = InProcessFront(coordinator)
+        self._remotes: dict[str, _Remote] = {}
+        self._fronts: dict[str, _Front] = {}
+        self._subscriptions: list[Subscription] = []
+        self._tasks: list[asyncio.Task[None]] = []
+        self._lobby: LobbySnapshot | None = None  # the newest sent to the lobby, to publish
+        self._lobby_ready = asyncio.Event()
+        self._lobby_seq = 0  # of the newest published on bus.LOBBY
+        self._lobby_published: LobbySnapshot | None = None  # that one
+        self._memo: wire.Memo = {}
+        self._unsent = 0  # mails the bus refused since the last warning
+        self._unsent_logged = -math.inf
+        self._memo_in_use = False
+
+    # --- life ---------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._subscriptions = [
+            await self.nc.subscribe(bus.COORD_REQ, cb=self._on_request),
+            await self.nc.subscribe(bus.FRONT_ALIVE, cb=self._on_front_alive),
+        ]
+        self.coordinator.lobby_listeners.append(self._lobby_sent)
+        self._tasks = [asyncio.create_task(self._beat(), name="bus heartbeat"),
+                       asyncio.create_task(self._publish_lobby(), name="bus lobby")]
+        await self.nc.flush()
+        log.info("coordinator on the bus (boot %s)", self.boot)
+
+    async def stop(self) -> None:
+        with contextlib.suppress(ValueError):
+            self.coordinator.lobby_listeners.remove(self._lobby_sent)
+        for subscription in self._subscriptions:
+            with contextlib.suppress(Exception):
+                await subscription.unsubscribe()
+        self._subscriptions = []
+        pumps = [r.pump for r in self._remotes.values() if r.pump is not None]
+        closing = [r.pump for r in self._remotes.values()
+                   if r.pump is not None and r.client.session is not None
+                   and r.client.session.mailbox.closed]
+        if closing:  # (their last mails: Coordinator.stop closed every mailbox)
+            await asyncio.wait(closing, timeout=STOP_FLUSH)
+        for task in [*pumps, *self._tasks]:
+            task.cancel()
+        await asyncio.gather(*pumps, *self._tasks, return_exceptions=True)
+        self._tasks = []
+        self._remotes.clear()
+        self._fronts.clear()
+        if self.nc.is_connected:
+            with contextlib.suppress(Exception):
+                await self.nc.flush(timeout=int(STOP_FLUSH) or 1)
+
+    @property
+    def sessions(self) -> dict[str, str]:
+        """The remote sessions open: their front by sid (tests, logs)."""
+        return {sid: remote.front for sid, remote in self._remotes.items()}
+
+    # --- requests -----------------------------------------------------------------------------
+
+    async def _on_request(self, msg: Msg) -> None:
+        try:
+            answer: Any = await self._answer(msg)
+        except Refused as refusal:
+            answer = refusal
+        except Exception:  # a bug of ours: the front gets a refusal, the host goes on
+            log.exception("request failed")
+            answer = Refused("error", "Erreur interne du serveur.")
+        await self._send_news()  # (before the answer: the contract's ordering)
+        if not msg.reply:
+            return
+        try:
+            data = wire.encode(answer)
+        except wire.WireError as error:
+            log.error("answer not sent: %s", error)
+            data = wire.encode(Refused("error", "Erreur interne du serveur."))
+        with contextlib.suppress(Exception):  # (the bus is gone: the front will time out)
+            await msg.respond(data)
+
+    async def _answer(self, msg: Msg) -> Any:
+        headers = msg.headers or {}
+        front = headers.get(FRONT_HEADER)
+        sid = headers.get(SESSION_HEADER)
+        try:
+            call = wire.decode(msg.data, expect=wire.Call)
+            if not front:
+                raise wire.WireError(f"no {FRONT_HEADER} header")
+            if sid is not None:
+                bus.session_subject(sid)  # (a sid must name a subject)
+        except (wire.WireError, ValueError) as error:
+            log.warning("bad request dropped (front %r): %s", front, error)
+            raise Refused("bad_request", f"Requête refusée : {error}") from None
+        self._seen(front)
+        remote = self._remotes.get(sid) if sid is not None else None
+        if remote is not None and remote.front != front:
+            log.warning("front %s asked %s for session %s of front %s",
+                        front, call.name, sid, remote.front)
+            raise Refused("not_yours", NOT_YOURS)
+        return wire.Answer(call.name, await self._dispatch(call, front, sid, remote))
+
+    async def _dispatch(self, call: wire.Call, front: str, sid: str | None,
+                        remote: _Remote | None) -> Any:
+        name, args = call.name, call.args
+        if name == "mail":  # (news goes out on the session's subject, never as an answer)
+            raise Refused("bad_request", "Les nouvelles arrivent sur le sujet de la session.")
+        if name == "name_owner":
+            return await self._desk.name_owner(args["nickname"])
+        if name == "lobby":
+            return self.coordinator.snapshot()
+        if name == "player":
+            return remote.client.player if remote is not None else None
+        if name in ("connect", "mirror"):
+            if sid is None:
+                raise Refused("bad_request", f"{SESSION_HEADER} manquant.")
+            if remote is not None and remote.client.open:
+                raise Refused("connected", "Session déjà ouverte.")
+            client = InProcessClient(self.coordinator)
+            if name == "connect":
+                result = await client.connect(**args)
+            else:
+                client.session = self.coordinator.mirror(args["table_id"])
+                result = None
+            self._open(sid, front, client)
+            return result
+        client = remote.client if remote is not None else self._free
+        result = await getattr(client, name)(**args)
+        return result
+
+    def _open(self, sid: str, front: str, client: InProcessClient) -> None:
+        remote = _Remote(sid, front, client)
+        self._remotes[sid] = remote
+        self._fronts.setdefault(front, _Front(self._now())).sids.add(sid)
+        remote.pump = asyncio.create_task(self._pump(remote), name=f"bus mail {sid}")
+
+    # --- news ---------------------------------------------------------------------------------
+
+    async def _send_news(self) -> None:
+        """Publish every remote session's news waiting now. After a request, before its
+        answer: what the request did reaches every front before the answer does (NATS keeps
+        one connection's messages in order, and each front reads them so), as in the embedded
+        mode, where it is in every mailbox when the request returns."""
+        for remote in list(self._remotes.values()):
+            session = remote.client.session
+            if session is not None and session.mailbox.pending:
+                mail = session.mailbox.take()
+                if mail is not None:
+                    await self._send(remote, mail)
+
+    async def _send(self, remote: _Remote, mail: Mail) -> None:
+        subject = bus.session_subject(remote.sid)
+        player = remote.client.player
+        if player is not None and player != remote.player:
+            await self._publish(subject, player, remote)
+            remote.player = player
+        headers = {}
+        if mail.lobby is not None and mail.lobby is self._lobby:
+            await self._send_lobby()  # (first: the mail below names it)
+        if mail.lobby is not None and mail.lobby is self._lobby_published:
+            mail = replace(mail, lobby=None)  # (the front has it: bus.LOBBY)
+            headers[LOBBY_HEADER] = str(self._lobby_seq)
+        await self._publish(subject, mail, remote, headers)
+        if mail.closed:  # (its last mail: the session is over)
+            self._forget(remote)
+
+    async def _pump(self, remote: _Remote) -> None:
+        """Publish the session's news as it comes (bots, timers, the lobby, other fronts'
+        requests: ``_send_news`` sends a request's), until its mail says it is closed."""
+        try:
+            while self._remotes.get(remote.sid) is remote:
+                await self._send(remote, await remote.client.mail())
+        finally:
+            self._forget(remote)
+
+    def _forget(self, remote: _Remote) -> None:
+        if self._remotes.get(remote.sid) is remote:
+            del self._remotes[remote.sid]
+            front = self._fronts.get(remote.front)
+            if front is not None:
+                front.sids.discard(remote.sid)
+        if remote.pump is not None and remote.pump is not asyncio.current_task():
+            remote.pump.cancel()
+
+    def _shared(self) -> wire.Memo:
+        """The encoding memo of this turn of the loop: a table's publication wakes every
+        subscriber's pump in one turn, and its update's parts are encoded once for all of them
+        (``wire.encode``'s memo); emptied at the next turn."""
+        if not self._memo_in_use:
+            self._memo_in_use = True
+            asyncio.get_running_loop().call_soon(self._forget_memo)
+        return self._memo
+
+    def _forget_memo(self) -> None:
+        self._memo.clear()
+        self._memo_in_use = False
+
+    async def _publish(self, subject: str, value: Any, remote: _Remote,
+                       headers: dict[str, str] | None = None) -> None:
+        try:
+            data = wire.encode(value, self._shared())
+        except wire.WireError as error:  # (a value without a codec: a bug, logged, skipped)
+            log.error("news of %s not sent: %s", remote.sid, error)
+            return
+        remote.seq += 1
+        try:
+            await self.nc.publish(subject, data,
+                                  headers={**(headers or {}), SEQ_HEADER: str(remote.seq)})
+        except Exception as error:  # the bus is down: the front sees the gap or the silence
+            self._unsent += 1
+            now = self._now()
+            if now - self._unsent_logged >= UNSENT_LOG_INTERVAL:
+                log.warning("news not sent (%d mails since the last warning; %s: %s)",
+                            self._unsent, remote.sid, type(error).__name__)
+                self._unsent, self._unsent_logged = 0, now
+
+    def _lobby_sent(self, snapshot: LobbySnapshot) -> None:
+        self._lobby = snapshot
+        self._lobby_ready.set()
+
+    async def _publish_lobby(self) -> None:
+        while True:
+            await self._lobby_ready.wait()
+            self._lobby_ready.clear()
+            await self._send_lobby()
+
+    async def _send_lobby(self) -> None:
+        """Publish the newest snapshot the coordinator sent its lobby, numbered: the sessions'
+        mails that carry it name it instead (header ``Pioche-Lobby``), and each front puts its
+        own copy in them (a big lobby is 40 KiB: decoded once per front, not per session)."""
+        snapshot, self._lobby = self._lobby, None
+        if snapshot is None:
+            return
+        self._lobby_seq += 1
+        self._lobby_published = snapshot  # (before the await: its bytes are queued first)
+        try:
+            await self.nc.publish(bus.LOBBY, wire.encode(snapshot, self._shared()),
+                                  headers={LOBBY_HEADER: str(self._lobby_seq)})
+        except Exception as error:
+            log.warning("lobby not sent: %s", error)
+
+    # --- liveness -----------------------------------------------------------------------------
+
+    @staticmethod
+    def _now() -> float:
+        return asyncio.get_running_loop().time()
+
+    def _seen(self, front: str) -> None:
+        known = self._fronts.get(front)
+        if known is None:
+            self._fronts[front] = _Front(self._now())
+        else:
+            known.last_seen = self._now()
+
+    async def _on_front_alive(self, msg: Msg) -> None:
+        alive = bus.read(msg, wire.FrontAlive, "front heartbeat")
+        if alive is None:
+            return
+        if alive.bye:
+            log.info("front %s stops: its sessions close", alive.front)
+            self._drop_front(alive.front)
+        else:
+            self._seen(alive.front)
+
+    async def _beat(self) -> None:
+        beat = wire.encode(wire.CoordAlive(self.boot))
+        while True:
+            with contextlib.suppress(Exception):  # (the bus is down: beat again later)
+                await self.nc.publish(bus.COORD_ALIVE, beat)
+            now = self._now()
+            for name, front in list(self._fronts.items()):
+                if now - front.last_seen > bus.SILENCE:
+                    if front.sids:
+                        log.warning("front %s silent for %.0f s: its %d sessions close",
+                                    name, now - front.last_seen, len(front.sids))
+                    self._drop_front(name)
+            await asyncio.sleep(bus.HEARTBEAT)
+
+    def _drop_front(self, name: str) -> None:
+        """The front is gone: its sessions end as dropped connections do."""
+        front = self._fronts.pop(name, None)
+        if front is None:
+            return
+        for sid in sorted(front.sids):
+            remote = self._remotes.get(sid)
+            if remote is not None and remote.client.session is not None:
+                remote.client.session.close()

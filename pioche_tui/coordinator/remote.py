@@ -1,0 +1,574 @@
+"""The front's side of the bus: ``client.CoordinatorClient`` over NATS (``pioche front``).
+
+One ``Remote`` per front process, over its NATS connection (``bus.connect``). It opens the apps'
+clients (``RemoteClient``, through ``connector()``), answers the SSH front's questions
+(``holds_seat`` from the lobby it caches, ``name_owner`` by asking), and keeps both sides'
+liveness: the front's heartbeat out (with its counts, for the limits across fronts), the
+coordinator's in.
+
+A client's request is a ``wire.Call`` on ``bus.COORD_REQ`` (headers: this front's id, the
+session's id); its answer a ``wire.Answer``, or the ``Refused`` it raised, raised here. A request
+that finds no coordinator (no responder, no answer within ``bus.REQUEST_TIMEOUT``, the bus
+down) raises ``Refused("unavailable")``: an app never sees another exception.
+
+A connected session's news comes on ``pioche.s.<sid>`` and is put into a ``Mailbox`` here, which
+merges it as the coordinator's does (latest-wins) and takes off a table update's ``time_left``
+the time it waits here; the app reads it through ``mail()`` as in the embedded mode.
+
+A session ends here, its mail saying ``closed`` with the notice ``coordinator_lost`` (the app
+says goodbye, the player reconnects and gets their seat back), when the coordinator is lost:
+silent for ``bus.SILENCE``, restarted (a new boot id), or news of the session lost on the way
+(a gap in its sequence numbers: a bus restart).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
+
+from .. import bus, wire
+from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
+from .mailbox import Mail, Mailbox, Notice
+from .model import (
+    GuestPass,
+    LeaderboardRow,
+    LobbySnapshot,
+    Place,
+    Player,
+    PlayerStats,
+    Refused,
+    ServerInfo,
+)
+
+log = logging.getLogger(__name__)
+
+UNAVAILABLE = "Le serveur ne répond pas ; réessayez dans un instant."
+LOST = "Le serveur redémarre : reconnectez-vous dans un instant."
+COUNTS_DEBOUNCE = 0.1  # seconds: a burst of connections makes one heartbeat
+
+
+def unavailable() -> Refused:
+    return Refused("unavailable", UNAVAILABLE)
+
+
+class _Link:
+    """One session as this front holds it: its mailbox, its subscription, what is known of it.
+    Several clients may share it (a spectator's session, held by the shared screen, then by
+    their own app: ``Remote.opened``)."""
+
+    def __init__(self, sid: str) -> None:
+        self.sid = sid
+        self.mailbox = Mailbox()
+        self.subscription: Subscription | None = None
+        self.player: Player | None = None
+        self.connected = False  # connect (or mirror) granted, and not ended since
+        self.seq = 0  # of the last news read
+        self.table_id: str | None = None  # the table of the newest news
+        self.lobby_wanted = 0  # a lobby its news named, to put in its mailbox when it comes
+
+    @property
+    def open(self) -> bool:
+        return self.connected and not self.mailbox.closed
+
+    def replay(self, mail: Mail) -> None:
+        """Put what the coordinator's mailbox held into this one, as the coordinator would."""
+        box = self.mailbox
+        if mail.lobby is not None:
+            box.put_lobby(mail.lobby)
+        if mail.left_table:
+            box.put_left_table()
+            self.table_id = None
+        if mail.table is not None:
+            box.put_table(mail.table)
+            self.table_id = mail.table.table.id
+        for line in mail.chat:
+            box.put_chat(line)
+        for notice in mail.notices:
+            box.put_notice(notice)
+        if mail.closed:
+            box.close()
+
+    def end(self, code: str, text: str) -> None:
+        """The session ends here: its mail says so and why."""
+        if self.open:
+            self.mailbox.put_notice(Notice(code, text))
+            self.mailbox.close()
+
+
+@dataclass(frozen=True)
+class Peer:
+    """Another front, as its last heartbeat said (``Remote.peers``)."""
+
+    alive: wire.FrontAlive
+    seen: float  # loop time
+
+
+class Remote:
+    def __init__(self, nc: Client, front_id: str) -> None:
+        if set(front_id) & set(" .*>-") or not front_id:
+            raise ValueError(f"front id {front_id!r}: letters and digits only")
+        self.nc = nc
+        self.front_id = front_id
+        self.lobby: LobbySnapshot | None = None
+        """The newest lobby snapshot the coordinator sent (None before the first)."""
+        self._lobby_seq = 0  # the newest lobby's number (bus.LOBBY_HEADER)
+        self.boot: str | None = None  # the coordinator's, as its heartbeat says
+        self._heard = -1e9  # loop time of its last heartbeat
+        self._links: dict[str, _Link] = {}
+        self._numbers = itertools.count(1)
+        self._subscriptions: list[Subscription] = []
+        self._tasks: list[asyncio.Task[None]] = []
+        self._closing: set[asyncio.Task[None]] = set()  # sessions lost, closed on the coordinator
+        self._peers: dict[str, Peer] = {}
+        self._counts = wire.FrontAlive(front_id, 0, ())
+        self._counts_changed = asyncio.Event()
+
+    # --- life ---------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._heard = self._now()  # (the coordinator has SILENCE to be heard from)
+        self._subscriptions = [
+            await self.nc.subscribe(bus.COORD_ALIVE, cb=self._on_coord_alive),
+            await self.nc.subscribe(bus.LOBBY, cb=self._on_lobby),
+            await self.nc.subscribe(bus.FRONT_ALIVE, cb=self._on_front_alive),
+        ]
+        self._tasks = [asyncio.create_task(self._beat(), name="front heartbeat"),
+                       asyncio.create_task(self._watch(), name="coordinator watch")]
+        await self.nc.flush()
+        with contextlib.suppress(Refused):  # (none yet: the first one published will do)
+            lobby = await self.call("lobby", {})
+            if self.lobby is None:
+                self.lobby = lobby
+
+    async def stop(self) -> None:
+        """Say goodbye (the coordinator closes this front's sessions at once) and stop."""
+        for task in [*self._tasks, *self._closing]:
+            task.cancel()
+        await asyncio.gather(*self._tasks, *self._closing, return_exceptions=True)
+        self._tasks = []
+        with contextlib.suppress(Exception):
+            await self.nc.publish(bus.FRONT_ALIVE, wire.encode(
+                wire.FrontAlive(self.front_id, 0, (), bye=True)))
+            await self.nc.flush(timeout=1)
+        for link in list(self._links.values()):
+            await self._forget(link)
+        for subscription in self._subscriptions:
+            with contextlib.suppress(Exception):
+                await subscription.unsubscribe()
+        self._subscriptions = []
+
+    @property
+    def coordinator_alive(self) -> bool:
+        return self._now() - self._heard <= bus.SILENCE
+
+    # --- clients ------------------------------------------------------------------------------
+
+    def client(self, sid: str | None = None) -> RemoteClient:
+        """A new session's client (``sid``: the session's id, else one drawn here)."""
+        if sid is None:
+            sid = f"{self.front_id}-r{next(self._numbers)}"
+        bus.session_subject(sid)  # (ValueError for a sid that cannot name a subject)
+        return RemoteClient(self, self._link(sid))
+
+    def opened(self, sid: str) -> RemoteClient:
+        """A client of the session ``sid``, opened already (``mirror``, or another client's
+        ``connect``): its news not read yet waits in it."""
+        link = self._link(sid)
+        link.connected = True
+        return RemoteClient(self, link)
+
+    def connector(self) -> RemoteConnector:
+        return RemoteConnector(self)
+
+    def _link(self, sid: str) -> _Link:
+        link = self._links.get(sid)
+        if link is None:
+            link = self._links[sid] = _Link(sid)
+        return link
+
+    async def _listen(self, link: _Link) -> None:
+        """Subscribe to the session's news (before it is opened: none is lost)."""
+        if link.subscription is None:
+            link.subscription = await self.nc.subscribe(
+                bus.session_subject(link.sid), cb=self._on_news)
+
+    async def _forget(self, link: _Link) -> None:
+        if self._links.get(link.sid) is link:
+            del self._links[link.sid]
+        if link.subscription is not None:
+            with contextlib.suppress(Exception):
+                await link.subscription.unsubscribe()
+            link.subscription = None
+
+    # --- the front's questions ----------------------------------------------------------------
+
+    def holds_seat(self, identity: str) -> bool:
+        """A seat at a table in play or waiting for players, in the newest lobby."""
+        lobby = self.lobby
+        return lobby is not None and any(
+            table.status in ("playing", "waiting")
+            and any(seat.kind == "player" and seat.identity == identity
+                    for seat in table.seats)
+            for table in lobby.tables)
+
+    async def name_owner(self, nickname: str) -> str | None:
+        owner: str | None = await self.call("name_owner", {"nickname": nickname})
+        return owner
+
+    async def mirror(self, table_id: str) -> str:
+        """A mirror session of the table (``Coordinator.mirror``) opened under a new sid: its
+        client is ``opened(sid)``."""
+        link = self._link(f"{self.front_id}-m{next(self._numbers)}")
+        await self._listen(link)
+        try:
+            await self.call("mirror", {"table_id": table_id}, link.sid)
+        except Refused:
+            await self._forget(link)
+            raise
+        link.connected = True
+        return link.sid
+
+    # --- limits across fronts -----------------------------------------------------------------
+
+    def set_counts(self, sessions: int, addresses: Mapping[str, int]) -> None:
+        """This front's sessions playing and admitted connections by address: told to the other
+        fronts at once (debounced ``COUNTS_DEBOUNCE``) and with every heartbeat."""
+        counts = wire.FrontAlive(self.front_id, sessions,
+                                 tuple(sorted((a, n) for a, n in addresses.items() if n)))
+        if counts != self._counts:
+            self._counts = counts
+            self._counts_changed.set()
+
+    def peers(self) -> dict[str, wire.FrontAlive]:
+        """The other fronts heard within ``bus.SILENCE``: their last counts, by front id."""
+        now = self._now()
+        return {front: peer.alive for front, peer in self._peers.items()
+                if now - peer.seen <= bus.SILENCE}
+
+    # --- requests -----------------------------------------------------------------------------
+
+    async def call(self, name: str, args: Mapping[str, Any], sid: str | None = None) -> Any:
+        """The request's answer, or the Refused it raised; ``unavailable`` when the
+        coordinator cannot be reached."""
+        try:
+            data = wire.encode(wire.Call(name, args))
+        except wire.WireError as error:
+            raise Refused("bad_request", f"Requête refusée : {error}") from None
+        if not self.nc.is_connected:
+            raise unavailable()
+        headers = {FRONT_HEADER: self.front_id}
+        if sid is not None:
+            headers[SESSION_HEADER] = sid
+        try:
+            reply = await self.nc.request(bus.COORD_REQ, data, timeout=bus.REQUEST_TIMEOUT,
+                                          headers=headers)
+        except Exception as error:  # no responders, time out, the bus closed or reconnecting
+            log.info("request %s unanswered: %s", name, type(error).__name__)
+            raise unavailable() from None
+        try:
+            answer = wire.decode(reply.data)
+        except wire.WireError as error:
+            log.warning("bad answer to %s dropped: %s", name, error)
+            raise unavailable() from None
+        if isinstance(answer, Refused):
+            raise answer
+        if not isinstance(answer, wire.Answer) or answer.request != name:
+            log.warning("answer to %s dropped: %r", name, type(answer).__name__)
+            raise unavailable()
+        return answer.value
+
+    # --- news ---------------------------------------------------------------------------------
+
+    async def _on_news(self, msg: Msg) -> None:
+        link = self._links.get(msg.subject.removeprefix(bus.SESSION_PREFIX))
+        if link is None:
+            return
+        headers = msg.headers or {}
+        try:
+            news = wire.decode(msg.data)
+            if not isinstance(news, Mail | Player):
+                raise wire.WireError(f"expected Mail or Player, got {type(news).__name__}")
+            seq = int(headers.get(SEQ_HEADER, ""))
+            lobby = int(headers.get(LOBBY_HEADER, "0"))
+        except (wire.WireError, ValueError) as error:
+            log.warning("bad news of %s dropped: %s", link.sid, error)
+            return
+        if seq != link.seq + 1 and link.seq:  # (some news never came: the bus restarted)
+            log.warning("news of %s lost (%d after %d): the session ends", link.sid, seq,
+                        link.seq)
+            self._lost(link)
+            return
+        link.seq = seq
+        if isinstance(news, Player):
+            link.player = news
+            return
+        if lobby and self.lobby is not None and self._lobby_seq >= lobby:
+            news = replace(news, lobby=self.lobby)  # (its lobby, or a newer one)
+        elif lobby:  # (not read yet: each subscription is read by a task of its own)
+            link.lobby_wanted = max(link.lobby_wanted, lobby)
+        link.replay(news)
+
+    def _lost(self, link: _Link) -> None:
+        """The session cannot go on from here: ended, and closed on the coordinator (if it
+        hears: else it closes it when this front's heartbeat is missed)."""
+        if not link.open:
+            return
+        link.end("coordinator_lost", LOST)
+        task = asyncio.create_task(self._close_quietly(link.sid))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def _close_quietly(self, sid: str) -> None:
+        with contextlib.suppress(Refused):
+            await self.call("close", {}, sid)
+
+    async def _on_lobby(self, msg: Msg) -> None:
+        try:
+            lobby = wire.decode(msg.data, expect=LobbySnapshot)
+            seq = int((msg.headers or {}).get(LOBBY_HEADER, ""))
+        except (wire.WireError, ValueError) as error:
+            log.warning("bad lobby dropped: %s", error)
+            return
+        self.lobby, self._lobby_seq = lobby, seq
+        for link in self._links.values():
+            if link.lobby_wanted and link.lobby_wanted <= seq:
+                link.lobby_wanted = 0
+                if link.open:
+                    link.mailbox.put_lobby(lobby)
+
+    # --- liveness -----------------------------------------------------------------------------
+
+    @staticmethod
+    def _now() -> float:
+        return asyncio.get_running_loop().time()
+
+    async def _on_coord_alive(self, msg: Msg) -> None:
+        alive = bus.read(msg, wire.CoordAlive, "coordinator heartbeat")
+        if alive is None:
+            return
+        if self.boot is not None and alive.boot != self.boot:
+            log.warning("the coordinator restarted (boot %s): this front's sessions end",
+                        alive.boot)
+            self._end_all(close=False)  # (the new coordinator knows none of them)
+            self._lobby_seq = 0  # (it numbers its lobbies from 1)
+        self.boot = alive.boot
+        self._heard = self._now()
+
+    async def _on_front_alive(self, msg: Msg) -> None:
+        alive = bus.read(msg, wire.FrontAlive, "front heartbeat")
+        if alive is None or alive.front == self.front_id:
+            return
+        if alive.bye:
+            self._peers.pop(alive.front, None)
+        else:
+            self._peers[alive.front] = Peer(alive, self._now())
+
+    def _end_all(self, *, close: bool) -> None:
+        for link in list(self._links.values()):
+            if close:
+                self._lost(link)
+            else:
+                link.end("coordinator_lost", LOST)
+
+    async def _watch(self) -> None:
+        """End the sessions when the coordinator falls silent, or when the bus was lost a
+        moment (nats-server restarted): news sent meanwhile is gone, and a session waiting for
+        the update it missed (its turn) would never get another to show the gap."""
+        lost = False
+        reconnects = self.nc.stats["reconnects"]
+        while True:
+            await asyncio.sleep(bus.HEARTBEAT / 4)
+            alive = self.coordinator_alive
+            if not alive and not lost and any(link.open for link in self._links.values()):
+                log.warning("the coordinator is silent: this front's sessions end")
+                self._end_all(close=True)
+            elif self.nc.stats["reconnects"] != reconnects and any(
+                    link.open for link in self._links.values()):
+                log.warning("the bus was lost a moment: this front's sessions end")
+                self._end_all(close=True)
+            reconnects = self.nc.stats["reconnects"]
+            lost = not alive
+
+    async def _beat(self) -> None:
+        while True:
+            with contextlib.suppress(Exception):  # (the bus is down: beat again later)
+                await self.nc.publish(bus.FRONT_ALIVE, wire.encode(self._counts))
+            self._counts_changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._counts_changed.wait(), bus.HEARTBEAT)
+                await asyncio.sleep(COUNTS_DEBOUNCE)
+
+
+class RemoteConnector:
+    """``client.Connector`` of a front: each app's client, a new session's."""
+
+    def __init__(self, remote: Remote) -> None:
+        self.remote = remote
+
+    def client(self) -> RemoteClient:
+        return self.remote.client()
+
+
+class RemoteClient:
+    """``client.CoordinatorClient`` over the bus (see the module's docstring)."""
+
+    def __init__(self, remote: Remote, link: _Link) -> None:
+        self._remote = remote
+        self._link = link
+
+    @property
+    def sid(self) -> str:
+        return self._link.sid
+
+    @property
+    def table_id(self) -> str | None:
+        """The table the session is at as of the newest news delivered (None: the lobby)."""
+        return self._link.table_id
+
+    @property
+    def player(self) -> Player | None:
+        return self._link.player if self._link.connected else None
+
+    @property
+    def open(self) -> bool:
+        return self._link.open
+
+    @property
+    def pending(self) -> bool:
+        return self._link.mailbox.pending
+
+    async def _call(self, name: str, **args: Any) -> Any:
+        return await self._remote.call(name, args, self._link.sid)
+
+    # --- before connecting -----------------------------------------------------------------
+
+    async def server_info(self) -> ServerInfo:
+        info: ServerInfo = await self._call("server_info")
+        return info
+
+    async def preferences(self, identity: str) -> dict[str, Any]:
+        return dict(await self._call("preferences", identity=identity))
+
+    async def keep_preferences(self, identity: str, data: Mapping[str, Any]) -> bool:
+        return bool(await self._call("keep_preferences", identity=identity, data=data))
+
+    async def known_name(self, identity: str) -> str | None:
+        name: str | None = await self._call("known_name", identity=identity)
+        return name
+
+    async def guest_pass(self) -> GuestPass:
+        guest: GuestPass = await self._call("guest_pass")
+        return guest
+
+    async def resume(self, token: str, address: str) -> tuple[GuestPass, str]:
+        resumed: tuple[GuestPass, str] = await self._call("resume", token=token,
+                                                          address=address)
+        return resumed
+
+    async def connect(self, player: Player, guest_pass: GuestPass | None = None) -> Place:
+        link = self._link
+        if link.open:
+            raise Refused("connected", "Session déjà ouverte.")
+        if link.mailbox.closed or link.seq:  # (connected before: a fresh mailbox)
+            link.mailbox, link.seq, link.player = Mailbox(), 0, None
+        await self._remote._listen(link)
+        place: Place = await self._call("connect", player=player, guest_pass=guest_pass)
+        link.connected = True
+        with contextlib.suppress(Refused):  # (the name as the coordinator gave it)
+            link.player = await self._call("player") or link.player
+        if link.player is None:
+            link.player = player
+        return place
+
+    # --- the session ---------------------------------------------------------------------
+
+    async def mail(self) -> Mail:
+        if not self._link.connected:
+            raise Refused("not_connected", "Pas de session ouverte.")
+        return await self._link.mailbox.get()
+
+    async def place(self) -> Place:
+        place: Place = await self._call("place")
+        return place
+
+    async def create_table(self, game: str, *, seats: int,
+                           options: Mapping[str, Any] | None = None,
+                           bots: Mapping[int, str] | None = None,
+                           timer: float | str | None = "default", private: bool = False,
+                           sit: bool = True) -> str:
+        table: str = await self._call("create_table", game=game, seats=seats, options=options,
+                                      bots=bots, timer=timer, private=private, sit=sit)
+        return table
+
+    async def quick_play(self, game: str, seats: int = 4,
+                         options: Mapping[str, Any] | None = None) -> str:
+        table: str = await self._call("quick_play", game=game, seats=seats, options=options)
+        return table
+
+    async def learn(self, game: str) -> str:
+        table: str = await self._call("learn", game=game)
+        return table
+
+    async def join(self, table_id: str, seat: int | None = None, code: str | None = None
+                   ) -> None:
+        await self._call("join", table_id=table_id, seat=seat, code=code)
+
+    async def watch(self, table_id: str, code: str | None = None) -> None:
+        await self._call("watch", table_id=table_id, code=code)
+
+    async def start(self) -> None:
+        await self._call("start")
+
+    async def leave(self) -> None:
+        await self._call("leave")
+
+    async def act(self, action: Any, step: int | None = None) -> None:
+        await self._call("act", action=action, step=step)
+
+    async def chat(self, text: str) -> None:
+        await self._call("chat", text=text)
+
+    async def close(self) -> None:
+        """Idempotent; never raises (the coordinator gone, it closes the session itself when
+        it misses this front's heartbeat, or has lost it already)."""
+        link = self._link
+        if link.open:
+            link.mailbox.close()
+            if self._remote.coordinator_alive:  # (else nobody to tell: no 5 s wait)
+                with contextlib.suppress(Refused):
+                    await self._call("close")
+        await self._remote._forget(link)
+
+    async def server_stopping(self) -> None:
+        """Never raises: the front stops whether the coordinator hears it or not."""
+        if self._remote.coordinator_alive:
+            with contextlib.suppress(Refused):
+                await self._call("server_stopping")
+
+    async def leaderboard(self, game: str | None, limit: int) -> tuple[LeaderboardRow, ...]:
+        rows: tuple[LeaderboardRow, ...] = await self._call("leaderboard", game=game,
+                                                            limit=limit)
+        return rows
+
+    async def player_stats(self) -> PlayerStats | None:
+        stats: PlayerStats | None = await self._call("player_stats")
+        return stats
+
+    async def learned(self) -> tuple[str, ...]:
+        learned: tuple[str, ...] = await self._call("learned")
+        return learned
+
+    async def note_learned(self, situation: str) -> None:
+        await self._call("note_learned", situation=situation)
+
+    async def forget_learned(self) -> None:
+        await self._call("forget_learned")

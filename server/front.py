@@ -1,0 +1,266 @@
+"""``pioche front``: one SSH front of ``pioche serve --workers N``, its coordinator over the bus.
+
+A front runs what ``pioche serve`` runs but the coordinator: asyncssh (``PiocheServer``) and
+one PiocheApp per connection, the same service (``app.service.PiocheService``) over a
+``RemoteFront``, the front's desk on the bus (``coordinator.remote.Remote``). It holds no game
+state: killed, its players reconnect (to any front) and get their seats back.
+
+- Every front of a tree listens on the same port (``--reuse-port``: the kernel spreads new
+  connections among them) with the same host key, loaded from ``--keys-dir``: the supervisor
+  writes it before it starts any front, and a front never writes one (two fronts writing
+  their own would show players two keys for one server).
+- ``--max-sessions`` and ``--max-per-address`` count every front's connections: each front
+  says its own counts on the bus (``pioche.front.alive``: soon when they change, and every
+  second), and adds up the others' (``OtherFronts``; a front silent for ``bus.SILENCE``
+  seconds counts for nothing).
+- SIGINT or SIGTERM, or the end of the supervisor (``--parent-fd``: the link's EOF), stops it
+  in order: no new connection, every app told (the players read that the server stops), its
+  last heartbeat (``bye``: the coordinator closes its sessions at once), the bus let go.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from .serve import add_limit_flags, add_listen_flags, add_public_host_flag, limits_of
+from .workers import BUS_ENV, ParentLink, add_child_flags, bus_url, setup_logging, stop_event
+
+if TYPE_CHECKING:
+    import asyncssh
+    from nats.aio.client import Client
+
+    from pioche_tui.app.service import PiocheService
+    from pioche_tui.coordinator.client import Connector, CoordinatorClient
+    from pioche_tui.coordinator.model import TableSummary
+    from pioche_tui.coordinator.remote import Remote
+
+    from .ssh import PiocheServer
+
+log = logging.getLogger("pioche.front")
+
+BUS_CLOSE_WAIT = 2.0  # seconds the bus's connection gets to close (it may be gone)
+CANCEL_AGAIN = 0.1  # seconds between two cancellations of a start told to stop
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "front",
+        help="an SSH front of pioche serve --workers, its coordinator over the bus",
+        description=(
+            "Serve Pioche over SSH with the coordinator reached over the bus (--bus, or "
+            f"${BUS_ENV}), until SIGINT or SIGTERM. pioche serve --workers starts N of them "
+            "on one port (--reuse-port). The host key must be in the keys directory already "
+            "(a front never writes one). See docs/server.md."
+        ),
+    )
+    add_listen_flags(p)
+    add_limit_flags(p)
+    add_public_host_flag(p)
+    add_child_flags(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    setup_logging("front")
+    try:
+        return asyncio.run(front(args))
+    finally:
+        logging.shutdown()
+
+
+class RemoteFront:
+    """The front's desk (``client.FrontDesk``) over the bus: what ``PiocheService`` asks of
+    the coordinator besides each app's client, asked of ``remote``."""
+
+    def __init__(self, remote: Remote) -> None:
+        self.remote = remote
+
+    def connector(self) -> Connector:
+        return self.remote.connector()
+
+    def table(self, table_id: str) -> TableSummary | None:
+        lobby = self.remote.lobby
+        wanted = table_id.strip().upper()
+        if lobby is None:
+            return None
+        return next((table for table in lobby.tables if table.id == wanted), None)
+
+    async def mirror(self, table_id: str) -> CoordinatorClient:
+        return self.remote.opened(await self.remote.mirror(table_id))
+
+    async def name_owner(self, nickname: str) -> str | None:
+        return await self.remote.name_owner(nickname)
+
+    def holds_seat(self, identity: str) -> bool:
+        return self.remote.holds_seat(identity)
+
+    async def close(self) -> None:
+        await self.remote.stop()
+
+
+class OtherFronts:
+    """The other fronts' counts, for this front's limits (``ssh.Elsewhere``), and this
+    front's own told to them: both ride on the fronts' heartbeats (``pioche.front.alive``,
+    ``Remote.set_counts`` and ``Remote.peers``: said ``COUNTS_DEBOUNCE`` after a change and
+    every second; a front silent ``bus.SILENCE`` seconds counts for nothing, one that said
+    ``bye`` at once).
+
+    Two fronts admitting at the same moment do not see each other's newcomer for up to the
+    debounce plus the bus's latency: the limits across fronts may be overshot by the
+    connections that arrive within that window (a handful at most, against limits of tens)."""
+
+    def __init__(self, remote: Remote) -> None:
+        self.remote = remote
+
+    def sessions(self) -> int:
+        return sum(alive.sessions for alive in self.remote.peers().values())
+
+    def from_address(self, peer: str) -> int:
+        return sum(count for alive in self.remote.peers().values()
+                   for address, count in alive.addresses if address == peer)
+
+    def changed(self, sessions: int, by_address: Mapping[str, int]) -> None:
+        self.remote.set_counts(sessions, by_address)
+
+
+def read_host_key(args: argparse.Namespace) -> asyncssh.SSHKey | None:
+    """The tree's host key, or None (logged) if the keys directory has none."""
+    import asyncssh
+
+    from .keys import HOST_KEY_NAME
+
+    path = args.keys_dir / HOST_KEY_NAME
+    try:
+        return asyncssh.read_private_key(path)
+    except (OSError, asyncssh.KeyImportError) as error:
+        log.error("no host key %s (%s): a front never writes one; pioche serve --workers "
+                  "or pioche keygen does", path, error)
+        return None
+
+
+class CannotStart(Exception):
+    """The front cannot serve (logged already); ``status`` is its exit status."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class Front:
+    """What one front process holds, made in order by ``start`` and let go of in the other
+    order by ``stop``, whatever ``start`` reached: the front stops when told to even while it
+    starts (a bus that never answers: ``bus.connect`` tries again for ever)."""
+
+    def __init__(self, args: argparse.Namespace, url: str, key: asyncssh.SSHKey) -> None:
+        from .collector import Collector
+        from .session import process_tag
+
+        self.args = args
+        self.url = url
+        self.key = key
+        self.front_id = process_tag()
+        self.nc: Client | None = None
+        self.service: PiocheService | None = None
+        self.server: PiocheServer | None = None
+        self.collector = Collector()
+
+    async def start(self) -> None:
+        from pioche_tui.app.service import PiocheService
+        from pioche_tui.bus import connect
+        from pioche_tui.bus.natsd import redact
+        from pioche_tui.coordinator.remote import Remote
+
+        from .driver import configure_textual
+        from .keys import fingerprint
+        from .ssh import PiocheServer
+
+        args = self.args
+        try:
+            self.nc = await connect(self.url, f"front-{self.front_id}")
+        except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
+            log.error("cannot reach the bus %s: %s", redact(self.url), error)
+            raise CannotStart(1) from None
+        desk = RemoteFront(Remote(self.nc, self.front_id))
+        try:
+            self.service = PiocheService(desk, getattr(args, "public_host", None))
+        except ValueError as error:  # --public-host
+            log.error("cannot start: %s", error)
+            raise CannotStart(2) from None
+        configure_textual(args.colors)
+        await desk.remote.start()
+        self.server = PiocheServer(
+            self.service.make_app, self.key, name_owner=self.service.name_owner,
+            holds_seat=self.service.holds_seat, limits=limits_of(args),
+            collector=self.collector, sharing=self.service, elsewhere=OtherFronts(desk.remote),
+        )
+        try:
+            await self.server.start(args.host, args.port, reuse_port=args.reuse_port)
+        except (OSError, ValueError) as error:  # ValueError: no SO_REUSEPORT on this system
+            log.error("cannot listen on %s port %d: %s", args.host, args.port, error)
+            self.server = None
+            raise CannotStart(1) from None
+        log.info("front %s (pid %d) listening on %s port %d; host key %s; bus %s",
+                 self.front_id, os.getpid(), args.host, self.server.port,
+                 fingerprint(self.key), redact(self.url))
+        self.collector.start()
+
+    async def stop(self) -> None:
+        """The players told and their apps ended (``PiocheServer.close``), the front's last
+        heartbeat (bye: the coordinator closes its sessions at once), the bus let go. Each
+        step bounded: the bus may be gone (the supervisor's end takes nats-server with it)."""
+        if self.server is not None:
+            await self.server.close()
+        if self.service is not None:
+            await self.service.close()
+        if self.nc is not None:
+            with contextlib.suppress(Exception):  # (a bus gone: nothing to let go of)
+                await asyncio.wait_for(self.nc.close(), BUS_CLOSE_WAIT)
+        self.collector.stop()
+
+
+async def front(args: argparse.Namespace) -> int:
+    """``pioche front``, until SIGINT, SIGTERM or the supervisor's end (exit 0)."""
+    url = bus_url(args)
+    if not url:
+        log.error("no bus: give --bus URL or set %s", BUS_ENV)
+        return 2
+    key = read_host_key(args)
+    if key is None:
+        return 1
+    link = ParentLink(args.parent_fd) if args.parent_fd is not None else None
+    stop = stop_event(link)
+    front = Front(args, url, key)
+    starting = asyncio.create_task(front.start(), name="front start")
+    told = asyncio.create_task(stop.wait(), name="front stop")
+    await asyncio.wait((starting, told), return_when=asyncio.FIRST_COMPLETED)
+    status = 0
+    if not starting.done():
+        log.info("told to stop while starting")
+        # Cancelled again until it is: nats-py's first connection, trying again for ever, can
+        # lose a cancellation (asyncio.wait_for's, when the attempt fails at that moment).
+        while not starting.done():
+            starting.cancel()
+            await asyncio.wait((starting,), timeout=CANCEL_AGAIN)
+    else:
+        failure = starting.exception()
+        if isinstance(failure, CannotStart):
+            status = failure.status
+        elif failure is not None:
+            raise failure
+        else:
+            if link is not None:
+                link.ready()
+            await told
+            log.info("stopping")
+    told.cancel()
+    await asyncio.gather(starting, told, return_exceptions=True)
+    await front.stop()
+    if link is not None:
+        link.close()
+    log.info("stopped; bye")
+    return status

@@ -1,0 +1,559 @@
+"""``pioche serve --workers N``: the process tree, and ``pioche coordinator``, one of its children.
+
+The process the operator starts is the **supervisor**: it takes the data directory's lock, makes
+the host key if missing, reserves the port, then starts its children in order and watches them:
+
+1. ``nats-server`` (``pioche_tui.bus.natsd.NatsServer``: loopback, a password drawn now);
+2. the **coordinator** (``pioche coordinator``): the tables, engines, logs and SQLite, served
+   over the bus (``pioche_tui.coordinator.host.CoordinatorHost``);
+3. N **fronts** (``pioche front``, server/front.py): asyncssh and the apps of their
+   connections, all listening on the same port (``SO_REUSEPORT``).
+
+It runs no coordinator and no SSH itself. SIGINT or SIGTERM stops the tree in order: the fronts
+(they tell their players and close), then the coordinator (it flushes and closes the store),
+then the bus; exit status 0. A child that exits while the tree runs is restarted, after a pause
+that doubles from 0.5 s up to 5 s while it keeps failing (back to 0.5 s once it has run
+``STEADY`` seconds).
+
+Children never outlive the supervisor, however it ends: each Python child holds one end of a
+socket pair whose other end only the supervisor has (``--parent-fd``, ``ParentLink``); when
+the supervisor is gone, even SIGKILLed, the kernel closes its end and the child sees EOF and
+stops in order. nats-server gets ``PR_SET_PDEATHSIG`` (natsd). The same link carries the child's
+« ready » line (it serves) back to the supervisor. Children run in process groups of their
+own: a Ctrl-C in the terminal reaches the supervisor alone, which stops them in order.
+
+The bus's password reaches the children in their environment only (``PIOCHE_BUS``, the URL with
+its credentials: ``/proc/PID/environ`` is readable by the owner alone, where a command line is
+shown to everyone by ``ps``); logs show the URL without them (``natsd.redact``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .serve import DEFAULT_APP, SETTINGS, add_setting_flags, trace_to
+
+if TYPE_CHECKING:
+    from pioche_tui.bus.natsd import NatsServer
+    from pioche_tui.store.lock import DataDirLock
+
+log = logging.getLogger("pioche.workers")
+
+BUS_ENV = "PIOCHE_BUS"
+"""The environment variable that hands the children the bus's URL, with its credentials."""
+READY = b"ready\n"
+"""What a child writes on its parent link once it serves (``ParentLink.ready``)."""
+READY_TIMEOUT = 60.0  # seconds a child gets to be ready (imports and the store's restore)
+STOP_TIMEOUT = 15.0  # seconds a child gets to stop after SIGTERM, before SIGKILL
+FIRST_BACKOFF = 0.5  # seconds before restarting a child that exited; doubled at each failure
+MAX_BACKOFF = 5.0
+CANCEL_AGAIN = 0.1  # seconds between two cancellations of a start told to stop
+BUS_TIMEOUT = 15.0  # seconds a child waits for its first connection to the bus
+STEADY = 10.0  # seconds a restarted child must run for its next failure to wait FIRST_BACKOFF
+
+
+def log_format(role: str) -> str:
+    """The log lines of one process of the tree: its role and pid after the level (all the
+    processes write to the same terminal or file)."""
+    return f"%(asctime)s %(levelname)s {role}[%(process)d] %(message)s"
+
+
+def setup_logging(role: str) -> None:
+    logging.basicConfig(level=logging.INFO, format=log_format(role), force=True)
+    logging.getLogger("asyncssh").setLevel(logging.WARNING)  # one line per packet otherwise
+    logging.getLogger("nats").setLevel(logging.WARNING)
+
+
+# -- the child's side ------------------------------------------------------------------------
+
+
+class ParentLink:
+    """A child's end of its supervisor's link (``--parent-fd N``): say when it serves
+    (``ready``), and learn when the supervisor is gone (``watch``: EOF, whatever killed it).
+    The supervisor never writes on it."""
+
+    def __init__(self, fd: int) -> None:
+        self._sock = socket.socket(fileno=fd)
+        self._sock.set_inheritable(False)  # (the child's own children must not keep it open)
+        self._sock.setblocking(False)
+
+    def ready(self) -> None:
+        """Tell the supervisor this process serves (a few bytes into an empty buffer: never
+        blocks)."""
+        with contextlib.suppress(OSError):  # (the supervisor gone: ``watch`` says so)
+            self._sock.send(READY)
+
+    def watch(self, gone: Callable[[], None]) -> None:
+        """Call ``gone`` once, on the running loop, when the supervisor's end closes."""
+        loop = asyncio.get_running_loop()
+
+        def readable() -> None:
+            try:
+                data = self._sock.recv(64)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            if not data:
+                loop.remove_reader(self._sock.fileno())
+                gone()
+
+        loop.add_reader(self._sock.fileno(), readable)
+
+    def close(self) -> None:
+        with contextlib.suppress(ValueError, OSError):
+            asyncio.get_running_loop().remove_reader(self._sock.fileno())
+        self._sock.close()
+
+
+def add_child_flags(p: argparse.ArgumentParser) -> None:
+    """``--parent-fd`` and ``--bus``, which every child of the tree takes."""
+    p.add_argument(
+        "--parent-fd", type=int, default=None, metavar="FD",
+        help="(set by pioche serve --workers) the supervisor's link: ready is written on it; "
+        "its end means the supervisor is gone, and this process stops",
+    )
+    p.add_argument(
+        "--bus", default=None, metavar="URL",
+        help=f"the bus, nats://USER:PASSWORD@HOST:PORT (default: ${BUS_ENV}, which is better: "
+        "every user sees a command line)",
+    )
+
+
+def bus_url(args: argparse.Namespace) -> str | None:
+    url: str | None = args.bus or os.environ.get(BUS_ENV)
+    return url
+
+
+async def cancel_until_done(task: asyncio.Task[Any]) -> None:
+    """Cancel ``task`` again and again until it has ended: nats-py's first connection, trying
+    again for ever, can lose a cancellation (asyncio.wait_for's, when an attempt fails at that
+    moment), and a child told to stop while it starts must not stay, an orphan reconnecting
+    for ever."""
+    while not task.done():
+        task.cancel()
+        await asyncio.wait((task,), timeout=CANCEL_AGAIN)
+
+
+def stop_event(link: ParentLink | None) -> asyncio.Event:
+    """Set on SIGINT, SIGTERM, or the supervisor's end (a child's reasons to stop)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    if link is not None:
+        def gone() -> None:
+            log.warning("the supervisor is gone: stopping")
+            stop.set()
+
+        link.watch(gone)
+    return stop
+
+
+# -- pioche coordinator ----------------------------------------------------------------------
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "coordinator",
+        help="the coordinator of pioche serve --workers, served over its bus",
+        description=(
+            "Run the coordinator (tables, engines, logs, the database) over DATA_DIR and serve "
+            "it to the fronts over the bus, until SIGINT or SIGTERM. pioche serve --workers "
+            "starts it; see docs/server.md."
+        ),
+    )
+    p.add_argument(
+        "--data-dir", type=Path, default=Path("data"),
+        help="table logs and the SQLite database (default ./data)",
+    )
+    p.add_argument(
+        "--lock-fd", type=int, default=None, metavar="FD",
+        help="(set by pioche serve --workers) the data directory's lock, taken by the "
+        "supervisor; without it, this process takes the lock itself",
+    )
+    add_child_flags(p)
+    add_setting_flags(p)
+    p.set_defaults(run=run_coordinator)
+
+
+def run_coordinator(args: argparse.Namespace) -> int:
+    setup_logging("coordinator")
+    if args.trace is not None:
+        trace_to(args.trace)
+    try:
+        return asyncio.run(coordinate(args))
+    finally:
+        logging.shutdown()
+
+
+async def coordinate(args: argparse.Namespace) -> int:
+    from pioche_tui.store.lock import DataDirBusy, DataDirLock
+
+    url = bus_url(args)
+    if not url:
+        log.error("no bus: give --bus URL or set %s", BUS_ENV)
+        return 2
+    try:
+        if args.lock_fd is not None:
+            lock = DataDirLock.adopt(args.data_dir, args.lock_fd)
+        else:
+            lock = DataDirLock.acquire(args.data_dir)
+    except (DataDirBusy, ValueError) as error:
+        log.error("%s", error)
+        return 1
+    try:
+        return await coordinate_locked(args, url)
+    finally:
+        lock.release()
+
+
+async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
+    """``coordinate`` once the data directory is this process's: the service of the embedded
+    mode (``open_service``: the coordinator, its store, the retention task), served on the
+    bus until told to stop."""
+    from pioche_tui.app.service import open_service
+    from pioche_tui.bus import connect
+    from pioche_tui.bus.natsd import redact
+    from pioche_tui.coordinator.host import CoordinatorHost
+
+    link = ParentLink(args.parent_fd) if args.parent_fd is not None else None
+    stop = stop_event(link)
+    connecting = asyncio.create_task(connect(url, f"coordinator-{os.getpid()}"))
+    stopped = asyncio.create_task(stop.wait())
+    await asyncio.wait((connecting, stopped), timeout=BUS_TIMEOUT,
+                       return_when=asyncio.FIRST_COMPLETED)
+    stopped.cancel()
+    if not connecting.done():  # (nats-py tries again and again: a bus that is not there)
+        await cancel_until_done(connecting)
+        if not stop.is_set():
+            log.error("cannot reach the bus %s in %.0f s", redact(url), BUS_TIMEOUT)
+        return 0 if stop.is_set() else 1
+    try:
+        nc = connecting.result()
+    except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
+        log.error("cannot reach the bus %s: %s", redact(url), error)
+        return 1
+    settings = {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
+    try:
+        service = await open_service(args.data_dir, **settings)
+    except ValueError as error:  # a setting's value the service refuses (--public-host)
+        log.error("cannot start: %s", error)
+        await nc.close()
+        return 2
+    host = CoordinatorHost(service.coordinator, nc)
+    await host.start()
+    log.info("coordinator of %s serving on the bus %s", args.data_dir, redact(url))
+    if link is not None:
+        link.ready()
+    await stop.wait()
+    log.info("stopping")
+    await service.close()  # (its sessions told, the store closed: then their last mails sent)
+    await host.stop()
+    await nc.close()
+    log.info("store closed; bye")
+    if link is not None:
+        link.close()
+    return 0
+
+
+# -- the supervisor --------------------------------------------------------------------------
+
+
+class ChildFailed(Exception):
+    """A child exited, or said nothing, before it was ready."""
+
+
+class Child:
+    """One Python child of the supervisor (``pioche coordinator`` or ``pioche front``), started
+    again by ``start`` each time it must be."""
+
+    def __init__(self, name: str, argv: Sequence[str], env: dict[str, str],
+                 pass_fds: Sequence[int] = ()) -> None:
+        self.name = name
+        self.argv = list(argv)
+        self.env = env
+        self.pass_fds = tuple(pass_fds)
+        self.process: asyncio.subprocess.Process | None = None
+        self.ready_at: float | None = None  # monotonic time it said ready, None before
+        self._link: asyncio.StreamReader | None = None
+        self._link_writer: asyncio.StreamWriter | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    async def start(self) -> None:
+        """Start the process; return once it says it serves (``ChildFailed`` if it exits, or
+        says nothing in ``READY_TIMEOUT``: it is then killed)."""
+        self._close_link()
+        self.ready_at = None
+        ours, theirs = socket.socketpair()
+        command = [sys.executable, "-m", "pioche_tui.cli", *self.argv,
+                   "--parent-fd", str(theirs.fileno())]
+        spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
+            *command, stdin=asyncio.subprocess.DEVNULL, env=self.env,
+            pass_fds=(*self.pass_fds, theirs.fileno()), process_group=0,
+        ))
+        try:  # (a stop while it forks must not lose the process: it is reaped below)
+            self.process = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                process = await spawn
+                process.kill()
+                await process.wait()
+            ours.close()
+            raise
+        finally:
+            theirs.close()  # (the child's copy alone keeps that end open)
+        self._link, self._link_writer = await asyncio.open_unix_connection(sock=ours)
+        try:
+            line = await asyncio.wait_for(self._link.readline(), READY_TIMEOUT)
+        except TimeoutError:
+            line = b""
+        if line != READY:
+            try:  # (its link closed: it is exiting; a signal now would reap it under asyncio)
+                status = await asyncio.wait_for(asyncio.shield(self.process.wait()), 5.0)
+            except TimeoutError:
+                self.kill()
+                status = await self.process.wait()
+            raise ChildFailed(f"{self.name} exited with status {status} before it was ready")
+        self.ready_at = time.monotonic()
+        log.info("%s ready (pid %d)", self.name, self.process.pid)
+
+    async def wait(self) -> int:
+        assert self.process is not None
+        return await self.process.wait()
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+
+    async def stop(self) -> None:
+        """SIGTERM, and SIGKILL if it has not exited ``STOP_TIMEOUT`` later; reaped."""
+        process = self.process
+        if process is not None and process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
+            try:
+                await asyncio.wait_for(process.wait(), STOP_TIMEOUT)
+            except TimeoutError:
+                log.warning("%s (pid %d) did not stop in %.0f s: killed", self.name,
+                            process.pid, STOP_TIMEOUT)
+                self.kill()
+            log.info("%s stopped (status %d)", self.name, await process.wait())
+        self._close_link()
+
+    def _close_link(self) -> None:
+        if self._link_writer is not None:
+            self._link_writer.close()
+            self._link_writer = self._link = None
+
+
+def reserve_port(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host``:``port`` with ``SO_REUSEPORT`` and never listening: it takes
+    no connection, but holds the port (port 0: a free one, drawn here) for the fronts, which
+    bind it with ``SO_REUSEPORT`` too, for as long as the tree runs (no other program can
+    take it while every front restarts). OSError if the port is taken."""
+    family, kind, proto, _name, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind(address)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+class Tree:
+    """The children of one supervisor: the bus, the coordinator, the fronts."""
+
+    def __init__(self, bus: NatsServer, coordinator: Child, fronts: Sequence[Child]) -> None:
+        self.bus = bus
+        self.coordinator = coordinator
+        self.fronts = list(fronts)
+        self._keepers: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        """The bus, then the coordinator, then the fronts, each ready before the next step
+        (NatsError or ChildFailed otherwise: ``stop`` stops what started)."""
+        await self.bus.start()
+        for child in (self.coordinator, *self.fronts):  # (its port is known now)
+            child.env[BUS_ENV] = self.bus.url
+        await self.coordinator.start()
+        await asyncio.gather(*(front.start() for front in self.fronts))
+        self._keepers = [asyncio.create_task(self._keep_bus(), name="keep bus")]
+        self._keepers += [asyncio.create_task(self._keep(child), name=f"keep {child.name}")
+                          for child in (self.coordinator, *self.fronts)]
+
+    async def _keep(self, child: Child) -> None:
+        """Start ``child`` again each time it exits, after a backoff."""
+        backoff = FIRST_BACKOFF
+        while True:
+            status = await child.wait()
+            if child.ready_at is not None and time.monotonic() - child.ready_at >= STEADY:
+                backoff = FIRST_BACKOFF
+            log.warning("%s (pid %s) exited with status %d: restarting in %.1f s", child.name,
+                        child.pid, status, backoff)
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, MAX_BACKOFF)
+            try:
+                await child.start()
+            except ChildFailed as error:
+                log.warning("%s", error)
+
+    async def _keep_bus(self) -> None:
+        """The same for nats-server, on the same port with the same password (the children
+        reconnect by themselves)."""
+        from pioche_tui.bus.natsd import NatsError
+
+        backoff = FIRST_BACKOFF
+        while True:
+            started = time.monotonic()
+            status = await self.bus.wait()
+            if time.monotonic() - started >= STEADY:
+                backoff = FIRST_BACKOFF
+            log.warning("nats-server exited with status %d: restarting in %.1f s", status,
+                        backoff)
+            while True:
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, MAX_BACKOFF)
+                try:
+                    await self.bus.start()
+                    break
+                except NatsError as error:
+                    log.warning("%s", error)
+
+    async def stop(self) -> None:
+        """No more restarts; the fronts, then the coordinator, then the bus."""
+        for keeper in self._keepers:
+            keeper.cancel()
+        for keeper in self._keepers:
+            with contextlib.suppress(asyncio.CancelledError):
+                await keeper
+        await asyncio.gather(*(front.stop() for front in self.fronts))
+        await self.coordinator.stop()
+        await self.bus.stop()
+        log.info("nats-server stopped")
+
+
+def front_argv(args: argparse.Namespace, port: int) -> list[str]:
+    """``pioche front``'s command line: where to listen, the host key, the limits."""
+    return [
+        "front", "--host", args.host, "--port", str(port), "--reuse-port",
+        "--keys-dir", str(args.keys_dir),
+        "--max-sessions", str(args.max_sessions), "--max-per-address", str(args.max_per_address),
+        "--max-pending", str(args.max_pending),
+        "--cpu-per-connection", repr(args.cpu_per_connection),
+        "--cpu-per-address", repr(args.cpu_per_address),
+        "--stall-timeout", repr(args.stall_timeout), "--colors", args.colors,
+        *(["--public-host", args.public_host] if hasattr(args, "public_host") else []),
+    ]
+
+
+def coordinator_argv(args: argparse.Namespace, lock_fd: int) -> list[str]:
+    """``pioche coordinator``'s command line: the data directory, its lock, the settings
+    given to ``pioche serve`` (as they were parsed: the coordinator parses them the same)."""
+    argv = ["coordinator", "--data-dir", str(args.data_dir), "--lock-fd", str(lock_fd)]
+    if hasattr(args, "turn_timer"):
+        argv += ["--turn-timer", repr(args.turn_timer or 0.0)]
+    if hasattr(args, "bot_delay"):
+        argv += ["--bot-delay", ",".join(map(repr, args.bot_delay))]
+    if hasattr(args, "grace"):
+        argv += ["--grace", repr(args.grace)]
+    if hasattr(args, "table_rate"):
+        argv += ["--table-rate", ",".join(map(str, args.table_rate))]
+    for name in ("keep_finished", "keep_abandoned"):  # (parsed as seconds, given in days)
+        if hasattr(args, name):
+            argv += ["--" + name.replace("_", "-"), repr(getattr(args, name) / 86400.0)]
+    if hasattr(args, "public_host"):
+        argv += ["--public-host", args.public_host]
+    if args.trace is not None:
+        argv += ["--trace", str(args.trace)]
+    return argv
+
+
+async def supervise(args: argparse.Namespace) -> int:
+    """``pioche serve --workers N``, until SIGINT or SIGTERM (exit 0), or a child that cannot
+    start (exit 1)."""
+    from pioche_tui.store.lock import DataDirBusy, DataDirLock
+
+    setup_logging("supervisor")
+    if args.app != DEFAULT_APP:
+        log.error("--workers serves the game (%s) only, not --app %s", DEFAULT_APP, args.app)
+        return 2
+    try:  # before anything is read or written: another server may be running on it
+        lock = DataDirLock.acquire(args.data_dir)
+    except DataDirBusy as error:
+        log.error("%s: stop it, or give this server another --data-dir", error)
+        return 1
+    try:
+        return await supervise_locked(args, lock)
+    finally:
+        lock.release()
+
+
+async def supervise_locked(args: argparse.Namespace, lock: DataDirLock) -> int:
+    from pioche_tui.bus.natsd import NatsError, NatsServer
+
+    from .keys import HOST_KEY_NAME, ensure_host_key, fingerprint
+
+    key, created = ensure_host_key(args.keys_dir)  # (before the fronts, which all load it)
+    if created:
+        log.info("wrote a new host key: %s", args.keys_dir / HOST_KEY_NAME)
+    try:
+        reserved = reserve_port(args.host, args.port)
+    except OSError as error:
+        log.error("cannot listen on %s port %d: %s", args.host, args.port, error)
+        return 1
+    with reserved:
+        port = reserved.getsockname()[1]
+        bus = NatsServer()
+        env = dict(os.environ)  # (and the bus's URL, once it runs: Tree.start)
+        coordinator = Child("coordinator", coordinator_argv(args, lock.fd), env, (lock.fd,))
+        fronts = [Child(f"front {n}", front_argv(args, port), env)
+                  for n in range(1, args.workers + 1)]
+        tree = Tree(bus, coordinator, fronts)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        # (SIGHUP too: the terminal closed; by default it would end the supervisor without
+        # stopping the tree in order nor removing the bus's private directory)
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(signum, stop.set)
+        starting = asyncio.create_task(tree.start())
+        stopping = asyncio.create_task(stop.wait())
+        await asyncio.wait((starting, stopping), return_when=asyncio.FIRST_COMPLETED)
+        status = 0
+        failure = starting.exception() if starting.done() else None
+        if failure is not None:
+            if not isinstance(failure, NatsError | ChildFailed):
+                raise failure
+            log.error("cannot start: %s", failure)
+            status = 1
+        elif starting.done():
+            log.info("Pioche listening on %s port %d; host key %s; %d fronts, bus %s",
+                     args.host, port, fingerprint(key), len(fronts), bus.public_url)
+            await stop.wait()
+        else:
+            starting.cancel()
+            with contextlib.suppress(asyncio.CancelledError, NatsError, ChildFailed):
+                await starting
+        stopping.cancel()
+        log.info("stopping: the fronts, the coordinator, then the bus")
+        await tree.stop()
+        log.info("stopped; bye")
+        return status

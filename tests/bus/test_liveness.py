@@ -1,0 +1,234 @@
+"""The bus's faults (issue 16), with a real nats-server, a real coordinator behind a real
+``CoordinatorHost`` and fronts' ``Remote``s, in this process: a front that dies, a coordinator
+that restarts, a nats-server that restarts, bad payloads on every subject, a front acting for
+another front's session. The processes themselves (SIGKILL mid-play) are tests/server/'s."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import pytest
+
+from pioche_tui import bus, wire
+from pioche_tui.app.app import PiocheApp
+from pioche_tui.app.screens.dialogs import Farewell
+from pioche_tui.bus.natsd import NatsServer
+from pioche_tui.coordinator.mailbox import Notice
+from pioche_tui.coordinator.model import Player, Refused
+from tests.app.conftest import wait_for_text
+from tests.contract.conftest import news_until, update_until
+
+from .world import WAIT, coordinator_on, die, front_on, seated, until, vanish
+
+
+async def refused(request: object) -> str:
+    with pytest.raises(Refused) as refusal:
+        await request  # type: ignore[misc]
+    return refusal.value.code
+
+
+def alice() -> Player:
+    return Player("SHA256:Alice-key", "Alice", address="192.0.2.1")
+
+
+async def test_a_dead_fronts_sessions_close_and_their_seats_wait_for_the_grace(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    url = nats_server.url
+    async with coordinator_on(url, tmp_path / "data") as host, \
+            front_on(url, "fronta") as front_a, front_on(url, "frontb") as front_b:
+        coordinator = host.coordinator
+        client, table_id = await seated(front_a, "Alice")
+        bob = front_b.client()
+        await bob.connect(Player("SHA256:Bob-key", "Bob"))
+        table = coordinator.tables[table_id]
+        seat = table.seat_of(alice().identity)
+        assert seat is not None and client.sid in host.sessions
+
+        await die(front_a)
+        await until(lambda: alice().identity not in coordinator.sessions,
+                    "the dead front's session closed")
+        assert table.status == "playing" and table.seats[seat].kind == "player"
+        assert table.seats[seat].grace is not None  # (kept for her, as a dropped connection)
+        assert bob.open and client.sid not in host.sessions
+
+        again = front_b.client()  # she reconnects, to the other front
+        place = await again.connect(alice())
+        assert (place.table, place.seat) == (table_id, seat)
+
+
+async def test_a_front_that_stops_says_so_and_its_sessions_close(
+        nats_server: NatsServer, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, "pioche_tui.coordinator.host")
+    url = nats_server.url
+    async with coordinator_on(url, tmp_path / "data") as host:
+        async with front_on(url, "fronta") as front:
+            client = front.client()
+            await client.connect(alice())
+        await until(lambda: alice().identity not in host.coordinator.sessions,
+                    "the stopped front's session closed")
+        assert "front fronta stops" in caplog.text and host.sessions == {}
+
+
+async def test_a_restarted_coordinator_ends_the_fronts_sessions_which_reconnect(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    url, data = nats_server.url, tmp_path / "data"
+    async with front_on(url, "fronta") as front:
+        async with coordinator_on(url, data) as host:
+            client, table_id = await seated(front, "Alice")
+            seat = host.coordinator.tables[table_id].seat_of(alice().identity)
+            await vanish(host)
+        async with coordinator_on(url, data):
+            last = await news_until(client, lambda m: m.closed)
+            assert [n.code for n in last.notices] == ["coordinator_lost"]
+            assert not client.open
+            await until(lambda: front.coordinator_alive, "the new coordinator heard")
+            place = await front.client().connect(alice())  # (its table back from its log)
+            assert (place.table, place.seat) == (table_id, seat)
+
+
+async def test_a_silent_coordinator_ends_the_fronts_sessions(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    url = nats_server.url
+    async with front_on(url, "fronta") as front, coordinator_on(url, tmp_path / "data") as host:
+        client = front.client()
+        await client.connect(alice())
+        await vanish(host)
+        last = await news_until(client, lambda m: m.closed)  # (within bus.SILENCE)
+        assert [n.code for n in last.notices] == ["coordinator_lost"]
+        assert not front.coordinator_alive
+        assert await refused(front.client().server_info()) == "unavailable"
+        # (the front stopping meanwhile: nobody to tell, no error, no 5-s wait for an answer)
+        await asyncio.wait_for(front.client().server_stopping(), 1.0)
+
+
+async def test_the_player_is_told_the_server_restarts(nats_server: NatsServer,
+                                                       tmp_path: Path) -> None:
+    url, data = nats_server.url, tmp_path / "data"
+    async with front_on(url, "fronta") as front, coordinator_on(url, data) as host:
+        app = PiocheApp(front.connector(), identity=alice().identity, name="Alice")
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await wait_for_text(pilot, app, "Alice", timeout=WAIT)
+            await vanish(host)
+            async with coordinator_on(url, data):
+                text = "Le serveur redémarre : reconnectez-vous dans un instant."
+                await until(lambda: isinstance(app.screen, Farewell), "the farewell")
+                assert await wait_for_text(pilot, app, "Le serveur redémarre : reconnectez-vous")
+        assert app.farewell == text
+
+
+async def test_a_restarted_nats_server_is_found_again(tmp_path: Path) -> None:
+    server = NatsServer()
+    await server.start()
+    try:
+        async with coordinator_on(server.url, tmp_path / "data") as host, \
+                front_on(server.url, "fronta") as front:
+            client = front.client()
+            await client.server_info()
+            server.kill()
+            await until(lambda: not front.nc.is_connected, "the front sees the bus gone")
+            assert await refused(client.server_info()) == "unavailable"
+            await server.start()  # (same port, same password)
+            await until(lambda: front.nc.is_connected and host.nc.is_connected,
+                        "both back on the bus")
+            place = await client.connect(alice())
+            assert place.table is None and client.open
+            assert (await client.server_info()).grace == 60.0
+    finally:
+        await server.stop()
+
+
+async def test_a_session_open_while_the_bus_restarts_ends_once_it_is_back(
+        tmp_path: Path) -> None:
+    """News published while nats-server was down is lost (NATS delivers at most once), and a
+    session that missed the update giving its player the turn would wait for ever, the
+    coordinator's heartbeat unbroken when the bus is back within ``bus.SILENCE``: so the
+    front ends its sessions once connected again, and the player reconnects to the seat."""
+    server = NatsServer()
+    await server.start()
+    try:
+        async with coordinator_on(server.url, tmp_path / "data") as host, \
+                front_on(server.url, "fronta") as front:
+            client, table_id = await seated(front, "Alice")
+            seat = host.coordinator.tables[table_id].seat_of(alice().identity)
+            server.kill()
+            await until(lambda: not front.nc.is_connected, "the front sees the bus gone")
+            await server.start()  # (same port, same password: at once, within bus.SILENCE)
+            last = await news_until(client, lambda m: m.closed)
+            assert [n.code for n in last.notices] == ["coordinator_lost"]
+            assert front.coordinator_alive  # (the coordinator was never taken for lost)
+            await until(lambda: host.nc.is_connected, "the coordinator back on the bus")
+            place = await front.client().connect(alice())
+            assert (place.table, place.seat) == (table_id, seat)
+    finally:
+        await server.stop()
+
+
+async def test_bad_payloads_are_dropped_and_nothing_stops(
+        nats_server: NatsServer, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    url = nats_server.url
+    async with coordinator_on(url, tmp_path / "data"), front_on(url, "fronta") as front:
+        client = front.client()
+        await client.connect(alice())
+        raw = await bus.connect(url, "test-intruder")
+        try:
+            headers = {bus.FRONT_HEADER: "intruder"}
+            for data, sent in [
+                (b"\xc1 not msgpack", headers),
+                (wire.encode(Notice("x", "not a call")), headers),
+                (wire.encode(wire.Call("server_info", {})), {}),  # (no front id)
+                (wire.encode(wire.Call("leave", {})),
+                 {**headers, bus.SESSION_HEADER: "no.such*sid"}),
+                (wire.encode(wire.Call("mail", {})), {**headers, bus.SESSION_HEADER: "x1"}),
+            ]:
+                reply = await raw.request(bus.COORD_REQ, data, timeout=WAIT, headers=sent)
+                assert wire.decode(reply.data).code == "bad_request"
+            for subject in (bus.LOBBY, bus.COORD_ALIVE, bus.FRONT_ALIVE,
+                            bus.session_subject(client.sid)):
+                await raw.publish(subject, b"\x92\x01")
+                await raw.publish(subject, wire.encode(Notice("x", "not that")))
+            await raw.flush()
+        finally:
+            await raw.close()
+        await client.chat("toujours là")
+        said = await news_until(client, lambda m: bool(m.chat))
+        assert said.chat[-1].text == "toujours là" and client.open
+        assert front.coordinator_alive and front.lobby is not None
+        assert "bad request dropped" in caplog.text
+        for what in ("bad lobby", "bad coordinator heartbeat", "bad front heartbeat",
+                     f"bad news of {client.sid}"):
+            assert f"{what} dropped" in caplog.text
+
+
+async def test_a_front_cannot_act_for_another_fronts_session(nats_server: NatsServer,
+                                                              tmp_path: Path) -> None:
+    url = nats_server.url
+    async with coordinator_on(url, tmp_path / "data") as host, \
+            front_on(url, "fronta") as front_a, front_on(url, "frontb") as front_b:
+        client, table_id = await seated(front_a, "Alice")
+        before = await client.place()
+        forged = front_b.client(client.sid)
+        assert await refused(forged.connect(Player("SHA256:Mallory", "Mallory"))) == "not_yours"
+        for name, args in [("leave", {}), ("act", {"action": 1, "step": None}),
+                           ("chat", {"text": "au revoir"}), ("close", {}),
+                           ("player", {}), ("place", {})]:
+            assert await refused(front_b.call(name, args, client.sid)) == "not_yours"
+        assert client.open and await client.place() == before
+        assert host.sessions[client.sid] == "fronta"
+        assert host.coordinator.tables[table_id].seat_of(alice().identity) == before.seat
+
+
+async def test_a_turns_time_left_counts_the_time_the_update_waited_at_the_front(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    url = nats_server.url
+    async with coordinator_on(url, tmp_path / "data"), front_on(url, "fronta") as front:
+        client = front.client()
+        await client.connect(alice())
+        await client.create_table("toy", seats=2, bots={1: "basic"}, timer=30.0)
+        if (await client.place()).status == "waiting":
+            await client.start()
+        await asyncio.sleep(0.6)  # (its first update waits, unread, in the front's mailbox)
+        update = await update_until(client, lambda u: u.view is not None)
+        assert update.to_act == (0,) and update.time_left is not None
+        assert 0 < update.time_left <= 30.0 - 0.6
