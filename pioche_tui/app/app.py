@@ -378,7 +378,7 @@ class PiocheApp(App[None]):
         player is told all the same."""
         with contextlib.suppress(Refused):
             await self.client.server_stopping()
-        self.farewell = self.t("notice.shutdown")
+        self.farewell = self.with_resume(self.t("notice.shutdown"))
         self.exit()
 
     # --- the mailbox ----------------------------------------------------------------------
@@ -396,8 +396,10 @@ class PiocheApp(App[None]):
     def deliver(self, mail: Mail) -> None:
         """Hand what arrived to the screens it concerns."""
         for notice in mail.notices:
-            if notice.code in ("shutdown", "replaced", "coordinator_lost"):
+            if notice.code == "replaced":
                 self.farewell = self.t.notice(notice.code, notice.text)
+            elif notice.code in ("shutdown", "coordinator_lost"):
+                self.farewell = self.with_resume(self.t.notice(notice.code, notice.text))
             else:
                 self.notify(self.t.notice(notice.code, notice.text), markup=False)
         if mail.lobby is not None and self.lobby is not None:
@@ -545,6 +547,17 @@ class PiocheApp(App[None]):
 
             self._learning = LearnMemory(self, await self.client.learned())
         return self._learning
+
+    def with_resume(self, farewell: str) -> str:
+        """``farewell``, and for a guest seated at a game the command that gives the seat
+        back: the last line their terminal keeps once the server has gone (or restarts), where
+        the table screen that showed the command is gone too."""
+        screen = self.table_screen
+        command = self.resume_command()
+        if (command is None or screen is None or screen.seat is None
+                or screen.update.table.status != "playing"):
+            return farewell
+        return f"{farewell} {self.t('farewell.resume', command=command)}"
 
     def resume_command(self) -> str | None:
         """What a guest types to get their seat back (``ssh -t -p PORT HOST resume TOKEN``):
