@@ -7,8 +7,8 @@ supervisor, nats-server, the coordinator and two fronts.
   connection), the coordinator, nats-server. Each is restarted; no move a player saw accepted is
   lost (the title row's « coup N » is the table's step: the log holds at least N moves); the
   players get their seats back by reconnecting.
-- The supervisor SIGKILLed: every process of its tree ends by itself, and the data directory
-  is free again.
+- Then the supervisor SIGKILLed: every process of its tree ends by itself (the players told,
+  as at a stop), and the data directory is free again.
 """
 
 from __future__ import annotations
@@ -236,18 +236,17 @@ async def test_a_process_killed_mid_play_loses_no_accepted_move(tmp_path: Path) 
                 assert alice.returns > returns["alice"]
             if victim == "coordinator":  # (a lost bus may end the sessions too, or not)
                 assert alice.returns > returns["alice"] and bob.returns > returns["bob"]
-        served.process.send_signal(signal.SIGTERM)
-        assert served.wait(60) == 0
-
-
-async def test_the_supervisor_killed_leaves_no_process(tmp_path: Path) -> None:
-    with serve_process(tmp_path, app=DEFAULT_APP, workers=2) as served:
-        tree = tree_of(served)
+        # Last, the supervisor itself: its children stop in order by themselves (the players
+        # are told), nats-server dies with it, the data directory is free again.
         everyone = [pid for pids in tree.values() for pid in pids]
         served.process.kill()
         served.wait()
         assert await asyncio.to_thread(wait_gone, everyone, 30) == []
-        with DataDirLock.acquire(tmp_path / "data"):  # free again
+        for player in (alice, bob):
+            assert player.client is not None
+            await asyncio.wait_for(player.client.closed.wait(), 10)
+            assert MSG_SHUTDOWN in player.client.output
+        with DataDirLock.acquire(tmp_path / "data"):
             pass
 
 
