@@ -365,13 +365,19 @@ class Child:
             self._link_writer = self._link = None
 
 
-def reserve_port(host: str, port: int) -> socket.socket:
+def reserve_port(host: str, port: int, shared: bool = False) -> socket.socket:
     """A socket bound to ``host``:``port`` with ``SO_REUSEPORT`` and never listening: it takes
     no connection, but holds the port (port 0: a free one, drawn here) for the fronts, which
     bind it with ``SO_REUSEPORT`` too, for as long as the tree runs (no other program can
-    take it while every front restarts). OSError if the port is taken."""
+    take it while every front restarts). OSError if the port is taken; and, unless ``shared``
+    (``--reuse-port``), if anything listens on it already, even with ``SO_REUSEPORT``: another
+    tree of the same user would otherwise share the port silently, taking half the players
+    to another game."""
     family, kind, proto, _name, address = socket.getaddrinfo(
         host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    if port and not shared:
+        with socket.socket(family, kind, proto) as probe:  # (fails on any socket bound there)
+            probe.bind(address)
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
@@ -509,7 +515,7 @@ async def supervise_locked(args: argparse.Namespace, lock: DataDirLock) -> int:
     if created:
         log.info("wrote a new host key: %s", args.keys_dir / HOST_KEY_NAME)
     try:
-        reserved = reserve_port(args.host, args.port)
+        reserved = reserve_port(args.host, args.port, shared=args.reuse_port)
     except OSError as error:
         log.error("cannot listen on %s port %d: %s", args.host, args.port, error)
         return 1

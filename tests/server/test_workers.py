@@ -179,6 +179,15 @@ async def test_two_players_through_two_fronts_then_sigterm(tmp_path: Path) -> No
         await alice.sit()
         await bob.sit()
         await asyncio.gather(alice.carry_on(), bob.carry_on())
+        # A second tree started by mistake on the same port (another data directory) is
+        # refused, not given half the players (SO_REUSEPORT would let it share the port).
+        second = subprocess.run(
+            [sys.executable, "-m", "pioche_tui.cli", "serve", "--workers", "2", "--host",
+             "127.0.0.1", "--port", str(served.port), "--data-dir", str(tmp_path / "other"),
+             "--keys-dir", str(served.keys_dir)],
+            cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1
+        assert f"cannot listen on 127.0.0.1 port {served.port}" in second.stderr
         # The server is full (--max-sessions 2, counted across the fronts): a third player is
         # refused, whichever front the kernel hands her to.
         for _attempt in range(3):
