@@ -115,7 +115,7 @@ class Peer:
 class Remote:
     def __init__(self, nc: Client, front_id: str) -> None:
         if set(front_id) & set(" .*>-") or not front_id:
-            raise ValueError(f"front id {front_id!r}: letters and digits only")
+            raise ValueError(f"front id {front_id!r}: no space, '.', '*', '>' nor '-'")
         self.nc = nc
         self.front_id = front_id
         self.lobby: LobbySnapshot | None = None
@@ -180,23 +180,25 @@ class Remote:
         return RemoteClient(self, self._link(sid))
 
     def opened(self, sid: str) -> RemoteClient:
-        """A client of the session ``sid``, opened already (``mirror``, or another client's
-        ``connect``): its news not read yet waits in it."""
-        link = self._link(sid)
-        link.connected = True
+        """A client of the session ``sid``, opened already on this front (``mirror``, or
+        another client's ``connect``): its news not read yet waits in it. KeyError for a
+        session this front does not hold."""
+        link = self._links.get(sid)
+        if link is None or not link.connected:
+            raise KeyError(f"no session {sid} open on this front")
         return RemoteClient(self, link)
 
     def connector(self) -> RemoteConnector:
         return RemoteConnector(self)
 
     def _link(self, sid: str) -> _Link:
-        link = self._links.get(sid)
-        if link is None:
-            link = self._links[sid] = _Link(sid)
-        return link
+        """The session's link: this front's, or a new one, kept once it listens (a client
+        that never connects leaves nothing behind)."""
+        return self._links.get(sid) or _Link(sid)
 
     async def _listen(self, link: _Link) -> None:
         """Subscribe to the session's news (before it is opened: none is lost)."""
+        self._links[link.sid] = link
         if link.subscription is None:
             link.subscription = await self.nc.subscribe(
                 bus.session_subject(link.sid), cb=self._on_news)
