@@ -45,6 +45,9 @@ async def test_a_dead_fronts_sessions_close_and_their_seats_wait_for_the_grace(
         table = coordinator.tables[table_id]
         seat = table.seat_of(alice().identity)
         assert seat is not None and client.sid in host.sessions
+        front_a.set_counts(1, {"192.0.2.1": 1})  # (the limits across fronts)
+        await until(lambda: "fronta" in front_b.peers(), "front A's counts heard by B")
+        assert front_b.peers()["fronta"].addresses == (("192.0.2.1", 1),)
 
         await die(front_a)
         await until(lambda: alice().identity not in coordinator.sessions,
@@ -52,6 +55,7 @@ async def test_a_dead_fronts_sessions_close_and_their_seats_wait_for_the_grace(
         assert table.status == "playing" and table.seats[seat].kind == "player"
         assert table.seats[seat].grace is not None  # (kept for her, as a dropped connection)
         assert bob.open and client.sid not in host.sessions
+        await until(lambda: "fronta" not in front_b.peers(), "a silent front counts no more")
 
         again = front_b.client()  # she reconnects, to the other front
         place = await again.connect(alice())
