@@ -113,11 +113,15 @@ class Peer:
 
 
 class Remote:
-    def __init__(self, nc: Client, front_id: str) -> None:
+    """``timeout``: how long a request waits for its answer (``bus.REQUEST_TIMEOUT``)."""
+
+    def __init__(self, nc: Client, front_id: str, timeout: float = bus.REQUEST_TIMEOUT
+                 ) -> None:
         if set(front_id) & set(" .*>-") or not front_id:
             raise ValueError(f"front id {front_id!r}: no space, '.', '*', '>' nor '-'")
         self.nc = nc
         self.front_id = front_id
+        self.timeout = timeout
         self.lobby: LobbySnapshot | None = None
         """The newest lobby snapshot the coordinator sent (None before the first)."""
         self._lobby_seq = 0  # the newest lobby's number (bus.LOBBY_HEADER)
@@ -271,7 +275,7 @@ class Remote:
         if sid is not None:
             headers[SESSION_HEADER] = sid
         try:
-            reply = await self.nc.request(bus.COORD_REQ, data, timeout=bus.REQUEST_TIMEOUT,
+            reply = await self.nc.request(bus.COORD_REQ, data, timeout=self.timeout,
                                           headers=headers)
         except Exception as error:  # no responders, time out, the bus closed or reconnecting
             log.info("request %s unanswered: %s", name, type(error).__name__)

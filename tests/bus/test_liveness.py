@@ -17,6 +17,7 @@ from pioche_tui.app.screens.dialogs import Farewell
 from pioche_tui.bus.natsd import NatsServer
 from pioche_tui.coordinator.mailbox import Notice
 from pioche_tui.coordinator.model import Player, Refused
+from pioche_tui.coordinator.remote import Remote
 from tests.app.conftest import wait_for_text
 from tests.contract.conftest import news_until, update_until
 
@@ -210,3 +211,20 @@ async def test_a_turns_time_left_counts_the_time_the_update_waited_at_the_front(
         update = await update_until(client, lambda u: u.view is not None)
         assert update.to_act == (0,) and update.time_left is not None
         assert 0 < update.time_left <= 30.0 - 0.6
+
+
+async def test_a_coordinator_that_does_not_answer_is_unavailable(
+        nats_server: NatsServer) -> None:
+    """A request the coordinator takes but never answers (stuck): refused after the timeout,
+    as one that finds nobody."""
+    stuck = await bus.connect(nats_server.url, "test-stuck")
+    nc = await bus.connect(nats_server.url, "test-front")
+    try:
+        taken = await stuck.subscribe(bus.COORD_REQ)
+        await stuck.flush()
+        remote = Remote(nc, "fronta", timeout=0.5)
+        assert await refused(remote.client().server_info()) == "unavailable"
+        assert wire.decode((await taken.next_msg(timeout=WAIT)).data).name == "server_info"
+    finally:
+        await stuck.close()
+        await nc.close()
