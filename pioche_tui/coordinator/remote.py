@@ -280,6 +280,9 @@ class Remote:
         except Exception as error:  # no responders, time out, the bus closed or reconnecting
             log.info("request %s unanswered: %s", name, type(error).__name__)
             raise unavailable() from None
+        boot = (reply.headers or {}).get(bus.BOOT_HEADER)
+        if boot:
+            self._heard_from(boot)
         try:
             answer = wire.decode(reply.data)
         except wire.WireError as error:
@@ -359,14 +362,20 @@ class Remote:
 
     async def _on_coord_alive(self, msg: Msg) -> None:
         alive = bus.read(msg, wire.CoordAlive, "coordinator heartbeat")
-        if alive is None:
-            return
-        if self.boot is not None and alive.boot != self.boot:
-            log.warning("the coordinator restarted (boot %s): this front's sessions end",
-                        alive.boot)
-            self._end_all(close=False)  # (the new coordinator knows none of them)
-            self._lobby_seq = 0  # (it numbers its lobbies from 1)
-        self.boot = alive.boot
+        if alive is not None:
+            self._heard_from(alive.boot)
+
+    def _heard_from(self, boot: str) -> None:
+        """The coordinator ``boot`` is alive (a heartbeat, an answer). A new one knows none of
+        the sessions opened on the one before: they end."""
+        if boot != self.boot:
+            if self.boot is not None:
+                log.warning("the coordinator restarted (boot %s): this front's sessions end",
+                            boot)
+                self._lobby_seq = 0  # (it numbers its lobbies from 1)
+            for link in list(self._links.values()):  # (opened before: a session opened
+                link.end("coordinator_lost", LOST)    # by this answer is not connected yet)
+            self.boot = boot
         self._heard = self._now()
 
     async def _on_front_alive(self, msg: Msg) -> None:
@@ -378,12 +387,6 @@ class Remote:
         else:
             self._peers[alive.front] = Peer(alive, self._now())
 
-    def _end_all(self, *, close: bool) -> None:
-        for link in list(self._links.values()):
-            if close:
-                self._lost(link)
-            else:
-                link.end("coordinator_lost", LOST)
 
     async def _watch(self) -> None:
         """End the sessions when the coordinator falls silent."""
@@ -393,7 +396,8 @@ class Remote:
             alive = self.coordinator_alive
             if not alive and not lost and any(link.open for link in self._links.values()):
                 log.warning("the coordinator is silent: this front's sessions end")
-                self._end_all(close=True)
+                for link in list(self._links.values()):
+                    self._lost(link)
             lost = not alive
 
     async def _beat(self) -> None:

@@ -15,6 +15,7 @@ from pioche_tui import bus, wire
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.screens.dialogs import Farewell
 from pioche_tui.bus.natsd import NatsServer
+from pioche_tui.coordinator.host import CoordinatorHost
 from pioche_tui.coordinator.mailbox import Notice
 from pioche_tui.coordinator.model import Player, Refused
 from pioche_tui.coordinator.remote import Remote
@@ -228,3 +229,26 @@ async def test_a_coordinator_that_does_not_answer_is_unavailable(
     finally:
         await stuck.close()
         await nc.close()
+
+
+async def test_an_answer_of_a_restarted_coordinator_ends_the_old_sessions_not_the_new(
+        nats_server: NatsServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answers carry the coordinator's boot id too: the first answer of a restarted one ends
+    the sessions opened before, and not the session it opened, whatever its heartbeat does."""
+    url, data = nats_server.url, tmp_path / "data"
+    async with front_on(url, "fronta") as front:
+        async with coordinator_on(url, data) as host:
+            old = front.client()
+            await old.connect(alice())
+            await vanish(host)
+
+        async def no_heartbeat(self: CoordinatorHost) -> None:
+            await asyncio.sleep(3600)
+
+        monkeypatch.setattr(CoordinatorHost, "_beat", no_heartbeat)
+        async with coordinator_on(url, data):
+            new = front.client()
+            await new.connect(Player("SHA256:Bob-key", "Bob"))
+            last = await news_until(old, lambda m: m.closed)
+            assert [n.code for n in last.notices] == ["coordinator_lost"]
+            assert new.open and (await new.place()).table is None
