@@ -373,8 +373,9 @@ class Remote:
                 log.warning("the coordinator restarted (boot %s): this front's sessions end",
                             boot)
                 self._lobby_seq = 0  # (it numbers its lobbies from 1)
-            for link in list(self._links.values()):  # (opened before: a session opened
-                link.end("coordinator_lost", LOST)    # by this answer is not connected yet)
+            # (A session this very answer opens is not connected yet: it stays.)
+            for link in list(self._links.values()):
+                link.end("coordinator_lost", LOST)
             self.boot = boot
         self._heard = self._now()
 
