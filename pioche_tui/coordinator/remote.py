@@ -390,15 +390,25 @@ class Remote:
 
 
     async def _watch(self) -> None:
-        """End the sessions when the coordinator falls silent."""
+        """End the sessions when the coordinator falls silent, or when the bus was lost a
+        moment (nats-server restarted): news sent meanwhile is gone (NATS delivers at most
+        once), and a session waiting for the update it missed (its turn) would never get
+        another to show the gap in its ``Pioche-Seq``. (From the tree's helper, 58a39b1.)"""
         lost = False
+        reconnects = self.nc.stats["reconnects"]
         while True:
             await asyncio.sleep(bus.HEARTBEAT / 4)
             alive = self.coordinator_alive
-            if not alive and not lost and any(link.open for link in self._links.values()):
-                log.warning("the coordinator is silent: this front's sessions end")
+            why = None
+            if not alive and not lost:
+                why = "the coordinator is silent"
+            elif self.nc.stats["reconnects"] != reconnects:
+                why = "the bus was lost a moment"
+            if why is not None and any(link.open for link in self._links.values()):
+                log.warning("%s: this front's sessions end", why)
                 for link in list(self._links.values()):
                     self._lost(link)
+            reconnects = self.nc.stats["reconnects"]
             lost = not alive
 
     async def _beat(self) -> None:

@@ -145,6 +145,32 @@ async def test_a_restarted_nats_server_is_found_again(tmp_path: Path) -> None:
         await server.stop()
 
 
+async def test_a_session_open_while_the_bus_restarts_ends_once_it_is_back(
+        tmp_path: Path) -> None:
+    """News published while nats-server was down is lost (NATS delivers at most once), and a
+    session that missed the update giving its player the turn would wait for ever, the
+    coordinator's heartbeat unbroken when the bus is back within ``bus.SILENCE``: so the
+    front ends its sessions once connected again, and the player reconnects to the seat."""
+    server = NatsServer()
+    await server.start()
+    try:
+        async with coordinator_on(server.url, tmp_path / "data") as host, \
+                front_on(server.url, "fronta") as front:
+            client, table_id = await seated(front, "Alice")
+            seat = host.coordinator.tables[table_id].seat_of(alice().identity)
+            server.kill()
+            await until(lambda: not front.nc.is_connected, "the front sees the bus gone")
+            await server.start()  # (same port, same password: at once, within bus.SILENCE)
+            last = await news_until(client, lambda m: m.closed)
+            assert [n.code for n in last.notices] == ["coordinator_lost"]
+            assert front.coordinator_alive  # (the coordinator was never taken for lost)
+            await until(lambda: host.nc.is_connected, "the coordinator back on the bus")
+            place = await front.client().connect(alice())
+            assert (place.table, place.seat) == (table_id, seat)
+    finally:
+        await server.stop()
+
+
 async def test_bad_payloads_are_dropped_and_nothing_stops(
         nats_server: NatsServer, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     url = nats_server.url
