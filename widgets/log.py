@@ -27,6 +27,7 @@ HISTORY = 1500
 Défausse to 500 points (1,290 at most in 30 games) and 580 of Collection (650 at most). Kept
 as the plain strings most of them are, 1,500 lines take some 250 KiB (as `Text`, 570)."""
 WHEEL = 3  # rows per notch of the mouse wheel
+ROLES = frozenset({"name", "time", "private", "mention", "info"})  # a chat line's styled parts
 
 
 class GameLog(TextLines):
@@ -38,8 +39,14 @@ class GameLog(TextLines):
     }
     GameLog > .gamelog--name { text-style: bold; color: $accent; }
     GameLog > .gamelog--below { text-style: reverse; }
+    GameLog > .gamelog--time { color: $text-muted; }
+    GameLog > .gamelog--private { color: $secondary; text-style: italic; }
+    GameLog > .gamelog--mention { color: $warning; text-style: bold; }
+    GameLog > .gamelog--info { color: $text-muted; text-style: italic; }
     """
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"gamelog--name", "gamelog--below"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "gamelog--name", "gamelog--below", "gamelog--time", "gamelog--private",
+        "gamelog--mention", "gamelog--info"}
 
     def __init__(self, below: Callable[[int], str] | None = None, *, id: str | None = None,
                  classes: str | None = None) -> None:
@@ -69,12 +76,14 @@ class GameLog(TextLines):
             self._rows += rows
         self._show()
 
-    def add_chat(self, name: str, text: str, separator: str = " : ") -> None:
-        """A chat line; ``name`` and ``text`` are user text, shown as they are (never markup)."""
+    def add_chat(self, parts: Iterable[tuple[str, str]]) -> None:
+        """A chat line from its parts: (text, role), the role "" or one of ``ROLES``, each
+        styled by its component class (``gamelog--ROLE``). The text is user text, shown as it
+        is (never markup)."""
         line = Text()
-        line.append(name, self.get_component_rich_style("gamelog--name", partial=True))
-        line.append(separator)
-        line.append(text)
+        for text, role in parts:
+            line.append(text, self.get_component_rich_style(f"gamelog--{role}", partial=True)
+                        if role in ROLES else "")
         self.add_lines([line])
 
     # --- moving through it ----------------------------------------------------------------

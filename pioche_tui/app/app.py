@@ -20,6 +20,7 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from textual import events
@@ -38,9 +39,10 @@ from ..coordinator.model import (
     ServerInfo,
     TableUpdate,
 )
-from ..coordinator.text import nickname
+from ..coordinator.text import name_key, nickname
 from ..engine.base import Event
 from ..i18n import MESSAGES, Catalogue, pick_lang
+from .chat import COMMANDS, chat_parts, info_parts, parse
 from .colours import apply_depth, capped, depth_of, terminal_depth
 from .games import table_screen_class
 from .prefs import Preferences
@@ -229,7 +231,8 @@ class PiocheApp(App[None]):
             return  # (a window over it: the lobby keeps its words until the next connection)
         lobby = self.lobby = LobbyScreen(self.client)
         lobby.snapshot = old.snapshot
-        lobby._chat = [(line.name, line.text) for line in self._chat_seen.get("lobby", ())]
+        lobby._chat = [chat_parts(line, self.t, self._reader)
+                       for line in self._chat_seen.get("lobby", ())]
         self.switch_screen(lobby)
 
     def _forget_windows(self) -> None:
@@ -443,15 +446,78 @@ class PiocheApp(App[None]):
         self._check_size(self.size.width, self.size.height)
 
     def show_chat(self, line: ChatLine) -> None:
+        """A chat line on the screen it belongs to (a private one: the screen shown); the bell
+        when the coordinator says this copy rings (a mention of the player) and the player's
+        settings let the bell ring."""
+        heard = replace(line, bell=False)
         seen = self._chat_seen.setdefault(line.scope, deque(maxlen=CHAT_SEEN))
-        if line in seen:
+        if heard in seen:
             return  # the history the coordinator sends again when we come back
-        seen.append(line)
-        if line.scope == "lobby":
-            if self.lobby is not None:
-                self.lobby.show_chat(line.name, line.text)
+        seen.append(heard)
+        screen: LobbyScreen | TableScreen | None = None
+        if line.to:
+            screen = self.table_screen or self.lobby
+        elif line.scope == "lobby":
+            screen = self.lobby
         elif self.table_screen is not None and self.table_screen.table_id == line.scope:
-            self.table_screen.show_chat(line.name, line.text)
+            screen = self.table_screen
+        if screen is None:
+            return
+        screen.show_chat(chat_parts(line, self.t, self._reader))
+        if line.bell and self.prefs.bell:
+            self.bell()
+
+    @property
+    def _reader(self) -> str:
+        """The name the player goes by now (a mention of it stands out)."""
+        player = self.client.player
+        return player.name if player is not None else ""
+
+    def chat_info(self, *lines: str) -> None:
+        """Lines for the player's eyes alone, in the chat of the screen shown (/help)."""
+        screen = self.table_screen or self.lobby
+        if screen is not None:
+            for text in lines:
+                screen.show_chat(info_parts(text))
+
+    async def say(self, typed: str) -> None:
+        """A line typed in a chat: said where the player is, or one of the chat's commands
+        (``chat.parse``). A command misused or unknown is told, and nothing is sent."""
+        t, client, line = self.t, self.client, parse(typed)
+        if line.command == "":
+            await self.call(client.chat, line.text)
+        elif line.command == "help":
+            self.chat_info(t("chat.help"), *(t(f"chat.help.{name}") for name in COMMANDS),
+                           t("chat.help.mention"))
+        elif line.command == "me" and line.text:
+            await self.call(client.chat, line.text, me=True)
+        elif line.command == "msg" and line.name and line.text:
+            await self.call(client.chat, line.text, to=line.name)
+        elif line.command == "ignore" and not line.name:
+            names = await self._names(client.ignored)
+            if names is not None:
+                self.chat_info(t("chat.ignored", names=", ".join(names)) if names
+                               else t("chat.ignored.none"))
+        elif line.command in ("ignore", "unignore") and not line.text:
+            request = client.ignore if line.command == "ignore" else client.unignore
+            names = await self._names(request, line.name)
+            if names is not None:
+                shown = next((n for n in names if name_key(n) == name_key(line.name)),
+                             line.name)
+                self.chat_info(t(f"chat.{line.command}.done", name=shown))
+        elif line.command in COMMANDS:
+            self.warn(t(f"chat.usage.{line.command}"))
+        else:
+            self.warn(t("chat.unknown", command="/" + line.command))
+
+    async def _names(self, request: Callable[..., Awaitable[tuple[str, ...]]], *args: str
+                     ) -> tuple[str, ...] | None:
+        """The names a request about the ignored players answers; None when refused (told)."""
+        try:
+            return await request(*args)
+        except Refused as e:
+            self.warn(self.t.refusal(e))
+            return None
 
     # --- helpers for screens --------------------------------------------------------------
 

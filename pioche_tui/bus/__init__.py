@@ -22,10 +22,15 @@ sessions; a front ends its sessions when the coordinator is lost or restarted).
 from __future__ import annotations
 
 import logging
+from typing import TypeVar
 
 from nats.aio.client import Client
+from nats.aio.msg import Msg
 
+from .. import wire
 from .natsd import redact
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +42,7 @@ SESSION_PREFIX = "pioche.s."
 
 FRONT_HEADER = "Pioche-Front"
 SESSION_HEADER = "Pioche-Session"
+BOOT_HEADER = "Pioche-Boot"  # on an answer: the coordinator's boot id (as its heartbeat's)
 SEQ_HEADER = "Pioche-Seq"  # a session's news: 1, 2, … (a gap: some was lost)
 LOBBY_HEADER = "Pioche-Lobby"  # the number of a lobby on LOBBY; on a Mail: that one is its lobby
 
@@ -54,6 +60,17 @@ def session_subject(sid: str) -> str:
     if not sid or set(sid) & _SUBJECT_TOKEN_FORBIDDEN:
         raise ValueError(f"session id {sid!r}: not a subject token")
     return SESSION_PREFIX + sid
+
+
+def read(msg: Msg, expect: type[T], what: str) -> T | None:
+    """The ``expect`` value ``msg`` carries; None, with a warning, for anything else (a bad
+    payload is dropped, never acted on)."""
+    try:
+        value: T = wire.decode(msg.data, expect=expect)
+    except wire.WireError as error:
+        log.warning("bad %s dropped: %s", what, error)
+        return None
+    return value
 
 
 async def connect(url: str, name: str) -> Client:

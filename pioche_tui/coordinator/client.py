@@ -128,8 +128,20 @@ class CoordinatorClient(Protocol):
         """Play ``action`` at the player's seat; ``step`` is the update's it answers (an older
         one is refused as ``stale``)."""
 
-    async def chat(self, text: str) -> None:
-        """Say ``text`` to the lobby or to the table the session is at."""
+    async def chat(self, text: str, to: str | None = None, me: bool = False) -> None:
+        """Say ``text`` to the lobby or to the table the session is at (a spectator: to its
+        spectators), or privately to the player online under the name ``to``; ``me``: an
+        action (« /me »)."""
+
+    async def ignore(self, name: str) -> tuple[str, ...]:
+        """Hide the lines of the player online under ``name`` for this session; the names
+        ignored now."""
+
+    async def unignore(self, name: str) -> tuple[str, ...]:
+        """Show ``name``'s lines again; the names still ignored."""
+
+    async def ignored(self) -> tuple[str, ...]:
+        """The names this session ignores."""
 
     async def close(self) -> None:
         """The connection ends (a seat in play is kept for the grace period). Idempotent."""

@@ -17,6 +17,7 @@ table each spectator watches, the last chat lines — is kept in the database as
 from __future__ import annotations
 
 import asyncio
+import heapq
 import itertools
 import logging
 import math
@@ -49,7 +50,7 @@ from .model import (
     ServerInfo,
 )
 from .table import NOT_SAVED, STAND_IN, STOPPED, Seat, Table
-from .text import NICKNAME_MAX, RateLimiter, name_key, nickname, sanitise
+from .text import NICKNAME_MAX, RateLimiter, mentions, name_key, nickname, sanitise
 
 if TYPE_CHECKING:
     from .inprocess import InProcessClient
@@ -61,7 +62,12 @@ BOT_NAMES = (
     "Ambre", "Basile", "Capucine", "Désiré", "Eulalie", "Firmin", "Gaspard", "Honorine",
     "Ignace", "Joséphine", "Lucien", "Margot", "Noé", "Octavie", "Prosper", "Rosalie",
 )
-CHAT_HISTORY = 30
+CHAT_HISTORY = 30  # lines kept per history: the lobby's, a table's players', its spectators'
+MENTION_BELL = 30.0
+"""Seconds: a player's bell rings for a mention at most once in this time, whoever mentions
+them (the line is shown all the same): « @bob » in every line cannot ring bob again and again,
+from one sender or from many."""
+IGNORE_MAX = 100  # names one session may ignore (its list stays small whatever a client does)
 HEARTBEAT = 2.0  # seconds between two notes of "the server is running" (turn timers, 13)
 MIN_TIMER, MAX_TIMER = 10.0, 600.0  # what a player may ask for (the server's default, always)
 DAY = 86400.0
@@ -112,6 +118,9 @@ class Session:
         self.seat: int | None = None  # None while watching or in the lobby
         self.open = True
         self.mirror = False  # a screen shared by spectators (Coordinator.mirror): not counted
+        # The players this session does not want to read (/ignore): name key → name shown.
+        # Kept for the session (and the newer connection that replaces it): docs/screens.md.
+        self.ignoring: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"<Session {self.player.name}>"
@@ -146,8 +155,17 @@ class Session:
     def act(self, action: Any, step: int | None = None) -> None:
         self.coordinator.act(self, action, step)
 
-    def chat(self, text: str) -> None:
-        self.coordinator.chat(self, text)
+    def chat(self, text: str, to: str | None = None, me: bool = False) -> None:
+        self.coordinator.chat(self, text, to, me)
+
+    def ignore(self, name: str) -> tuple[str, ...]:
+        return self.coordinator.ignore(self, name)
+
+    def unignore(self, name: str) -> tuple[str, ...]:
+        return self.coordinator.unignore(self, name)
+
+    def ignored(self) -> tuple[str, ...]:
+        return self.coordinator.ignored(self)
 
     def close(self) -> None:
         self.coordinator.disconnect(self)
@@ -174,7 +192,11 @@ class Coordinator:
         self._ids: random.Random = (
             secrets.SystemRandom() if settings.seed is None else random.Random(settings.seed)
         )  # table ids, private codes and deal seeds
-        self._chat: dict[str, deque[ChatLine]] = {}
+        # The last lines of each history: by scope, and whether the spectators' (a table's).
+        self._chat: dict[tuple[str, bool], deque[ChatLine]] = {}
+        self._bells = RateLimiter(1, MENTION_BELL)  # by the identity of the player rung
+        self.wall_clock: Callable[[], float] = time.time
+        """The chat lines' time (the screens' pictures set a fixed one)."""
         self._chat_limit = RateLimiter(3, 3.0)  # by identity
         # By address too: one address may hold many guests, each a new identity (eight
         # sessions would say 8 lines a second to every lobby screen). Two chatty players' worth.
@@ -382,9 +404,10 @@ class Coordinator:
         session.guest_pass = guest_pass
         self.sessions[key] = session
         self._online_names[session.name_key] += 1
+        if previous is not None and previous.player.identity == player.identity:
+            session.ignoring = previous.ignoring  # (the same person: the same list)
         session.mailbox.put_lobby(self.snapshot())
-        for line in self._chat.get("lobby", ()):
-            session.mailbox.put_chat(line)
+        self._replay(session, "lobby")
         if not player.watch_only:
             self._reclaim(session)
         if session.table is None:
@@ -814,8 +837,7 @@ class Coordinator:
         session.mirror = True
         session.table = table
         table.subscribe(session, None)
-        for line in self._chat.get(table.id, ()):
-            session.mailbox.put_chat(line)
+        self._replay(session, table.id, spectators=True)
         return session
 
     def start_table(self, session: Session) -> None:
@@ -854,8 +876,7 @@ class Coordinator:
             table.publish()
         if session.open:
             session.mailbox.put_lobby(self.snapshot())
-            for line in self._chat.get("lobby", ()):
-                session.mailbox.put_chat(line)
+            self._replay(session, "lobby")
         self._maybe_close(table)
         self.lobby_changed()
 
@@ -874,8 +895,7 @@ class Coordinator:
         table.subscribe(session, seat_no)
         if seat_no is None:  # a spectator: brought back here after a drop or a restart
             self._remember_watching(session, table.id)
-        for line in self._chat.get(table.id, ()):
-            session.mailbox.put_chat(line)
+        self._replay(session, table.id, spectators=seat_no is None)
         self.lobby_changed()
 
     def _maybe_close(self, table: Table) -> None:
@@ -901,7 +921,8 @@ class Coordinator:
                 self.log_path(table.id).unlink(missing_ok=True)
         table.status = "closed"
         del self.tables[table.id]
-        self._chat.pop(table.id, None)
+        self._chat.pop((table.id, False), None)
+        self._chat.pop((table.id, True), None)
         if self.db is not None:  # its waiting row, clocks, chat and spectators' places
             self._persist("closed tables", self.db.forget_table, table.id)
         self.lobby_changed()
@@ -938,14 +959,24 @@ class Coordinator:
         if session is not None:
             session.mailbox.put_notice(Notice(code, text))
 
-    # --- chat -----------------------------------------------------------------------------
+    # --- chat (docs/screens.md, « The chat ») ---------------------------------------------
 
-    def chat(self, session: Session, text: str) -> None:
+    def chat(self, session: Session, text: str, to: str | None = None, me: bool = False
+             ) -> None:
+        """Say ``text`` where the session is: to the lobby, to its table's players (a seated
+        player) or to its table's spectators (a spectator: players never read the spectators'
+        chat; spectators read both). With ``to``, privately to that player alone, wherever
+        each of them is; such a line is kept nowhere. ``me``: an action (« * alice … »).
+
+        Refused, with nothing changed and nothing counted: a watch-only session, an empty
+        line, a private line to nobody online who can read it, or to oneself; then the rate
+        limits (a line either one refuses counts for none)."""
         if session.player.watch_only:
             raise Refused("watch_only", "Session spectateur : pas de messages.")
         clean = sanitise(text)
         if not clean:
             raise Refused("empty", "Message vide.")
+        addressee = self._addressee(session, to) if to is not None else None
         # As tables are counted (_count_table): a line either limit refuses counts for none.
         at = time.monotonic()
         identity, address = session.player.identity, session.player.address
@@ -957,19 +988,97 @@ class Coordinator:
         self._chat_limit.note(identity, at)
         if address:
             self._chat_by_address.note(address, at)
-        now = time.time()  # (the line's time, shown and stored)
-        scope = session.table.id if session.table is not None else "lobby"
-        line = ChatLine(scope, session.player.name, clean, now)
-        self._chat.setdefault(scope, deque(maxlen=CHAT_HISTORY)).append(line)
+        now = self.wall_clock()  # (the line's time, shown and stored)
+        if addressee is not None:
+            line = ChatLine("", session.player.name, clean, now, me=me,
+                            to=addressee.player.name)
+            self._deliver(line, (session, addressee), session)
+            return
+        table = session.table
+        spectators = table is not None and session.seat is None
+        scope = table.id if table is not None else "lobby"
+        line = ChatLine(scope, session.player.name, clean, now, me=me, spectators=spectators)
+        self._chat.setdefault((scope, spectators), deque(maxlen=CHAT_HISTORY)).append(line)
         if self.db is not None:  # (a line the disk refuses is still said: chat goes on)
             self._persist("chat", self.db.add_chat, scope, line.name, line.text, now,
-                          CHAT_HISTORY)
-        if scope == "lobby":
-            targets = [s for s in self.sessions.values() if s.table is None]
+                          CHAT_HISTORY, me, spectators)
+        readers: Iterable[Session]
+        if table is None:
+            readers = [s for s in self.sessions.values() if s.table is None]
+        elif spectators:
+            readers = [s for s, seat in table.subscribers.items() if seat is None]
         else:
-            targets = list(self.tables[scope].subscribers)
-        for target in targets:
-            target.mailbox.put_chat(line)
+            readers = list(table.subscribers)
+        self._deliver(line, readers, session)
+
+    def _online(self, name: str) -> Session:
+        """The session online under ``name`` (by ``name_key``); Refused if there is none."""
+        key = name_key(name)
+        found = next((s for s in self.sessions.values() if key and s.name_key == key), None)
+        if found is None:
+            shown = nickname(name) or sanitise(name, NICKNAME_MAX)
+            raise Refused("not_online", f"{shown} n'est pas en ligne.", name=shown)
+        return found
+
+    def _addressee(self, session: Session, name: str) -> Session:
+        """The player online under ``name`` who may get a private line from ``session``."""
+        other = self._online(name)
+        if other.player.identity == session.player.identity:
+            raise Refused("msg_self", "C'est vous : un message privé va à un autre joueur.")
+        if other.player.watch_only:
+            raise Refused("msg_watcher", f"{other.player.name} regarde seulement les tables : "
+                          "pas de message privé.", name=other.player.name)
+        return other
+
+    def _deliver(self, line: ChatLine, readers: Iterable[Session], sender: Session) -> None:
+        """``line`` to each reader but those who ignore its sender (the sender always reads
+        their own line); the one it mentions gets the copy that rings (``MENTION_BELL``)."""
+        mentioned = mentions(line.text) if "@" in line.text else frozenset()
+        at = time.monotonic()
+        for reader in readers:
+            if reader is not sender and sender.name_key in reader.ignoring:
+                continue
+            if (reader is not sender and reader.name_key in mentioned
+                    and self._bells.allow(reader.player.identity, at)):
+                reader.mailbox.put_chat(replace(line, bell=True))
+            else:
+                reader.mailbox.put_chat(line)
+
+    def _replay(self, session: Session, scope: str, spectators: bool = False) -> None:
+        """The last lines said in ``scope``, for a session that arrives there: a table's
+        spectators get its players' lines and their own, in the order they were said. None
+        rings; none from a player the session ignores."""
+        lines: Iterable[ChatLine] = self._chat.get((scope, False), ())
+        if spectators:
+            lines = heapq.merge(lines, self._chat.get((scope, True), ()),
+                                key=lambda line: line.time)
+        for line in lines:
+            if name_key(line.name) not in session.ignoring:
+                session.mailbox.put_chat(line)
+
+    def ignore(self, session: Session, name: str) -> tuple[str, ...]:
+        """Hide the lines of the player online under ``name`` from this session (their
+        private lines and mentions too: they ring no bell), for the session's life; the
+        names ignored now."""
+        if name_key(name) not in session.ignoring:
+            other = self._online(name)
+            if other.player.identity == session.player.identity:
+                raise Refused("ignore_self", "C'est vous : on n'ignore que les autres.")
+            if len(session.ignoring) >= IGNORE_MAX:
+                raise Refused("ignore_full", f"Vous ignorez déjà {IGNORE_MAX} joueurs : "
+                              "/unignore d'abord.", n=IGNORE_MAX)
+            session.ignoring[other.name_key] = other.player.name
+        return self.ignored(session)
+
+    def unignore(self, session: Session, name: str) -> tuple[str, ...]:
+        """Read ``name``'s lines again; the names still ignored."""
+        if session.ignoring.pop(name_key(name), None) is None:
+            shown = nickname(name) or sanitise(name, NICKNAME_MAX)
+            raise Refused("not_ignored", f"Vous n'ignorez pas {shown}.", name=shown)
+        return self.ignored(session)
+
+    def ignored(self, session: Session) -> tuple[str, ...]:
+        return tuple(sorted(session.ignoring.values(), key=name_key))
 
     # --- learn tables: the explanations a key has read ------------------------------------
 
@@ -1097,10 +1206,10 @@ class Coordinator:
         """The last chat lines of the lobby and of every table still there."""
         assert self.db is not None
         gone: set[str] = set()
-        for scope, name, text, when in self.db.chat_lines():
+        for scope, name, text, when, me, spectators in self.db.chat_lines():
             if scope == "lobby" or scope in self.tables:
-                self._chat.setdefault(scope, deque(maxlen=CHAT_HISTORY)).append(
-                    ChatLine(scope, name, text, when))
+                self._chat.setdefault((scope, spectators), deque(maxlen=CHAT_HISTORY)).append(
+                    ChatLine(scope, name, text, when, me=me, spectators=spectators))
             else:
                 gone.add(scope)
         for scope in gone:  # a table that ended while its lines could not be forgotten

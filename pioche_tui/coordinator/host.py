@@ -38,7 +38,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
 from .. import bus, wire
-from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
+from ..bus import BOOT_HEADER, FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
 from .core import Coordinator
 from .inprocess import InProcessClient, InProcessFront
 from .mailbox import Mail
@@ -74,6 +74,7 @@ class CoordinatorHost:
         self.coordinator = coordinator
         self.nc = nc
         self.boot = secrets.token_hex(8)
+        self._answer_headers = {BOOT_HEADER: self.boot}  # (every answer says whose it is)
         self._free = InProcessClient(coordinator)  # requests before a session, or without one
         self._desk = InProcessFront(coordinator)
         self._remotes: dict[str, _Remote] = {}
@@ -149,7 +150,7 @@ class CoordinatorHost:
             log.error("answer not sent: %s", error)
             data = wire.encode(Refused("error", "Erreur interne du serveur."))
         with contextlib.suppress(Exception):  # (the bus is gone: the front will time out)
-            await msg.respond(data)
+            await self.nc.publish(msg.reply, data, headers=self._answer_headers)
 
     async def _answer(self, msg: Msg) -> Any:
         headers = msg.headers or {}
@@ -325,10 +326,8 @@ class CoordinatorHost:
             known.last_seen = self._now()
 
     async def _on_front_alive(self, msg: Msg) -> None:
-        try:
-            alive = wire.decode(msg.data, expect=wire.FrontAlive)
-        except wire.WireError as error:
-            log.warning("bad front heartbeat dropped: %s", error)
+        alive = bus.read(msg, wire.FrontAlive, "front heartbeat")
+        if alive is None:
             return
         if alive.bye:
             log.info("front %s stops: its sessions close", alive.front)

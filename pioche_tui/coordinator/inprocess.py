@@ -122,8 +122,17 @@ class InProcessClient:
     async def act(self, action: Any, step: int | None = None) -> None:
         self._session().act(action, step)
 
-    async def chat(self, text: str) -> None:
-        self._session().chat(text)
+    async def chat(self, text: str, to: str | None = None, me: bool = False) -> None:
+        self._session().chat(text, to, me)
+
+    async def ignore(self, name: str) -> tuple[str, ...]:
+        return self._session().ignore(name)
+
+    async def unignore(self, name: str) -> tuple[str, ...]:
+        return self._session().unignore(name)
+
+    async def ignored(self) -> tuple[str, ...]:
+        return self._session().ignored()
 
     async def close(self) -> None:
         if self.session is not None:

@@ -102,10 +102,22 @@ class LobbySnapshot:
 
 @dataclass(frozen=True, slots=True)
 class ChatLine:
-    scope: str  # "lobby" or a table id
+    """One chat line as a reader gets it (docs/screens.md, « The chat »).
+
+    A line is said to a scope (the lobby, or a table: its players' chat, or its spectators'
+    when ``spectators``), or privately to one player (``to``: their name; then ``scope`` is
+    "" and only the two of them ever get it). ``bell`` is set on the one copy that rings its
+    reader's bell: it mentions them (``@name``), live, within the coordinator's limit; the
+    history never rings."""
+
+    scope: str  # "lobby", a table id, or "" for a private line
     name: str
     text: str  # sanitised plain text: render it as Text, never as markup
     time: float  # wall-clock seconds (time.time(): one clock for every process, it may cross)
+    me: bool = False  # an action (« /me réfléchit »: « * alice réfléchit »)
+    to: str = ""  # a private line's addressee (« /msg bob … »); "" for a line said to a scope
+    spectators: bool = False  # said among a table's spectators: its players never get it
+    bell: bool = False  # this copy rings its reader's bell (a mention of them)
 
 
 @dataclass(frozen=True, slots=True)

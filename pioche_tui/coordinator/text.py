@@ -8,6 +8,7 @@ render it as ``Text``, never as markup (design.md, convention 7).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import deque
 
@@ -75,6 +76,23 @@ def name_key(name: str) -> str:
     for pair, single in _KEY_PAIRS:
         key = key.replace(pair, single)
     return key
+
+
+MENTION = re.compile(r"@([\w.\-]+)")
+"""« @name » in a chat line: the nickname alphabet's characters after an @ (``mentions``)."""
+
+
+def mentions(text: str) -> frozenset[str]:
+    """The name keys (``name_key``) a chat line mentions with « @name ». A sentence's own
+    punctuation after the name (« @bob. », « @bob- ») may be the name's or not: both are
+    taken, so « merci @bob. » mentions bob, and « @b.o.b » still mentions « b.o.b »."""
+    found: set[str] = set()
+    for match in MENTION.finditer(text):
+        word = match.group(1)
+        for name in (word, word.rstrip(".-")):
+            if len(name) >= NICKNAME_MIN:  # (« @- », « @. »: no name)
+                found.add(name_key(name))
+    return frozenset(found)
 
 
 def sanitise(text: str, limit: int = CHAT_MAX) -> str:

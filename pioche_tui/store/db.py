@@ -82,9 +82,10 @@ CREATE TABLE IF NOT EXISTS chat (
     scope      TEXT NOT NULL,          -- "lobby" or a table id
     name       TEXT NOT NULL,
     text       TEXT NOT NULL,
-    time       REAL NOT NULL
+    time       REAL NOT NULL,
+    me         INTEGER NOT NULL DEFAULT 0,  -- an action (« /me »)
+    spectators INTEGER NOT NULL DEFAULT 0   -- said among a table's spectators
 );
-CREATE INDEX IF NOT EXISTS chat_scope ON chat (scope, id);
 CREATE TABLE IF NOT EXISTS watching (
     identity   TEXT PRIMARY KEY,       -- a spectator's identity
     table_id   TEXT NOT NULL
@@ -131,6 +132,18 @@ class Database:
         self._conn.executescript(SCHEMA)
         self._add_name_keys()
         self._conn.execute(NAME_KEY_INDEX)
+        self._add_chat_kinds()
+
+    def _add_chat_kinds(self) -> None:
+        """Bring a chat table from before « /me » and the spectators' chat up to date (its
+        lines were all said to their scope), then index it by what each history keeps."""
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(chat)")}
+        with self._transaction() as conn:
+            for column in ("me", "spectators"):
+                if column not in columns:
+                    conn.execute(f"ALTER TABLE chat ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+            conn.execute("DROP INDEX IF EXISTS chat_scope")
+            conn.execute("CREATE INDEX IF NOT EXISTS chat_history ON chat (scope, spectators, id)")
 
     def _add_name_keys(self) -> None:
         """Bring a database from before name keys (a NOCASE index, guests' rows) up to date.
@@ -383,21 +396,24 @@ class Database:
             found.setdefault(table_id, {})[seat] = deadline
         return found
 
-    def add_chat(self, scope: str, name: str, text: str, time: float, keep: int) -> None:
-        """A chat line; only the newest ``keep`` lines of its scope are kept."""
+    def add_chat(self, scope: str, name: str, text: str, time: float, keep: int,
+                 me: bool = False, spectators: bool = False) -> None:
+        """A chat line; only the newest ``keep`` lines of its history are kept (a table's
+        players' chat and its spectators' are two histories)."""
         with self._transaction() as conn:
-            conn.execute("INSERT INTO chat (scope, name, text, time) VALUES (?, ?, ?, ?)",
-                         (scope, name, text, time))
+            conn.execute("INSERT INTO chat (scope, name, text, time, me, spectators)"
+                         " VALUES (?, ?, ?, ?, ?, ?)", (scope, name, text, time, me, spectators))
             conn.execute(
-                "DELETE FROM chat WHERE scope = ?1 AND id <= (SELECT id FROM chat WHERE scope = ?1"
-                " ORDER BY id DESC LIMIT 1 OFFSET ?2)", (scope, keep),
+                "DELETE FROM chat WHERE scope = ?1 AND spectators = ?3 AND id <= (SELECT id"
+                " FROM chat WHERE scope = ?1 AND spectators = ?3 ORDER BY id DESC LIMIT 1"
+                " OFFSET ?2)", (scope, keep, spectators),
             )
 
-    def chat_lines(self) -> list[tuple[str, str, str, float]]:
-        """Every kept line, oldest first: (scope, name, text, time)."""
-        return self._conn.execute(
-            "SELECT scope, name, text, time FROM chat ORDER BY id"
-        ).fetchall()
+    def chat_lines(self) -> list[tuple[str, str, str, float, bool, bool]]:
+        """Every kept line, oldest first: (scope, name, text, time, me, spectators)."""
+        return [(scope, name, text, when, bool(me), bool(spectators))
+                for scope, name, text, when, me, spectators in self._conn.execute(
+                    "SELECT scope, name, text, time, me, spectators FROM chat ORDER BY id")]
 
     def set_watching(self, identity: str, table_id: str | None) -> None:
         """The table this spectator watches (None: none)."""

@@ -184,7 +184,7 @@ async def test_a_spectator_who_types_stays_at_the_table(coordinator: Coordinator
         await pilot.press("c", *"lol", "enter", "escape")  # the chat: sent, keys given back
         await settle(pilot)
         assert isinstance(app.screen, TableScreen) and app.client.session.table is not None
-        assert "Carole : lol" in screen_text(app)
+        assert "Carole (spect.) : lol" in screen_text(app)  # the spectators' chat
         await pilot.press("escape")  # the spectator's way out, no question
         await settle(pilot)
         assert isinstance(app.screen, LobbyScreen) and app.client.session.table is None

@@ -1,13 +1,15 @@
 """Snapshots of every screen at 80×24 and 120×40, in French and English.
 
 Everything in the frame is fixed: the coordinator's seed gives the table ids, the deals and the
-bots' names and moves; tables have no turn timer; nothing shows the time. Update the pictures
-after a deliberate change with ``pytest tests/app/test_snapshots.py --snapshot-update`` and look
-at them (``snapshot_report.html`` shows the differences when a test fails).
+bots' names and moves; tables have no turn timer; the chat's lines are said at a fixed time
+(``at_nine_thirty``). Update the pictures after a deliberate change with ``pytest
+tests/app/test_snapshots.py --snapshot-update`` and look at them (``snapshot_report.html`` shows
+the differences when a test fails).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -64,7 +66,28 @@ async def lobby(pilot: Pilot[Any], coordinator: Coordinator) -> None:
     chloe.create_table("defausse", seats=3, bots={1: "basic", 2: "random"}, timer=None)
     coordinator.connect(Player("guest:Dan@10.0.0.1", "Dan", guest=True))
     await settle(pilot)
+    coordinator.wall_clock = at_nine_thirty
     app_of(pilot).client.session.chat("Qui vient jouer ? [b]pas de markup[/b]")  # type: ignore[union-attr]
+    await still(pilot)
+
+
+def at_nine_thirty() -> float:
+    """21:30 on the test machine's clock, whatever its time zone: the chat's times."""
+    return time.mktime((2026, 12, 1, 21, 30, 0, 0, 0, -1))
+
+
+async def chat(pilot: Pilot[Any], coordinator: Coordinator) -> None:
+    """The lobby's chat: a line that mentions Alice, an action, a private line to her, and
+    her own command's answer for her eyes alone."""
+    coordinator.wall_clock = at_nine_thirty
+    bob = coordinator.connect(Player("SHA256:bob", "Bob"))
+    dan = coordinator.connect(Player("guest:Dan@10.0.0.1", "Dan", guest=True))
+    await settle(pilot)
+    bob.chat("Salut @Alice, une partie ?")
+    dan.chat("arrive en courant", me=True)
+    bob.chat("je crée la table", to="Alice")
+    await settle(pilot)
+    await pilot.press("c", *"/ignore", "enter")
     await still(pilot)
 
 
@@ -172,7 +195,7 @@ SCENES: dict[str, Scene] = {
     "nickname": nickname, "lobby": lobby, "create": create, "help": help_lobby,
     "scores": scores, "waiting": waiting, "table": table, "spectator": spectator,
     "colour": colour, "round_summary": round_summary, "log_back": log_back, "podium": podium,
-    "too_small": too_small, "settings": settings,
+    "too_small": too_small, "settings": settings, "chat": chat,
 }
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 

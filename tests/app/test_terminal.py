@@ -55,12 +55,16 @@ SCREENS: dict[str, Scene] = {
                         for name, scene in collection_scenes.SCENES.items()},
     "watch_only": watch_only,
 }
-USER_TEXT = ("Qui vient jouer ? [b]pas de markup[/b]",)  # the players' own words (lobby chat)
+USER_TEXT = (  # the players' own words (the lobby's chat), in French whatever the screen's
+    "Qui vient jouer ? [b]pas de markup[/b]", "Salut @Alice, une partie ?", "arrive en courant",
+    "je crée la table",
+)
 
 # --- one language per screen ---------------------------------------------------------------
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
 TEXTUAL_ENGLISH = {"select"}  # what Textual's own widgets say unless told otherwise
+USER_WORDS = {word.lower() for text in USER_TEXT for word in _WORD.findall(text)}
 
 
 def catalogue_words(index: int) -> set[str]:
@@ -117,10 +121,9 @@ async def test_each_screen_fits_80_columns_in_one_language(
             await SCREENS[screen](pilot, coordinator)
             await settle(pilot)
             text = screen_text(app)
-            for words in USER_TEXT:
-                text = text.replace(words, "")
             assert not key_bar_problems(app), (key_bar_problems(app), text)
-            assert not foreign_words(text, lang), (foreign_words(text, lang), text)
+            foreign = foreign_words(text, lang) - USER_WORDS  # (a chat line may wrap anywhere)
+            assert not foreign, (foreign, text)
     finally:
         coordinator.stop()
 

@@ -100,3 +100,46 @@ async def test_a_lobby_crosses_the_bus_once_and_each_session_reads_it(
         got = await news_until(alice, lambda m: m.lobby is not None
                                and "Bob" in [e.name for e in m.lobby.online])
         assert got.lobby is front.lobby  # (the front's own copy)
+
+
+async def test_a_requests_effects_are_in_the_mailboxes_when_it_returns_however_many_at_once(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    """The contract's ordering, with many requests of one front at once: the host sends the
+    news before the answer, and a request's coroutine resumes after the answer's subscription
+    task has run, which runs after the news' (scheduled when it came, earlier)."""
+    import asyncio
+
+    url = nats_server.url
+    async with coordinator_on(url, tmp_path / "data"), front_on(url, "fronta") as front:
+        clients = [front.client() for _ in range(12)]
+        for i, client in enumerate(clients):
+            await client.connect(Player(f"SHA256:p{i}-key", f"joueur{i}",
+                                        address=f"192.0.2.{i}"))
+        for round_ in range(3):  # (the chat's limit: 3 lines in 3 s)
+            for client in clients:  # (read everything first)
+                while client.pending:
+                    await client.mail()
+            await asyncio.gather(*(c.chat(f"r{round_} {i}") for i, c in enumerate(clients)))
+            for client in clients:
+                said = []
+                while client.pending:  # (no waiting: it is all there)
+                    said += [line.text for line in (await client.mail()).chat]
+                assert sorted(said) == sorted(f"r{round_} {i}" for i in range(12))
+
+
+async def test_a_client_that_never_connects_leaves_nothing_behind(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    url = nats_server.url
+    async with coordinator_on(url, tmp_path / "data") as host, \
+            front_on(url, "fronta") as front:
+        taken = front.client()
+        await taken.connect(Player("SHA256:Alice-key", "Alice"))
+        for _ in range(3):  # (a login's questions, then a name refused)
+            client = front.client()
+            assert (await client.server_info()).grace == 60.0
+            with pytest.raises(Refused):
+                await client.connect(Player("SHA256:Other-key", "Alice"))
+            await client.close()
+            with pytest.raises(KeyError):
+                front.opened(client.sid)
+        assert list(front._links) == [taken.sid] and list(host.sessions) == [taken.sid]

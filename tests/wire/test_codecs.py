@@ -69,7 +69,8 @@ summaries = st.builds(
 online = st.builds(OnlineEntry, names, st.booleans(), st.none() | names)
 lobbies = st.builds(LobbySnapshot, st.lists(summaries, max_size=3).map(tuple),
                     st.lists(online, max_size=5).map(tuple))
-chat_lines = st.builds(ChatLine, names, names, names, floats)
+chat_lines = st.builds(ChatLine, names, names, names, floats, st.booleans(), names,
+                       st.booleans(), st.booleans())
 events = st.builds(Event, names, st.none() | seats_no, st.lists(plain, max_size=3).map(tuple),
                    st.lists(plain, max_size=3).map(tuple))
 outcomes = st.builds(Outcome, ints_tuple, ints_tuple, small, names)
@@ -262,7 +263,8 @@ DROP = object()
      "SeatInfo.kind: expected one of bot, free, player, got 'king'"),
     ({"$": "Outcome", "scores": [1, True], "winners": [0], "rounds": 1, "reason": ""},
      r"Outcome.scores\[1\]: expected an int, got True"),
-    ({"$": "ChatLine", "scope": "lobby", "name": "a", "text": "b", "time": float("nan")},
+    ({"$": "ChatLine", "scope": "lobby", "name": "a", "text": "b", "time": float("nan"),
+      "me": False, "to": "", "spectators": False, "bell": False},
      "ChatLine.time: expected a finite number, got nan"),
     ({"$": "Event", "kind": "play", "seat": 0, "args": [{"$": "Notice"}], "secret": []},
      r"Event.args\[0\]: expected plain data"),

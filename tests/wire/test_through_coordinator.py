@@ -89,6 +89,8 @@ async def test_every_item_that_reaches_a_mailbox_round_trips(make_coordinator: M
     eve = c.connect(player("Eve", guest=True))
     readers = [Reader(s) for s in (ann, bob, eve)]
     ann.chat("bonjour tout le monde")
+    ann.chat("salue @Bob", me=True)  # an action that rings Bob's bell
+    ann.chat("rien que pour toi", to="Eve")  # a private line
     for game, options in (("defausse", {"single_round": True, "annonce": True}),
                           ("collection", {"single_round": True, "mode": "classique"})):
         tid = ann.create_table(game, seats=3, bots={2: "basic"}, options=options)
@@ -99,6 +101,7 @@ async def test_every_item_that_reaches_a_mailbox_round_trips(make_coordinator: M
         table = c.tables[tid]
         await until(lambda t=table: t.status == "playing")
         bob.chat("bonne chance")
+        eve.chat("qui gagne ?")  # the spectators' chat
         await play_to_the_end({0: ann, 1: bob}, table, seed=len(game))
         assert table.status == "finished"
         for session in (ann, bob, eve):

@@ -20,6 +20,7 @@ from widgets.tables import TableRow, TablesList
 from ...coordinator.client import CoordinatorClient
 from ...coordinator.model import LobbySnapshot, TableSummary
 from ...coordinator.text import CHAT_MAX
+from ..chat import Part
 from ..games import game_title, summarise_options
 from .base import PiocheScreen
 
@@ -62,7 +63,7 @@ class LobbyScreen(PiocheScreen[None]):
         self.client = client
         self.tables: dict[str, TableSummary] = {}
         self.snapshot: LobbySnapshot | None = None
-        self._chat: list[tuple[str, str]] = []  # lines that came before the screen was up
+        self._chat: list[tuple[Part, ...]] = []  # lines that came before the screen was up
         self._online_count = -1
         self._hello = ""  # the name the header greets (a watcher's may change: a number)
         self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
@@ -106,8 +107,8 @@ class LobbyScreen(PiocheScreen[None]):
         self.query_one(ChatInput).display = not watch_only
         if self.snapshot is not None:
             self.show_snapshot(self.snapshot)
-        for name, text in self._chat:
-            self.show_chat(name, text)
+        for parts in self._chat:
+            self.show_chat(parts)
         self._chat.clear()
 
     # --- news from the coordinator --------------------------------------------------------
@@ -187,11 +188,12 @@ class LobbyScreen(PiocheScreen[None]):
         event.stop()
         self.show_detail()
 
-    def show_chat(self, name: str, text: str) -> None:
+    def show_chat(self, parts: tuple[Part, ...]) -> None:
+        """A chat line, as its parts (``app.chat``)."""
         if not self.ready:
-            self._chat.append((name, text))
+            self._chat.append(parts)
             return
-        self.query_one("#lobby-chat", GameLog).add_chat(name, text, self.t("chat.separator"))
+        self.query_one("#lobby-chat", GameLog).add_chat(parts)
 
     # --- keys -----------------------------------------------------------------------------
 
@@ -307,7 +309,7 @@ class LobbyScreen(PiocheScreen[None]):
         self.query_one(ChatInput).focus()
 
     async def on_chat_input_send(self, event: ChatInput.Send) -> None:
-        await self.pioche.call(self.client.chat, event.text)
+        await self.pioche.say(event.text)
 
     def on_chat_input_done(self) -> None:
         self.set_focus(None)

@@ -39,6 +39,7 @@ from ...coordinator.model import Refused, SeatInfo, TableUpdate
 from ...coordinator.text import CHAT_MAX
 from ...engine.base import Event, Outcome
 from ...narrate import narrator, tell
+from ..chat import Part
 from ..games import game_title
 from .base import PiocheScreen
 
@@ -80,7 +81,7 @@ class TableScreen(PiocheScreen[None]):
         self._podium_shown = False
         self._panel_timer: Timer | None = None
         self._acting: int | None = None  # the step of the move on its way (``act``)
-        self._chat: list[tuple[str, str]] = []  # lines that came before the screen was up
+        self._chat: list[tuple[Part, ...]] = []  # lines that came before the screen was up
         self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
         # Events not shown yet: what happened before we came (once), then the news.
         self._history: tuple[Event, ...] = update.history
@@ -154,8 +155,8 @@ class TableScreen(PiocheScreen[None]):
         self.learn_line = self.query_one(f"#{LEARN_ID}", Static)
         self.learn_line.display = False
         self._catch_up()
-        for name, text in self._chat:
-            self.show_chat(name, text)
+        for parts in self._chat:
+            self.show_chat(parts)
         self._chat.clear()
 
     def on_screen_resume(self) -> None:
@@ -399,11 +400,12 @@ class TableScreen(PiocheScreen[None]):
     def is_creator(self) -> bool:
         return self.seat is not None and self.update.creator
 
-    def show_chat(self, name: str, text: str) -> None:
+    def show_chat(self, parts: tuple[Part, ...]) -> None:
+        """A chat line, as its parts (``app.chat``)."""
         if not self.ready:
-            self._chat.append((name, text))
+            self._chat.append(parts)
             return
-        self.log_widget.add_chat(name, text, self.t("chat.separator"))
+        self.log_widget.add_chat(parts)
 
     def show_panel(self, content: RenderableType, seconds: float = PANEL_SECONDS) -> None:
         """Show ``content`` where the log is, for ``seconds`` or until Escape; the game's
@@ -543,7 +545,7 @@ class TableScreen(PiocheScreen[None]):
         chat.focus()
 
     async def on_chat_input_send(self, event: ChatInput.Send) -> None:
-        await self.pioche.call(self.client.chat, event.text)
+        await self.pioche.say(event.text)
 
     def on_chat_input_done(self) -> None:
         self.query_one(ChatInput).display = False
