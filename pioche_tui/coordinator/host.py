@@ -14,8 +14,10 @@ One ``CoordinatorHost`` per coordinator process, over its NATS connection (``bus
   a sequence number (header ``Pioche-Seq``) so that the front sees a lost one; before it, the
   session's ``Player`` when the coordinator renamed it.
 - **Lobby** (``bus.LOBBY``): each snapshot the coordinator sends its lobby's sessions
-  (``Coordinator.lobby_listeners``), for the fronts' caches.
-- **Liveness**: the coordinator's heartbeat (its boot id) every ``bus.HEARTBEAT``; the sessions of
+  (``Coordinator.lobby_listeners``), numbered (``Pioche-Lobby``), for the fronts' caches; a
+  session's mail that holds that snapshot names it instead of carrying it.
+- **Liveness**: the coordinator's heartbeat (its boot id) every ``bus.HEARTBEAT``, and the boot
+  id on every answer (``Pioche-Boot``); the sessions of
   a front silent for ``bus.SILENCE`` (no heartbeat, no request), or that said ``bye``, are
   closed as dropped connections are (a seat in play waits the grace period).
 

@@ -459,8 +459,8 @@ class RemoteClient:
     def pending(self) -> bool:
         return self._link.mailbox.pending
 
-    async def _call(self, name: str, **args: Any) -> Any:
-        return await self._remote.call(name, args, self._link.sid)
+    async def _call(self, request: str, /, **args: Any) -> Any:
+        return await self._remote.call(request, args, self._link.sid)
 
     # --- before connecting -----------------------------------------------------------------
 
@@ -547,8 +547,20 @@ class RemoteClient:
     async def act(self, action: Any, step: int | None = None) -> None:
         await self._call("act", action=action, step=step)
 
-    async def chat(self, text: str) -> None:
-        await self._call("chat", text=text)
+    async def chat(self, text: str, to: str | None = None, me: bool = False) -> None:
+        await self._call("chat", text=text, to=to, me=me)
+
+    async def ignore(self, name: str) -> tuple[str, ...]:
+        names: tuple[str, ...] = await self._call("ignore", name=name)
+        return names
+
+    async def unignore(self, name: str) -> tuple[str, ...]:
+        names: tuple[str, ...] = await self._call("unignore", name=name)
+        return names
+
+    async def ignored(self) -> tuple[str, ...]:
+        names: tuple[str, ...] = await self._call("ignored")
+        return names
 
     async def close(self) -> None:
         """Idempotent; never raises (the coordinator gone, it closes the session itself when

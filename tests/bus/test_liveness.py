@@ -217,7 +217,8 @@ async def test_a_front_cannot_act_for_another_fronts_session(nats_server: NatsSe
         forged = front_b.client(client.sid)
         assert await refused(forged.connect(Player("SHA256:Mallory", "Mallory"))) == "not_yours"
         for name, args in [("leave", {}), ("act", {"action": 1, "step": None}),
-                           ("chat", {"text": "au revoir"}), ("close", {}),
+                           ("chat", {"text": "au revoir", "to": None, "me": False}),
+                           ("ignore", {"name": "Alice"}), ("close", {}),
                            ("player", {}), ("place", {})]:
             assert await refused(front_b.call(name, args, client.sid)) == "not_yours"
         assert client.open and await client.place() == before
