@@ -1,14 +1,16 @@
 """``pioche serve --workers 2``, the process tree (server/workers.py), with real processes: the
 supervisor, nats-server, the coordinator and two fronts.
 
-- It starts, two players play through it, and SIGTERM stops it in order with exit status 0 and
-  no process left; the bus's password is in no command line and no log.
+- It starts, two players play through it, a third is refused as the server is full (counted
+  across the fronts), a second tree on the same port is refused, and SIGTERM stops it in order
+  with exit status 0 and no process left; the bus's password is in no command line and no log.
 - Faults, each in the middle of play, with SIGKILL: a front (the one holding alice's
   connection), the coordinator, nats-server. Each is restarted; no move a player saw accepted is
   lost (the title row's « coup N » is the table's step: the log holds at least N moves); the
   players get their seats back by reconnecting.
 - Then the supervisor SIGKILLed: every process of its tree ends by itself (the players told,
   as at a stop), and the data directory is free again.
+- ``pioche coordinator`` run by hand: the lock, and a stop while its bus does not answer.
 """
 
 from __future__ import annotations
