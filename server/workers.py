@@ -39,10 +39,16 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .serve import DEFAULT_APP, SETTINGS, add_setting_flags, trace_to
+from .serve import (
+    DEFAULT_APP,
+    SETTINGS,
+    add_data_dir_flag,
+    add_setting_flags,
+    holding,
+    trace_to,
+)
 
 if TYPE_CHECKING:
     from pioche_tui.bus.natsd import NatsServer
@@ -174,10 +180,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "starts it; see docs/server.md."
         ),
     )
-    p.add_argument(
-        "--data-dir", type=Path, default=Path("data"),
-        help="table logs and the SQLite database (default ./data)",
-    )
+    add_data_dir_flag(p)
     p.add_argument(
         "--lock-fd", type=int, default=None, metavar="FD",
         help="(set by pioche serve --workers) the data directory's lock, taken by the "
@@ -362,13 +365,19 @@ class Child:
             self._link_writer = self._link = None
 
 
-def reserve_port(host: str, port: int) -> socket.socket:
+def reserve_port(host: str, port: int, shared: bool = False) -> socket.socket:
     """A socket bound to ``host``:``port`` with ``SO_REUSEPORT`` and never listening: it takes
     no connection, but holds the port (port 0: a free one, drawn here) for the fronts, which
     bind it with ``SO_REUSEPORT`` too, for as long as the tree runs (no other program can
-    take it while every front restarts). OSError if the port is taken."""
+    take it while every front restarts). OSError if the port is taken; and, unless ``shared``
+    (``--reuse-port``), if anything listens on it already, even with ``SO_REUSEPORT``: another
+    tree of the same user would otherwise share the port silently, taking half the players
+    to another game."""
     family, kind, proto, _name, address = socket.getaddrinfo(
         host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    if port and not shared:
+        with socket.socket(family, kind, proto) as probe:  # (fails on any socket bound there)
+            probe.bind(address)
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
@@ -490,21 +499,11 @@ def coordinator_argv(args: argparse.Namespace, lock_fd: int) -> list[str]:
 async def supervise(args: argparse.Namespace) -> int:
     """``pioche serve --workers N``, until SIGINT or SIGTERM (exit 0), or a child that cannot
     start (exit 1)."""
-    from pioche_tui.store.lock import DataDirBusy, DataDirLock
-
     setup_logging("supervisor")
     if args.app != DEFAULT_APP:
         log.error("--workers serves the game (%s) only, not --app %s", DEFAULT_APP, args.app)
         return 2
-    try:  # before anything is read or written: another server may be running on it
-        lock = DataDirLock.acquire(args.data_dir)
-    except DataDirBusy as error:
-        log.error("%s: stop it, or give this server another --data-dir", error)
-        return 1
-    try:
-        return await supervise_locked(args, lock)
-    finally:
-        lock.release()
+    return await holding(args.data_dir, lambda lock: supervise_locked(args, lock))
 
 
 async def supervise_locked(args: argparse.Namespace, lock: DataDirLock) -> int:
@@ -516,7 +515,7 @@ async def supervise_locked(args: argparse.Namespace, lock: DataDirLock) -> int:
     if created:
         log.info("wrote a new host key: %s", args.keys_dir / HOST_KEY_NAME)
     try:
-        reserved = reserve_port(args.host, args.port)
+        reserved = reserve_port(args.host, args.port, shared=args.reuse_port)
     except OSError as error:
         log.error("cannot listen on %s port %d: %s", args.host, args.port, error)
         return 1

@@ -30,6 +30,7 @@ async def test_a_client_with_it_publishes_and_subscribes(nats_server: NatsServer
         subscription = await receiver.subscribe("pioche.test")
         await receiver.flush()
         await sender.publish("pioche.test", b"bonjour")
+        await sender.flush()
         message = await subscription.next_msg(timeout=5)
         assert message.data == b"bonjour"
     finally:
