@@ -31,7 +31,7 @@ async def test_a_client_with_it_publishes_and_subscribes(nats_server: NatsServer
         await receiver.flush()
         await sender.publish("pioche.test", b"bonjour")
         await sender.flush()
-        message = await subscription.next_msg(timeout=5)
+        message = await subscription.next_msg(timeout=10)  # (a bound for a busy machine)
         assert message.data == b"bonjour"
     finally:
         await sender.close()
