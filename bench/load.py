@@ -463,8 +463,9 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
                       str(args.profile / f"server-{sessions}.txt"))
         extra = ["--app", args.app, "--max-sessions", cap, "--max-pending", cap,
                  "--max-per-address", cap, "--trace", str(trace),
-                 "--turn-timer", str(args.turn_timer), *workers(args)]
-        with serve_process(Path(tmp), *extra, python=python) as served:
+                 "--turn-timer", str(args.turn_timer)]
+        with serve_process(Path(tmp), *extra, python=python,
+                           workers=args.workers or None) as served:
             server = served_by(served.process.pid, args)
             me = psutil.Process()
             await asyncio.sleep(1.0)
@@ -570,11 +571,6 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
             for client in clients:
                 client.conn.close()
     return result
-
-
-def workers(args: argparse.Namespace) -> list[str]:
-    """``pioche serve``'s ``--workers`` flag, when the run asks for one."""
-    return ["--workers", str(args.workers)] if args.workers else []
 
 
 def served_by(pid: int, args: argparse.Namespace) -> psutil.Process:
@@ -724,9 +720,9 @@ async def run_watched(args: argparse.Namespace, spectators: int) -> dict[str, An
         trace = Path(tmp) / "trace.txt"
         extra = ["--app", args.app, "--max-sessions", cap, "--max-pending", cap,
                  "--max-per-address", cap, "--trace", str(trace),
-                 "--turn-timer", str(args.turn_timer), *workers(args)]
+                 "--turn-timer", str(args.turn_timer)]
         crowd = Spectators()
-        with serve_process(Path(tmp), *extra) as served:
+        with serve_process(Path(tmp), *extra, workers=args.workers or None) as served:
             try:
                 server, me = served_by(served.process.pid, args), psutil.Process()
                 await asyncio.sleep(1.0)

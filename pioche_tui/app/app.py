@@ -168,6 +168,15 @@ class PiocheApp(App[None]):
     # --- start and end --------------------------------------------------------------------
 
     async def on_mount(self) -> None:
+        try:
+            await self._start()
+        except Refused as refusal:  # no coordinator to answer (a front's, while it restarts)
+            self.farewell = self.t.refusal(refusal)
+            self.say_farewell(self.farewell)
+
+    async def _start(self) -> None:
+        """The player's settings, the server's facts, then the session: handed over, resumed,
+        or opened under the name they asked for (else the nickname screen)."""
         await self._load_prefs()
         self._server = await self.client.server_info()
         if self.client.open:  # a session opened already, handed over (``Connector``)
