@@ -62,6 +62,11 @@ READY = b"ready\n"
 """What a child writes on its parent link once it serves (``ParentLink.ready``)."""
 READY_TIMEOUT = 60.0  # seconds a child gets to be ready (imports and the store's restore)
 STOP_TIMEOUT = 15.0  # seconds a child gets to stop after SIGTERM, before SIGKILL
+TREE_STOPS = signal.SIGUSR1
+"""What the supervisor sends its fronts instead of SIGTERM when the whole tree stops: their
+players' sessions then end without being taken for drops (the coordinator stops next). A front
+sent SIGTERM alone stops alone: its players' seats wait for them, as after a dropped
+connection, and the other fronts' tables play on."""
 FIRST_BACKOFF = 0.5  # seconds before restarting a child that exited; doubled at each failure
 MAX_BACKOFF = 5.0
 CANCEL_AGAIN = 0.1  # seconds between two cancellations of a start told to stop
@@ -152,15 +157,26 @@ async def cancel_until_done(task: asyncio.Task[Any]) -> None:
         await asyncio.wait((task,), timeout=CANCEL_AGAIN)
 
 
-def stop_event(link: ParentLink | None) -> asyncio.Event:
-    """Set on SIGINT, SIGTERM, or the supervisor's end (a child's reasons to stop)."""
+def stop_event(link: ParentLink | None,
+               with_tree: Callable[[], None] | None = None) -> asyncio.Event:
+    """Set on SIGINT, SIGTERM, or the supervisor's end (a child's reasons to stop). A child
+    that stops differently when the whole tree stops (a front: ``with_tree``) is told so by
+    ``TREE_STOPS`` instead of SIGTERM, and by the supervisor's end."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+    if with_tree is not None:
+        def tree_stops() -> None:
+            with_tree()
+            stop.set()
+
+        loop.add_signal_handler(TREE_STOPS, tree_stops)
     if link is not None:
         def gone() -> None:
             log.warning("the supervisor is gone: stopping")
+            if with_tree is not None:
+                with_tree()
             stop.set()
 
         link.watch(gone)
@@ -344,12 +360,12 @@ class Child:
             with contextlib.suppress(ProcessLookupError):
                 self.process.kill()
 
-    async def stop(self) -> None:
-        """SIGTERM, and SIGKILL if it has not exited ``STOP_TIMEOUT`` later; reaped."""
+    async def stop(self, signum: int = signal.SIGTERM) -> None:
+        """``signum``, and SIGKILL if it has not exited ``STOP_TIMEOUT`` later; reaped."""
         process = self.process
         if process is not None and process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
-                process.terminate()
+                process.send_signal(signum)
             try:
                 await asyncio.wait_for(process.wait(), STOP_TIMEOUT)
             except TimeoutError:
@@ -454,7 +470,7 @@ class Tree:
         for keeper in self._keepers:
             with contextlib.suppress(asyncio.CancelledError):
                 await keeper
-        await asyncio.gather(*(front.stop() for front in self.fronts))
+        await asyncio.gather(*(front.stop(TREE_STOPS) for front in self.fronts))
         await self.coordinator.stop()
         await self.bus.stop()
         log.info("nats-server stopped")

@@ -160,6 +160,7 @@ class PiocheApp(App[None]):
         self.lobby: LobbyScreen | None = None
         self.table_screen: TableScreen | None = None
         self.farewell: str | None = None
+        self.way_back: str | None = None  # a seated guest's resume command, as they go
         """Why the session ended, once it has (the caller may show it after the app exits)."""
         self._chat_seen: dict[str, deque[ChatLine]] = {}
         self._learning: LearnMemory | None = None
@@ -566,7 +567,8 @@ class PiocheApp(App[None]):
         if (command is None or screen is None or screen.seat is None
                 or screen.update.table.status != "playing"):
             return farewell
-        return f"{farewell} {self.t('farewell.resume', command=command)}"
+        self.way_back = self.t("farewell.resume", command=command)
+        return f"{farewell} {self.way_back}"
 
     def resume_command(self) -> str | None:
         """What a guest types to get their seat back (``ssh -t -p PORT HOST resume TOKEN``):

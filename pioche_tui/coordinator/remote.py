@@ -122,6 +122,10 @@ class Remote:
         self.nc = nc
         self.front_id = front_id
         self.timeout = timeout
+        self.stops_with_tree = False
+        """This front stops with the coordinator (the whole tree stops): its sessions'
+        ``server_stopping`` holds every table still. False: it stops alone, and that changes
+        nothing at the coordinator (``RemoteClient.server_stopping``)."""
         self.lobby: LobbySnapshot | None = None
         """The newest lobby snapshot the coordinator sent (None before the first)."""
         self._lobby_seq = 0  # the newest lobby's number (bus.LOBBY_HEADER)
@@ -574,8 +578,12 @@ class RemoteClient:
         await self._remote._forget(link)
 
     async def server_stopping(self) -> None:
-        """Never raises: the front stops whether the coordinator hears it or not."""
-        if self._remote.coordinator_alive:
+        """The server this session runs in is the front: when it stops alone, the coordinator
+        and every other front's tables go on, and this session's end is a dropped connection
+        (its seat waits for the grace period, the player reconnects to another front). Only
+        when the coordinator stops too (``Remote.stops_with_tree``) does every table hold still.
+        Never raises: the front stops whether the coordinator hears it or not."""
+        if self._remote.stops_with_tree and self._remote.coordinator_alive:
             with contextlib.suppress(Refused):
                 await self._call("server_stopping")
 

@@ -468,5 +468,7 @@ async def test_a_seated_guest_is_told_the_way_back_as_the_server_goes(
         assert isinstance(guest.screen, TableScreen) and guest.screen.started
         guest.post_message(ServerShutdown(3.0))
         await settle(pilot)
-    assert guest.farewell == ("Le serveur s'arrête. À bientôt ! Pour reprendre votre place : "
-                              f"ssh -t -p 2222 192.0.2.7 resume {session.guest_pass.token}")
+    way_back = ("Pour reprendre votre place : "
+                f"ssh -t -p 2222 192.0.2.7 resume {session.guest_pass.token}")
+    assert guest.way_back == way_back
+    assert guest.farewell == f"Le serveur s'arrête. À bientôt ! {way_back}"

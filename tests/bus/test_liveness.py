@@ -279,3 +279,30 @@ async def test_an_answer_of_a_restarted_coordinator_ends_the_old_sessions_not_th
             last = await news_until(old, lambda m: m.closed)
             assert [n.code for n in last.notices] == ["coordinator_lost"]
             assert new.open and (await new.place()).table is None
+
+
+@pytest.mark.parametrize("with_tree", [False, True])
+async def test_a_front_stopping_alone_leaves_the_tables_playing(
+        nats_server: NatsServer, tmp_path: Path, with_tree: bool) -> None:
+    """SIGTERM to one front: its sessions' ``server_stopping`` changes nothing at the
+    coordinator (Alice's end is a drop that Bob, on another front, sees, and their table goes
+    on). Only a front stopping with the whole tree holds every table still."""
+    url = nats_server.url
+    async with coordinator_on(url, tmp_path / "data") as host, \
+            front_on(url, "fronta") as front_a, front_on(url, "frontb") as front_b:
+        alice, bob = front_a.client(), front_b.client()
+        await alice.connect(Player("SHA256:alice-key", "Alice"))
+        await bob.connect(Player("SHA256:bob-key", "Bob"))
+        table = await alice.create_table("toy", seats=2, timer=None, options={"goal": 10})
+        await bob.join(table)
+        await update_until(alice, lambda u: u.view is not None and u.to_act == (0,))
+        await alice.act(1, 0)  # (a table left before its first move would close)
+        await update_until(bob, lambda u: u.step >= 1)
+        front_a.stops_with_tree = with_tree
+        await alice.server_stopping()
+        await alice.close()
+        if with_tree:
+            await until(lambda: host.coordinator.stopping, "every table held still")
+        else:
+            await update_until(bob, lambda u: u.table.seats[0].away)
+            assert not host.coordinator.stopping
