@@ -165,9 +165,11 @@ def label_pattern(labels: frozenset[str]) -> re.Pattern[str]:
     # A label stands alone: « 2 vert » inside « +2 vert », « R 2 » inside « R 22 », « Joker »
     # inside « Joker +4 » and « ★ » inside « ★+4 » are others. After « un », a label names a kind
     # of card, not a card: « il faut du vert ou un Joker » (why a card is refused), « seul un +2
-    # y répond »; no line of the game names a card that way.
-    return re.compile("|".join(rf"(?<![\w+])(?<!un\s){re.escape(label)}(?![\w+]| \+)"
-                               for label in sorted(labels)))
+    # y répond »; no line of the game names a card that way. On the podium, « 1. ★ alice »
+    # marks a winner, not a Joker.
+    return re.compile("|".join(
+        rf"(?<![\w+])(?<!un\s)(?<!\d\.\s){re.escape(label)}(?![\w+]| \+)"
+        for label in sorted(labels)))
 
 
 def find_labels(texts: Iterable[str], labels: set[str]) -> set[str]:
@@ -358,6 +360,7 @@ def test_a_leak_would_be_found() -> None:
         "Joker", "★"}
     assert find_labels(["R 7 ne va pas : il faut du rouge ou un\nJoker."], {"Joker"}) == set()
     assert find_labels(["Ambre pioche 1 carte : Joker"], {"Joker"}) == {"Joker"}
+    assert find_labels(["  1. ★ alice               120 pts"], {"★"}) == set()  # (the podium)
 
 
 async def test_no_viewer_receives_a_card_it_may_not_see_through_the_tree(
