@@ -441,6 +441,7 @@ class RemoteClient:
     def __init__(self, remote: Remote, link: _Link) -> None:
         self._remote = remote
         self._link = link
+        self._in_flight: set[asyncio.Future[None]] = set()  # one per request not answered
 
     @property
     def sid(self) -> str:
@@ -464,7 +465,13 @@ class RemoteClient:
         return self._link.mailbox.pending
 
     async def _call(self, request: str, /, **args: Any) -> Any:
-        return await self._remote.call(request, args, self._link.sid)
+        answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._in_flight.add(answered)
+        try:
+            return await self._remote.call(request, args, self._link.sid)
+        finally:
+            self._in_flight.discard(answered)
+            answered.set_result(None)
 
     # --- before connecting -----------------------------------------------------------------
 
@@ -509,9 +516,18 @@ class RemoteClient:
     # --- the session ---------------------------------------------------------------------
 
     async def mail(self) -> Mail:
+        """The news, read once every request of this client that was on its way when it came
+        has been answered. The host sends what a request did before its answer; in one process
+        the app reads it after the request returns (the request never suspends), and screens
+        rely on that order: the create dialog closes itself on ``create_table``'s answer, and
+        the table's news opens the table screen over the lobby, not over the dialog (whose
+        dismissal would then close the table screen instead)."""
         if not self._link.connected:
             raise Refused("not_connected", "Pas de session ouverte.")
-        return await self._link.mailbox.get()
+        mail = await self._link.mailbox.get()
+        if self._in_flight:
+            await asyncio.wait(list(self._in_flight))
+        return mail
 
     async def place(self) -> Place:
         place: Place = await self._call("place")

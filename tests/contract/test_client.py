@@ -172,6 +172,28 @@ async def test_a_new_table_is_the_creators_and_in_the_lobby(connector: Connector
     assert lobby.lobby is not None and [t.id for t in lobby.lobby.tables] == [table]
 
 
+async def test_what_a_request_did_is_read_after_its_answer(connector: Connector) -> None:
+    """News a request causes is read once the request has answered, never before: a screen
+    that closes itself on the answer (the create dialog) is still on top when the news opens
+    the next one (the table's screen). In one process the request never suspends; over the
+    bus its news arrives first."""
+    import asyncio
+
+    alice = await connected(connector, "Alice")
+    answered: list[str] = []
+
+    async def table_news() -> list[str]:
+        """The requests answered when the table's news is read."""
+        while (await alice.mail()).table is None:
+            pass
+        return list(answered)
+
+    reader = asyncio.ensure_future(table_news())
+    await asyncio.sleep(0)  # (the reader waits for news)
+    answered.append(await alice.create_table("toy", seats=3, timer=None))
+    assert await asyncio.wait_for(reader, 5.0) == answered
+
+
 async def test_a_table_is_refused_what_it_cannot_be(connector: Connector) -> None:
     alice = await connected(connector, "Alice")
     assert await refused(alice.create_table("belote", seats=4)) == "unknown_game"
