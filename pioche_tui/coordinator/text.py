@@ -167,3 +167,18 @@ class RateLimiter:
     def __len__(self) -> int:
         """Keys remembered (for tests: the limiter stays bounded)."""
         return len(self._times)
+
+
+def duration(text: str) -> float | None:
+    """``30s``, ``10m``, ``2h``, ``7d``, a number of seconds, or ``forever``/"" (None: for
+    good). ValueError on anything else."""
+    text = text.strip().lower()
+    if text in ("", "forever", "permanent", "toujours"):
+        return None
+    units = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+    factor = units.get(text[-1], 0.0)
+    number = text[:-1] if factor else text
+    value = float(number) * (factor or 1.0)
+    if not 0 < value < 1e9:
+        raise ValueError(text)
+    return value
