@@ -808,7 +808,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                     "session %s%s: closed after %.0f s (code %d)", self.info.session_id,
                     f" ({name})" if name else "", time.monotonic() - started, status,
                     extra={"event": "ssh_session_closed", "session": self.info.session_id,
-                           "name": name, "identity": self.info.identity,
+                           "player": name, "identity": self.info.identity,
                            "address": self.info.peer},
                 )
             self._say_goodbye(status, farewell_of(self._app))

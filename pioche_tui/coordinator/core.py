@@ -422,7 +422,7 @@ class Coordinator:
         self.sessions[key] = session
         log.info("%s %s connected (%s, %s)", "watcher" if player.watch_only else "player",
                  player.name, player.identity, player.address or "local",
-                 extra={"event": "session_opened", "name": player.name,
+                 extra={"event": "session_opened", "player": player.name,
                         "identity": player.identity, "address": player.address})
         self._online_names[session.name_key] += 1
         if previous is not None and previous.player.identity == player.identity:
@@ -556,7 +556,7 @@ class Coordinator:
         if not session.mirror:
             log.info("%s %s left", "watcher" if session.player.watch_only else "player",
                      session.player.name,
-                     extra={"event": "session_closed", "name": session.player.name,
+                     extra={"event": "session_closed", "player": session.player.name,
                             "identity": session.player.identity, "replaced": replaced})
         table, seat_no = session.table, session.seat
         if table is not None and self.stopping:
@@ -748,6 +748,9 @@ class Coordinator:
         if sit:
             table_seats[0] = Seat("player", session.player.name, session.player.identity,
                                   session=session)
+        log.info("table %s created: %s, %d seats, by %s", table.id, game.name, seats,
+                 session.player.name, extra={"event": "table_created", "table": table.id,
+                                             "game": game.name, "by": session.player.name})
         # On disk before anyone sees it, or refused: its log if it starts now (table.start),
         # else its row among the waiting tables.
         if all(s.kind != "free" for s in table.seats):
@@ -755,9 +758,6 @@ class Coordinator:
         elif not self.keep_waiting(table):
             raise Refused("storage", NOT_SAVED)
         self.tables[table.id] = table
-        log.info("table %s created: %s, %d seats, by %s", table.id, game.name, seats,
-                 session.player.name, extra={"event": "table_created", "table": table.id,
-                                             "game": game.name, "by": session.player.name})
         self._place(session, table, 0 if sit else None)
         table.changed()
         return table.id

@@ -22,6 +22,7 @@ from widgets.keybar import KeyBar
 from ...coordinator.client import CoordinatorClient
 from ...coordinator.model import AdminView, Refused
 from ...coordinator.text import duration
+from ..games import game_title
 from .base import PiocheScreen
 
 REFRESH = 5.0  # seconds between two looks at the server while the screen is shown
@@ -115,7 +116,7 @@ class AdminScreen(PiocheScreen[None]):
         selected = self._selected(tables)
         tables.clear()
         for table in view.tables:
-            tables.add_row(Text(table.id, "bold"), Text(table.game),
+            tables.add_row(Text(table.id, "bold"), Text(game_title(t, table.game)),
                            Text(t(f"status.{table.status}")), Text(str(table.step)),
                            Text(str(table.spectators) if table.spectators else ""),
                            Text(", ".join(table.seats)), key=table.id)
