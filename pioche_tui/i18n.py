@@ -55,7 +55,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "key.admin_ban": ("bannir", "ban"),
     "key.admin_close": ("fermer la table", "close table"),
     "key.admin_broadcast": ("annonce", "broadcast"),
-    "key.admin_motd": ("message du jour", "message of the day"),
+    "key.admin_motd": ("accueil", "message of the day"),
     "key.send": ("envoyer", "send"),
     "key.back": ("retour", "back"),
     "key.leave": ("quitter", "leave"),
