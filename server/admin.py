@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pioche_tui.coordinator.control import reachable, socket_path
-from pioche_tui.coordinator.text import duration
+from pioche_tui.coordinator.text import duration, idle_text
 
 TIMEOUT = 10.0  # seconds to wait for the server's answer
 
@@ -87,11 +87,6 @@ def request(data_dir: Path, payload: dict[str, Any]) -> dict[str, Any]:
     return reply
 
 
-def _ago(seconds: float) -> str:
-    minutes = int(seconds // 60)
-    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d}"
-
-
 def _table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
@@ -106,7 +101,7 @@ def show(action: str, reply: dict[str, Any]) -> str:
         if not result:
             return "nobody online"
         return _table([[s["name"] + (" (watcher)" if s["watch_only"] else ""), s["identity"],
-                        s["address"] or "-", s["table"] or "-", _ago(s["idle"])]
+                        s["address"] or "-", s["table"] or "-", idle_text(s["idle"])]
                        for s in result], ["NAME", "KEY", "ADDRESS", "TABLE", "IDLE"])
     if action == "tables":
         if not result:

@@ -169,6 +169,13 @@ class RateLimiter:
         return len(self._times)
 
 
+def idle_text(seconds: float) -> str:
+    """An idle time in whole minutes, « 7 min », « 2 h 05 » (the admins' lists: read at a
+    glance; seconds would only flicker)."""
+    minutes = int(seconds // 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d}"
+
+
 def duration(text: str) -> float | None:
     """``30s``, ``10m``, ``2h``, ``7d``, a number of seconds, or ``forever``/"" (None: for
     good). ValueError on anything else."""

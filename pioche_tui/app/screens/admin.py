@@ -21,7 +21,7 @@ from widgets.keybar import KeyBar
 
 from ...coordinator.client import CoordinatorClient
 from ...coordinator.model import AdminView, Refused
-from ...coordinator.text import duration
+from ...coordinator.text import duration, idle_text
 from ..games import game_title
 from .base import PiocheScreen
 
@@ -30,12 +30,6 @@ KEY_SHOWN = 19  # characters of a key's fingerprint shown (« SHA256: » and 12 
 # What the line at the bottom asks for, by the action that needs text.
 ASKS = {"ban": "admin.ask_duration", "broadcast": "admin.ask_broadcast",
         "motd": "admin.ask_motd"}
-
-
-def idle_text(seconds: float) -> str:
-    """Whole minutes (the screen is read at a glance; seconds would only flicker)."""
-    minutes = int(seconds // 60)
-    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d}"
 
 
 class AdminScreen(PiocheScreen[None]):

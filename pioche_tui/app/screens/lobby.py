@@ -59,6 +59,10 @@ class LobbyScreen(PiocheScreen[None]):
         Binding("q", "app.quit", "key.quit", tooltip="help.quit"),
     ]
 
+    RESTRICTED = frozenset({"admin"})
+    """Keys only some players have (the Admin screen's: admins): the help lists them only to
+    those (``HelpScreen.keys_table``), as the key bar shows them only to them."""
+
     def __init__(self, client: CoordinatorClient) -> None:
         super().__init__()
         self.client = client
@@ -213,7 +217,7 @@ class LobbyScreen(PiocheScreen[None]):
         if action in ("join", "watch"):
             return bool(self.tables)
         if action == "admin":
-            return self.pioche.admin or False  # (hidden from everyone else)
+            return self.pioche.admin  # (hidden from everyone else)
         return True
 
     def on_descendant_focus(self) -> None:
