@@ -18,7 +18,8 @@ nats-server's (/proc/PID/stat, through psutil) and the front's, and the table's 
 subscriber per move: (CPU per move with N − CPU per move with 0) / N, the coordinator's side
 (coordinator process + nats-server) apart from the front's. ``--profile FILE``: pyinstrument
 of this process in the bus mode at the largest N. ``--per-session-updates``: as at a table with
-a turn timer, whose update differs in each mail (its ``time_left``): only its parts are shared.
+a turn timer, whose update differs in each mail (its ``time_left``): only its parts are shared;
+``--no-sharing``: nothing is (every mail encoded whole, as before the memo).
 """
 
 from __future__ import annotations
@@ -184,11 +185,15 @@ def main() -> None:
     parser.add_argument("--per-session-updates", action="store_true",
                         help="encode each session's table update apart, but its parts (as at a "
                              "table with a turn timer, where each mail's time_left differs)")
+    parser.add_argument("--no-sharing", action="store_true",
+                        help="encode every mail whole (as before the host's memo)")
     args = parser.parse_args()
-    if args.per_session_updates:
-        from pioche_tui import wire
+    from pioche_tui import wire
 
+    if args.per_session_updates:
         wire.SHARED.discard("TableUpdate")
+    if args.no_sharing:
+        wire.SHARED.clear()
     counts = [int(n) for n in args.subscribers.split(",")]
     print(f"# load average before: {load_average()}, cores: {os.cpu_count()}")
     results: dict[tuple[str, int], dict[str, Any]] = {}

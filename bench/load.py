@@ -3,6 +3,7 @@ the test run; results go to docs/performance.md.
 
     uv run --group bench python bench/load.py [--sessions 10,50,100,200] [--seconds 40]
                                               [--burst 100] [--games defausse,collection]
+                                              [--workers N]
                                               [--attack KIND [--attackers 8]]
                                               [--profile DIR] [--json FILE]
     uv run --group bench python bench/load.py --spectators 100,200 [--seconds 40]
@@ -51,6 +52,9 @@ do, so that the server's per-address limits apply to each alone. ``--attack KIND
 ``--attackers`` sessions from one address (127.0.0.1), in another process, attacking with one of
 ``tests/hostile/input_attacks.py``'s attacks from ``--attack-warmup`` seconds before the play
 window to its end: the window then measures what the players feel while attacked.
+``--workers N`` serves with ``pioche serve --workers N`` (nats-server, the coordinator, N
+fronts): the server's CPU and memory are then its whole process tree's, and the CPU is also
+split by role (``cpu_percent_of_a_core_by_role``).
 ``--profile DIR`` runs the server under pyinstrument (bench/profiled.py) and writes
 its profile of the play window, per N.
 """
@@ -82,6 +86,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.measure import (  # noqa: E402
+    Tree,
     cpu_seconds,
     cpu_wait_seconds,
     load_average,
@@ -459,8 +464,9 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
         extra = ["--app", args.app, "--max-sessions", cap, "--max-pending", cap,
                  "--max-per-address", cap, "--trace", str(trace),
                  "--turn-timer", str(args.turn_timer)]
-        with serve_process(Path(tmp), *extra, python=python) as served:
-            server = psutil.Process(served.process.pid)
+        with serve_process(Path(tmp), *extra, python=python,
+                           workers=args.workers or None) as served:
+            server = served_by(served.process.pid, args)
             me = psutil.Process()
             await asyncio.sleep(1.0)
             starts = await app_starts(served.port, server, args.starts) if args.starts else None
@@ -487,6 +493,7 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
                 await asyncio.sleep(args.attack_warmup)
             if args.profile:
                 server.send_signal(signal.SIGUSR1)
+            roles0 = server.roles() if isinstance(server, Tree) else {}
             cpu0, mine0, start = cpu_seconds(server), cpu_seconds(me), time.monotonic()
             waited0 = cpu_wait_seconds(server)
             probe_stop = asyncio.Event()
@@ -495,6 +502,7 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
             await asyncio.sleep(args.seconds)
             end = time.monotonic()
             cpu1, mine1 = cpu_seconds(server), cpu_seconds(me)
+            roles1 = server.roles() if isinstance(server, Tree) else {}
             waited = cpu_wait_seconds(server) - waited0
             await attacking.aclose()
             if args.profile:
@@ -549,6 +557,11 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
                 "app_starts_on_the_idle_server": starts,
                 "load_average": load_average(),
             }
+            if isinstance(server, Tree):  # (--workers: where the CPU went)
+                result["workers"] = args.workers
+                result["cpu_percent_of_a_core_by_role"] = {
+                    role: round(100 * (roles1[role] - roles0.get(role, 0.0)) / (end - start), 1)
+                    for role in sorted(roles1)}
             if args.attack:
                 result["attack"] = {"kind": args.attack, "sessions": args.attackers,
                                     "from": "127.0.0.1", "warmup_s": args.attack_warmup,
@@ -558,6 +571,12 @@ async def run_level(args: argparse.Namespace, sessions: int, with_burst: bool) -
             for client in clients:
                 client.conn.close()
     return result
+
+
+def served_by(pid: int, args: argparse.Namespace) -> psutil.Process:
+    """What the server's CPU and memory are read from: its process, or with ``--workers`` its
+    whole tree (the supervisor, nats-server, the coordinator, the fronts)."""
+    return Tree(pid) if args.workers else psutil.Process(pid)
 
 
 SPECTATOR_ADDRESSES = 10_000  # the first loopback address of the spectators' processes
@@ -703,9 +722,9 @@ async def run_watched(args: argparse.Namespace, spectators: int) -> dict[str, An
                  "--max-per-address", cap, "--trace", str(trace),
                  "--turn-timer", str(args.turn_timer)]
         crowd = Spectators()
-        with serve_process(Path(tmp), *extra) as served:
+        with serve_process(Path(tmp), *extra, workers=args.workers or None) as served:
             try:
-                server, me = psutil.Process(served.process.pid), psutil.Process()
+                server, me = served_by(served.process.pid, args), psutil.Process()
                 await asyncio.sleep(1.0)
                 table = await set_up_table(served.port, 0, game, watched=False)
                 title = f"{TITLES[game]} · table {table.id}"
@@ -834,6 +853,9 @@ async def main() -> None:
     parser.add_argument("--connect-at-once", type=int, default=20,
                         help="spectators connecting at once in each of their processes")
     parser.add_argument("--spectator-client", help=argparse.SUPPRESS)
+    parser.add_argument("--workers", type=int, default=0,
+                        help="serve with pioche serve --workers N (the CPU and memory are "
+                             "then the whole process tree's; default: one process)")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     parser.add_argument("--verbose", action="store_true",
                         help="say where each table's screens stand at the end")

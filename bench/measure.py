@@ -9,14 +9,56 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import psutil
 
 
 def cpu_seconds(process: psutil.Process) -> float:
-    """User and system CPU time of ``process`` so far (10-ms ticks on Linux)."""
+    """User and system CPU time of ``process`` so far (10-ms ticks on Linux); of a ``Tree``,
+    of all its processes."""
     times = process.cpu_times()
     return float(times.user + times.system)
+
+
+class Tree(psutil.Process):
+    """A process and its descendants, measured as one: ``pioche serve --workers N`` is a
+    supervisor, nats-server, the coordinator and N fronts. Their CPU times and memory are
+    summed over the processes alive when asked (a child restarted meanwhile loses what its
+    predecessor used); ``roles`` splits the CPU by role, read from each command line."""
+
+    def members(self) -> list[psutil.Process]:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            return [psutil.Process(self.pid), *self.children(recursive=True)]
+        return []
+
+    def cpu_times(self) -> Any:
+        user = system = 0.0
+        for member in self.members():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                times = member.cpu_times()
+                user, system = user + times.user, system + times.system
+        return SimpleNamespace(user=user, system=system)
+
+    def memory_info(self) -> Any:
+        rss = 0
+        for member in self.members():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                rss += member.memory_info().rss
+        return SimpleNamespace(rss=rss)
+
+    def roles(self) -> dict[str, float]:
+        """CPU seconds so far by role: ``nats-server``, ``coordinator``, ``front`` (all the
+        fronts together), ``supervisor``."""
+        found: dict[str, float] = {}
+        for member in self.members():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                words = member.cmdline()
+                role = ("nats-server" if words and words[0].endswith("nats-server") else
+                        next((w for w in ("coordinator", "front") if w in words), "supervisor"))
+                found[role] = found.get(role, 0.0) + cpu_seconds(member)
+        return found
 
 
 def ms(seconds: float) -> float:
@@ -59,7 +101,10 @@ def cpu_wait_seconds(process: psutil.Process) -> float:
     /proc/PID/task/*/schedstat): on a shared machine, the part of a latency that was the
     machine's, not the process's."""
     waited = 0
-    for thread in Path(f"/proc/{process.pid}/task").iterdir():
-        with contextlib.suppress(OSError):  # a thread that ended meanwhile
-            waited += int((thread / "schedstat").read_text().split()[1])
+    members = process.members() if isinstance(process, Tree) else [process]
+    for member in members:
+        with contextlib.suppress(OSError):  # a process that ended meanwhile
+            for thread in Path(f"/proc/{member.pid}/task").iterdir():
+                with contextlib.suppress(OSError):  # a thread that ended meanwhile
+                    waited += int((thread / "schedstat").read_text().split()[1])
     return waited / 1e9

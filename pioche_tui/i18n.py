@@ -1105,6 +1105,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
                             "You already ignore {n} players: /unignore first."),
     "refused.not_ignored": ("Vous n'ignorez pas {name}.", "You do not ignore {name}."),
     "notice.shutdown": ("Le serveur s'arrête. À bientôt !", "The server is stopping. See you!"),
+    "farewell.resume": ("Pour reprendre votre place : {command}",
+                        "To take your seat back: {command}"),
     "notice.replaced": ("Vous vous êtes connecté ailleurs.", "You connected from elsewhere."),
     "notice.kicked": ("Un administrateur a fermé votre session.",
                       "An administrator closed your session."),

@@ -16,6 +16,9 @@ state: killed, its players reconnect (to any front) and get their seats back.
 - SIGINT or SIGTERM, or the end of the supervisor (``--parent-fd``: the link's EOF), stops it
   in order: no new connection, every app told (the players read that the server stops), its
   last heartbeat (``bye``: the coordinator closes its sessions at once), the bus let go.
+  Alone (SIGTERM), its players' seats wait for them as after a dropped connection and every
+  other table plays on; with the whole tree (``workers.TREE_STOPS``, sent by the supervisor,
+  or the supervisor's end), every table holds still first (``server_stopping``).
 """
 
 from __future__ import annotations
@@ -168,6 +171,8 @@ class Front:
         self.key = key
         self.front_id = process_tag()
         self.nc: Client | None = None
+        self.desk: RemoteFront | None = None
+        self.with_tree = False  # the whole tree stops, the coordinator with it
         self.service: PiocheService | None = None
         self.server: PiocheServer | None = None
         self.collector = Collector()
@@ -188,7 +193,7 @@ class Front:
         except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
             log.error("cannot reach the bus %s: %s", redact(self.url), error)
             raise CannotStart(1) from None
-        desk = RemoteFront(Remote(self.nc, self.front_id))
+        desk = self.desk = RemoteFront(Remote(self.nc, self.front_id))
         try:
             self.service = PiocheService(desk, getattr(args, "public_host", None))
         except ValueError as error:  # --public-host
@@ -213,10 +218,22 @@ class Front:
                  fingerprint(self.key), redact(self.url))
         self.collector.start()
 
+    def tree_stops(self) -> None:
+        """The front stops with the whole tree (``workers.TREE_STOPS``, or the supervisor's
+        end), not alone."""
+        self.with_tree = True
+
     async def stop(self) -> None:
         """The players told and their apps ended (``PiocheServer.close``), the front's last
         heartbeat (bye: the coordinator closes its sessions at once), the bus let go. Each
-        step bounded: the bus may be gone (the supervisor's end takes nats-server with it)."""
+        step bounded: the bus may be gone (the supervisor's end takes nats-server with it).
+
+        Stopping with the tree, the apps' ``server_stopping`` holds every table still (the
+        coordinator stops next); stopping alone, it changes nothing at the coordinator: the
+        front's sessions end as dropped connections do, their seats wait for their players
+        (who reconnect to another front), and every other table plays on."""
+        if self.desk is not None:
+            self.desk.remote.stops_with_tree = self.with_tree
         if self.server is not None:
             await self.server.close()
         if self.service is not None:
@@ -237,8 +254,8 @@ async def front(args: argparse.Namespace) -> int:
     if key is None:
         return 1
     link = ParentLink(args.parent_fd) if args.parent_fd is not None else None
-    stop = stop_event(link)
     front = Front(args, url, key)
+    stop = stop_event(link, with_tree=front.tree_stops)
     starting = asyncio.create_task(front.start(), name="front start")
     told = asyncio.create_task(stop.wait(), name="front stop")
     await asyncio.wait((starting, told), return_when=asyncio.FIRST_COMPLETED)

@@ -19,6 +19,10 @@ from . import logs
 from .limits import Limits
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from pioche_tui.store.lock import DataDirLock
+
     from .session import ServiceOpener, Sharing
 
 DEFAULT_APP = "pioche_tui.app:open_service"
@@ -37,10 +41,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ),
     )
     add_listen_flags(p)
-    p.add_argument(
-        "--data-dir", type=Path, default=Path("data"),
-        help="table logs and the SQLite database (default ./data)",
-    )
+    add_data_dir_flag(p)
     p.add_argument(
         "--app", default=DEFAULT_APP, metavar="MODULE:FUNCTION",
         help=f"what to serve (default {DEFAULT_APP})",
@@ -54,6 +55,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_setting_flags(p)
     logs.add_log_flag(p)
     p.set_defaults(run=run)
+
+
+def add_data_dir_flag(p: argparse.ArgumentParser) -> None:
+    """``--data-dir`` (``serve``, the coordinator process)."""
+    p.add_argument(
+        "--data-dir", type=Path, default=Path("data"),
+        help="table logs and the SQLite database (default ./data)",
+    )
 
 
 def add_listen_flags(p: argparse.ArgumentParser) -> None:
@@ -283,20 +292,27 @@ def load_opener(spec: str) -> ServiceOpener:
 
 
 async def serve(args: argparse.Namespace) -> int:
-    from pioche_tui.store.lock import DataDirBusy, DataDirLock
-
     try:
         opener = load_opener(args.app)
     except LookupError as error:
         log.error("%s", error)
         return 2
-    try:  # before anything is read or written: another server may be running on it
-        lock = DataDirLock.acquire(args.data_dir)
+    return await holding(args.data_dir, lambda _lock: serve_locked(args, opener))
+
+
+async def holding(data_dir: Path, run: Callable[[DataDirLock], Awaitable[int]]) -> int:
+    """``run``'s exit status, run holding the data directory's lock (``store/lock.py``),
+    taken before anything is read or written: another server may be running on it (then
+    logged, exit status 1, nothing run)."""
+    from pioche_tui.store.lock import DataDirBusy, DataDirLock
+
+    try:
+        lock = DataDirLock.acquire(data_dir)
     except DataDirBusy as error:
         log.error("%s: stop it, or give this server another --data-dir", error)
         return 1
     try:
-        return await serve_locked(args, opener)
+        return await run(lock)
     finally:
         lock.release()
 

@@ -100,12 +100,13 @@ def nickname_of(app: App[Any] | None) -> str | None:
     return name if isinstance(name, str) and name.isprintable() else None
 
 
-def farewell_of(app: App[Any] | None) -> str | None:
+def farewell_of(app: App[Any] | None, attribute: str = "farewell") -> str | None:
     """Why the app ended its session, if it says (its ``farewell`` attribute, a line of text:
     « Vous vous êtes connecté ailleurs. »), printable characters only. The server writes it
     after the app has left the alternate screen, so that it stays on the player's terminal
-    once the connection is closed."""
-    text = getattr(app, "farewell", None)
+    once the connection is closed. When the server stops it writes its own line instead, and
+    then the app's ``way_back`` if it has one (a guest's resume command)."""
+    text = getattr(app, attribute, None)
     if not isinstance(text, str):
         return None
     return "".join(char for char in text if char.isprintable()).strip() or None

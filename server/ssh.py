@@ -811,7 +811,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                            "player": name, "identity": self.info.identity,
                            "address": self.info.peer},
                 )
-            self._say_goodbye(status, farewell_of(self._app))
+            self._say_goodbye(status, farewell_of(self._app),
+                              farewell_of(self._app, "way_back"))
             self._app = self._terminal = None  # nothing of the app outlives it here
             collector = self._server.collector
             if collector is not None and not self._server.closing:
@@ -905,13 +906,17 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         return {"entered": True, "shown": lambda: self._app is not None and sharing.shows(
             self._app), "on_shown": shown}
 
-    def _say_goodbye(self, status: int, farewell: str | None) -> None:
-        """The last line the client's terminal keeps, once the app's screen is gone."""
+    def _say_goodbye(self, status: int, farewell: str | None, way_back: str | None = None
+                     ) -> None:
+        """The last line the client's terminal keeps, once the app's screen is gone (when the
+        server stops, its own and the way back to a seat the app says, if any)."""
         if self._chan is None or self._chan.is_closing():
             return
         english = self.info is not None and ui_lang(self.info.lang) == "en"
         if self._server.closing:
             self._chan.write(((MSG_SHUTDOWN_EN if english else MSG_SHUTDOWN) + "\r\n").encode())
+            if way_back:
+                self._chan.write((way_back + "\r\n").encode())
         elif status != 0:
             self._chan.write(((MSG_CRASH_EN if english else MSG_CRASH) + "\r\n").encode())
         elif farewell:

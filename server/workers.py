@@ -39,11 +39,17 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import logs
-from .serve import DEFAULT_APP, SETTINGS, add_setting_flags, trace_to
+from .serve import (
+    DEFAULT_APP,
+    SETTINGS,
+    add_data_dir_flag,
+    add_setting_flags,
+    holding,
+    trace_to,
+)
 
 if TYPE_CHECKING:
     from pioche_tui.bus.natsd import NatsServer
@@ -57,6 +63,11 @@ READY = b"ready\n"
 """What a child writes on its parent link once it serves (``ParentLink.ready``)."""
 READY_TIMEOUT = 60.0  # seconds a child gets to be ready (imports and the store's restore)
 STOP_TIMEOUT = 15.0  # seconds a child gets to stop after SIGTERM, before SIGKILL
+TREE_STOPS = signal.SIGUSR1
+"""What the supervisor sends its fronts instead of SIGTERM when the whole tree stops: their
+players' sessions then end without being taken for drops (the coordinator stops next). A front
+sent SIGTERM alone stops alone: its players' seats wait for them, as after a dropped
+connection, and the other fronts' tables play on."""
 FIRST_BACKOFF = 0.5  # seconds before restarting a child that exited; doubled at each failure
 MAX_BACKOFF = 5.0
 CANCEL_AGAIN = 0.1  # seconds between two cancellations of a start told to stop
@@ -142,15 +153,26 @@ async def cancel_until_done(task: asyncio.Task[Any]) -> None:
         await asyncio.wait((task,), timeout=CANCEL_AGAIN)
 
 
-def stop_event(link: ParentLink | None) -> asyncio.Event:
-    """Set on SIGINT, SIGTERM, or the supervisor's end (a child's reasons to stop)."""
+def stop_event(link: ParentLink | None,
+               with_tree: Callable[[], None] | None = None) -> asyncio.Event:
+    """Set on SIGINT, SIGTERM, or the supervisor's end (a child's reasons to stop). A child
+    that stops differently when the whole tree stops (a front: ``with_tree``) is told so by
+    ``TREE_STOPS`` instead of SIGTERM, and by the supervisor's end."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+    if with_tree is not None:
+        def tree_stops() -> None:
+            with_tree()
+            stop.set()
+
+        loop.add_signal_handler(TREE_STOPS, tree_stops)
     if link is not None:
         def gone() -> None:
             log.warning("the supervisor is gone: stopping")
+            if with_tree is not None:
+                with_tree()
             stop.set()
 
         link.watch(gone)
@@ -170,10 +192,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "starts it; see docs/server.md."
         ),
     )
-    p.add_argument(
-        "--data-dir", type=Path, default=Path("data"),
-        help="table logs and the SQLite database (default ./data)",
-    )
+    add_data_dir_flag(p)
     p.add_argument(
         "--lock-fd", type=int, default=None, metavar="FD",
         help="(set by pioche serve --workers) the data directory's lock, taken by the "
@@ -337,12 +356,12 @@ class Child:
             with contextlib.suppress(ProcessLookupError):
                 self.process.kill()
 
-    async def stop(self) -> None:
-        """SIGTERM, and SIGKILL if it has not exited ``STOP_TIMEOUT`` later; reaped."""
+    async def stop(self, signum: int = signal.SIGTERM) -> None:
+        """``signum``, and SIGKILL if it has not exited ``STOP_TIMEOUT`` later; reaped."""
         process = self.process
         if process is not None and process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
-                process.terminate()
+                process.send_signal(signum)
             try:
                 await asyncio.wait_for(process.wait(), STOP_TIMEOUT)
             except TimeoutError:
@@ -358,13 +377,19 @@ class Child:
             self._link_writer = self._link = None
 
 
-def reserve_port(host: str, port: int) -> socket.socket:
+def reserve_port(host: str, port: int, shared: bool = False) -> socket.socket:
     """A socket bound to ``host``:``port`` with ``SO_REUSEPORT`` and never listening: it takes
     no connection, but holds the port (port 0: a free one, drawn here) for the fronts, which
     bind it with ``SO_REUSEPORT`` too, for as long as the tree runs (no other program can
-    take it while every front restarts). OSError if the port is taken."""
+    take it while every front restarts). OSError if the port is taken; and, unless ``shared``
+    (``--reuse-port``), if anything listens on it already, even with ``SO_REUSEPORT``: another
+    tree of the same user would otherwise share the port silently, taking half the players
+    to another game."""
     family, kind, proto, _name, address = socket.getaddrinfo(
         host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    if port and not shared:
+        with socket.socket(family, kind, proto) as probe:  # (fails on any socket bound there)
+            probe.bind(address)
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
@@ -441,7 +466,7 @@ class Tree:
         for keeper in self._keepers:
             with contextlib.suppress(asyncio.CancelledError):
                 await keeper
-        await asyncio.gather(*(front.stop() for front in self.fronts))
+        await asyncio.gather(*(front.stop(TREE_STOPS) for front in self.fronts))
         await self.coordinator.stop()
         await self.bus.stop()
         log.info("nats-server stopped")
@@ -490,21 +515,11 @@ def coordinator_argv(args: argparse.Namespace, lock_fd: int) -> list[str]:
 async def supervise(args: argparse.Namespace) -> int:
     """``pioche serve --workers N``, until SIGINT or SIGTERM (exit 0), or a child that cannot
     start (exit 1)."""
-    from pioche_tui.store.lock import DataDirBusy, DataDirLock
-
     setup_logging("supervisor", args)
     if args.app != DEFAULT_APP:
         log.error("--workers serves the game (%s) only, not --app %s", DEFAULT_APP, args.app)
         return 2
-    try:  # before anything is read or written: another server may be running on it
-        lock = DataDirLock.acquire(args.data_dir)
-    except DataDirBusy as error:
-        log.error("%s: stop it, or give this server another --data-dir", error)
-        return 1
-    try:
-        return await supervise_locked(args, lock)
-    finally:
-        lock.release()
+    return await holding(args.data_dir, lambda lock: supervise_locked(args, lock))
 
 
 async def supervise_locked(args: argparse.Namespace, lock: DataDirLock) -> int:
@@ -516,7 +531,7 @@ async def supervise_locked(args: argparse.Namespace, lock: DataDirLock) -> int:
     if created:
         log.info("wrote a new host key: %s", args.keys_dir / HOST_KEY_NAME)
     try:
-        reserved = reserve_port(args.host, args.port)
+        reserved = reserve_port(args.host, args.port, shared=args.reuse_port)
     except OSError as error:
         log.error("cannot listen on %s port %d: %s", args.host, args.port, error)
         return 1

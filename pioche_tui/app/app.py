@@ -160,6 +160,7 @@ class PiocheApp(App[None]):
         self.lobby: LobbyScreen | None = None
         self.table_screen: TableScreen | None = None
         self.farewell: str | None = None
+        self.way_back: str | None = None  # a seated guest's resume command, as they go
         """Why the session ended, once it has (the caller may show it after the app exits)."""
         self._chat_seen: dict[str, deque[ChatLine]] = {}
         self._learning: LearnMemory | None = None
@@ -169,6 +170,15 @@ class PiocheApp(App[None]):
     # --- start and end --------------------------------------------------------------------
 
     async def on_mount(self) -> None:
+        try:
+            await self._start()
+        except Refused as refusal:  # no coordinator to answer (a front's, while it restarts)
+            self.farewell = self.t.refusal(refusal)
+            self.say_farewell(self.farewell)
+
+    async def _start(self) -> None:
+        """The player's settings, the server's facts, then the session: handed over, resumed,
+        or opened under the name they asked for (else the nickname screen)."""
         await self._load_prefs()
         self._server = await self.client.server_info()
         if self.client.open:  # a session opened already, handed over (``Connector``)
@@ -392,7 +402,7 @@ class PiocheApp(App[None]):
         player is told all the same."""
         with contextlib.suppress(Refused):
             await self.client.server_stopping()
-        self.farewell = self.t("notice.shutdown")
+        self.farewell = self.with_resume(self.t("notice.shutdown"))
         self.exit()
 
     # --- the mailbox ----------------------------------------------------------------------
@@ -410,8 +420,10 @@ class PiocheApp(App[None]):
     def deliver(self, mail: Mail) -> None:
         """Hand what arrived to the screens it concerns."""
         for notice in mail.notices:
-            if notice.code in ("shutdown", "replaced", "coordinator_lost", "kicked"):
+            if notice.code in ("replaced", "kicked"):
                 self.farewell = self.t.notice(notice.code, notice.text)
+            elif notice.code in ("shutdown", "coordinator_lost"):
+                self.farewell = self.with_resume(self.t.notice(notice.code, notice.text))
             elif notice.code == "broadcast":  # (the operator's own words, as they wrote them)
                 self.notify(notice.text, title=self.t("notice.broadcast"), markup=False,
                             timeout=15)
@@ -562,6 +574,18 @@ class PiocheApp(App[None]):
 
             self._learning = LearnMemory(self, await self.client.learned())
         return self._learning
+
+    def with_resume(self, farewell: str) -> str:
+        """``farewell``, and for a guest seated at a game the command that gives the seat
+        back: the last line their terminal keeps once the server has gone (or restarts), where
+        the table screen that showed the command is gone too."""
+        screen = self.table_screen
+        command = self.resume_command()
+        if (command is None or screen is None or screen.seat is None
+                or screen.update.table.status != "playing"):
+            return farewell
+        self.way_back = self.t("farewell.resume", command=command)
+        return f"{farewell} {self.way_back}"
 
     def resume_command(self) -> str | None:
         """What a guest types to get their seat back (``ssh -t -p PORT HOST resume TOKEN``):

@@ -149,7 +149,9 @@ class CoordinatorClient(Protocol):
 
     async def server_stopping(self) -> None:
         """The server this session runs in stops: every table holds still, so that the
-        sessions' ends are not taken for players dropping (embedded: ``Coordinator.freeze``)."""
+        sessions' ends are not taken for players dropping (embedded: ``Coordinator.freeze``).
+        A front of ``--workers`` stopping alone, its coordinator running on, changes nothing:
+        its sessions' ends are dropped connections (``RemoteClient.server_stopping``)."""
 
     async def leaderboard(self, game: str | None, limit: int) -> tuple[LeaderboardRow, ...]:
         """The best players of ``game`` (None: all games)."""

@@ -14,8 +14,10 @@ One ``CoordinatorHost`` per coordinator process, over its NATS connection (``bus
   a sequence number (header ``Pioche-Seq``) so that the front sees a lost one; before it, the
   session's ``Player`` when the coordinator renamed it.
 - **Lobby** (``bus.LOBBY``): each snapshot the coordinator sends its lobby's sessions
-  (``Coordinator.lobby_listeners``), for the fronts' caches.
-- **Liveness**: the coordinator's heartbeat (its boot id) every ``bus.HEARTBEAT``; the sessions of
+  (``Coordinator.lobby_listeners``), numbered (``Pioche-Lobby``), for the fronts' caches; a
+  session's mail that holds that snapshot names it instead of carrying it.
+- **Liveness**: the coordinator's heartbeat (its boot id) every ``bus.HEARTBEAT``, and the boot
+  id on every answer (``Pioche-Boot``); the sessions of
   a front silent for ``bus.SILENCE`` (no heartbeat, no request), or that said ``bye``, are
   closed as dropped connections are (a seat in play waits the grace period).
 
@@ -38,7 +40,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
 from .. import bus, wire
-from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
+from ..bus import BOOT_HEADER, FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
 from .core import Coordinator
 from .inprocess import InProcessClient, InProcessFront
 from .mailbox import Mail
@@ -74,6 +76,7 @@ class CoordinatorHost:
         self.coordinator = coordinator
         self.nc = nc
         self.boot = secrets.token_hex(8)
+        self._answer_headers = {BOOT_HEADER: self.boot}  # (every answer says whose it is)
         self._free = InProcessClient(coordinator)  # requests before a session, or without one
         self._desk = InProcessFront(coordinator)
         self._remotes: dict[str, _Remote] = {}
@@ -149,7 +152,7 @@ class CoordinatorHost:
             log.error("answer not sent: %s", error)
             data = wire.encode(Refused("error", "Erreur interne du serveur."))
         with contextlib.suppress(Exception):  # (the bus is gone: the front will time out)
-            await msg.respond(data)
+            await self.nc.publish(msg.reply, data, headers=self._answer_headers)
 
     async def _answer(self, msg: Msg) -> Any:
         headers = msg.headers or {}

@@ -114,11 +114,19 @@ class Peer:
 
 
 class Remote:
-    def __init__(self, nc: Client, front_id: str) -> None:
+    """``timeout``: how long a request waits for its answer (``bus.REQUEST_TIMEOUT``)."""
+
+    def __init__(self, nc: Client, front_id: str, timeout: float = bus.REQUEST_TIMEOUT
+                 ) -> None:
         if set(front_id) & set(" .*>-") or not front_id:
-            raise ValueError(f"front id {front_id!r}: letters and digits only")
+            raise ValueError(f"front id {front_id!r}: no space, '.', '*', '>' nor '-'")
         self.nc = nc
         self.front_id = front_id
+        self.timeout = timeout
+        self.stops_with_tree = False
+        """This front stops with the coordinator (the whole tree stops): its sessions'
+        ``server_stopping`` holds every table still. False: it stops alone, and that changes
+        nothing at the coordinator (``RemoteClient.server_stopping``)."""
         self.lobby: LobbySnapshot | None = None
         """The newest lobby snapshot the coordinator sent (None before the first)."""
         self._lobby_seq = 0  # the newest lobby's number (bus.LOBBY_HEADER)
@@ -181,23 +189,25 @@ class Remote:
         return RemoteClient(self, self._link(sid))
 
     def opened(self, sid: str) -> RemoteClient:
-        """A client of the session ``sid``, opened already (``mirror``, or another client's
-        ``connect``): its news not read yet waits in it."""
-        link = self._link(sid)
-        link.connected = True
+        """A client of the session ``sid``, opened already on this front (``mirror``, or
+        another client's ``connect``): its news not read yet waits in it. KeyError for a
+        session this front does not hold."""
+        link = self._links.get(sid)
+        if link is None or not link.connected:
+            raise KeyError(f"no session {sid} open on this front")
         return RemoteClient(self, link)
 
     def connector(self) -> RemoteConnector:
         return RemoteConnector(self)
 
     def _link(self, sid: str) -> _Link:
-        link = self._links.get(sid)
-        if link is None:
-            link = self._links[sid] = _Link(sid)
-        return link
+        """The session's link: this front's, or a new one, kept once it listens (a client
+        that never connects leaves nothing behind)."""
+        return self._links.get(sid) or _Link(sid)
 
     async def _listen(self, link: _Link) -> None:
         """Subscribe to the session's news (before it is opened: none is lost)."""
+        self._links[link.sid] = link
         if link.subscription is None:
             link.subscription = await self.nc.subscribe(
                 bus.session_subject(link.sid), cb=self._on_news)
@@ -274,11 +284,14 @@ class Remote:
         if sid is not None:
             headers[SESSION_HEADER] = sid
         try:
-            reply = await self.nc.request(bus.COORD_REQ, data, timeout=bus.REQUEST_TIMEOUT,
+            reply = await self.nc.request(bus.COORD_REQ, data, timeout=self.timeout,
                                           headers=headers)
         except Exception as error:  # no responders, time out, the bus closed or reconnecting
             log.info("request %s unanswered: %s", name, type(error).__name__)
             raise unavailable() from None
+        boot = (reply.headers or {}).get(bus.BOOT_HEADER)
+        if boot:
+            self._heard_from(boot)
         try:
             answer = wire.decode(reply.data)
         except wire.WireError as error:
@@ -358,14 +371,21 @@ class Remote:
 
     async def _on_coord_alive(self, msg: Msg) -> None:
         alive = bus.read(msg, wire.CoordAlive, "coordinator heartbeat")
-        if alive is None:
-            return
-        if self.boot is not None and alive.boot != self.boot:
-            log.warning("the coordinator restarted (boot %s): this front's sessions end",
-                        alive.boot)
-            self._end_all(close=False)  # (the new coordinator knows none of them)
-            self._lobby_seq = 0  # (it numbers its lobbies from 1)
-        self.boot = alive.boot
+        if alive is not None:
+            self._heard_from(alive.boot)
+
+    def _heard_from(self, boot: str) -> None:
+        """The coordinator ``boot`` is alive (a heartbeat, an answer). A new one knows none of
+        the sessions opened on the one before: they end."""
+        if boot != self.boot:
+            if self.boot is not None:
+                log.warning("the coordinator restarted (boot %s): this front's sessions end",
+                            boot)
+                self._lobby_seq = 0  # (it numbers its lobbies from 1)
+            # (A session this very answer opens is not connected yet: it stays.)
+            for link in list(self._links.values()):
+                link.end("coordinator_lost", LOST)
+            self.boot = boot
         self._heard = self._now()
 
     async def _on_front_alive(self, msg: Msg) -> None:
@@ -377,29 +397,26 @@ class Remote:
         else:
             self._peers[alive.front] = Peer(alive, self._now())
 
-    def _end_all(self, *, close: bool) -> None:
-        for link in list(self._links.values()):
-            if close:
-                self._lost(link)
-            else:
-                link.end("coordinator_lost", LOST)
 
     async def _watch(self) -> None:
         """End the sessions when the coordinator falls silent, or when the bus was lost a
-        moment (nats-server restarted): news sent meanwhile is gone, and a session waiting for
-        the update it missed (its turn) would never get another to show the gap."""
+        moment (nats-server restarted): news sent meanwhile is gone (NATS delivers at most
+        once), and a session waiting for the update it missed (its turn) would never get
+        another to show the gap in its ``Pioche-Seq``. (From the tree's helper, 58a39b1.)"""
         lost = False
         reconnects = self.nc.stats["reconnects"]
         while True:
             await asyncio.sleep(bus.HEARTBEAT / 4)
             alive = self.coordinator_alive
-            if not alive and not lost and any(link.open for link in self._links.values()):
-                log.warning("the coordinator is silent: this front's sessions end")
-                self._end_all(close=True)
-            elif self.nc.stats["reconnects"] != reconnects and any(
-                    link.open for link in self._links.values()):
-                log.warning("the bus was lost a moment: this front's sessions end")
-                self._end_all(close=True)
+            why = None
+            if not alive and not lost:
+                why = "the coordinator is silent"
+            elif self.nc.stats["reconnects"] != reconnects:
+                why = "the bus was lost a moment"
+            if why is not None and any(link.open for link in self._links.values()):
+                log.warning("%s: this front's sessions end", why)
+                for link in list(self._links.values()):
+                    self._lost(link)
             reconnects = self.nc.stats["reconnects"]
             lost = not alive
 
@@ -566,8 +583,12 @@ class RemoteClient:
         await self._remote._forget(link)
 
     async def server_stopping(self) -> None:
-        """Never raises: the front stops whether the coordinator hears it or not."""
-        if self._remote.coordinator_alive:
+        """The server this session runs in is the front: when it stops alone, the coordinator
+        and every other front's tables go on, and this session's end is a dropped connection
+        (its seat waits for the grace period, the player reconnects to another front). Only
+        when the coordinator stops too (``Remote.stops_with_tree``) does every table hold still.
+        Never raises: the front stops whether the coordinator hears it or not."""
+        if self._remote.stops_with_tree and self._remote.coordinator_alive:
             with contextlib.suppress(Refused):
                 await self._call("server_stopping")
 

@@ -13,6 +13,7 @@ import pytest
 from textual.worker import WorkerFailed
 
 from pioche_tui.app.app import PiocheApp
+from pioche_tui.app.screens.dialogs import Farewell
 from pioche_tui.app.screens.lobby import LobbyScreen
 from pioche_tui.app.screens.table import TableScreen
 from pioche_tui.coordinator.client import CoordinatorClient
@@ -171,3 +172,33 @@ async def test_a_server_stopping_without_its_coordinator_still_says_goodbye(
         app.post_message(ServerShutdown(3.0))
         await pilot.pause(LATENCY)
     assert app.return_code == 0 and app.farewell == app.t("notice.shutdown")
+
+
+class Unreachable(SlowClient):
+    """A front's client while its coordinator restarts: every request is refused as
+    unavailable (but ``close``, which never raises: ``RemoteClient.close``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        attr = super().__getattr__(name)
+        if name in ("mail", "close") or not inspect.iscoroutinefunction(attr):
+            return attr
+
+        async def refused(*args: Any, **kwargs: Any) -> Any:
+            raise Refused("unavailable", "Le serveur ne répond pas ; réessayez dans un instant.")
+
+        return refused
+
+
+async def test_a_connection_while_the_coordinator_is_away_is_told_so(
+        coordinator: Coordinator) -> None:
+    """The app's first requests (settings, the server's facts) find no coordinator: the player
+    reads why and the app ends, instead of a crash."""
+    class Away(Slow):
+        def client(self) -> SlowClient:
+            return Unreachable(self.coordinator.client())
+
+    app = PiocheApp(Away(coordinator), identity="SHA256:Alice", name="Alice")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.1)
+        assert app.farewell == "Le serveur ne répond pas ; réessayez dans un instant."
+        assert isinstance(app.screen, Farewell) and app.screen.text == app.farewell

@@ -448,3 +448,27 @@ async def test_server_shutdown_message_ends_the_app(make_app: MakeApp) -> None:
         app.post_message(ServerShutdown(3.0))
         await settle(pilot)
     assert app.farewell == "Le serveur s'arrête. À bientôt !"
+
+
+async def test_a_seated_guest_is_told_the_way_back_as_the_server_goes(
+        coordinator: Coordinator, make_app: MakeApp) -> None:
+    """The server stops or restarts under a guest at a game: the line their terminal keeps
+    says how to take the seat back (the table screen that showed it is gone with the app)."""
+    from server.session import ServerShutdown
+
+    guest = make_app(name="Gus", identity="127.0.0.1", guest=True,
+                     server_address=("192.0.2.7", 2222))
+    async with guest.run_test(size=(100, 30), notifications=True) as pilot:
+        await settle(pilot)
+        session = guest.client.session
+        assert session is not None and session.guest_pass is not None
+        table = session.create_table("toy", seats=2, timer=None)
+        coordinator.connect(Player("SHA256:bob", "Bob")).join(table)
+        await settle(pilot)
+        assert isinstance(guest.screen, TableScreen) and guest.screen.started
+        guest.post_message(ServerShutdown(3.0))
+        await settle(pilot)
+    way_back = ("Pour reprendre votre place : "
+                f"ssh -t -p 2222 192.0.2.7 resume {session.guest_pass.token}")
+    assert guest.way_back == way_back
+    assert guest.farewell == f"Le serveur s'arrête. À bientôt ! {way_back}"

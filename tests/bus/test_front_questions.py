@@ -125,3 +125,21 @@ async def test_a_requests_effects_are_in_the_mailboxes_when_it_returns_however_m
                 while client.pending:  # (no waiting: it is all there)
                     said += [line.text for line in (await client.mail()).chat]
                 assert sorted(said) == sorted(f"r{round_} {i}" for i in range(12))
+
+
+async def test_a_client_that_never_connects_leaves_nothing_behind(
+        nats_server: NatsServer, tmp_path: Path) -> None:
+    url = nats_server.url
+    async with coordinator_on(url, tmp_path / "data") as host, \
+            front_on(url, "fronta") as front:
+        taken = front.client()
+        await taken.connect(Player("SHA256:Alice-key", "Alice"))
+        for _ in range(3):  # (a login's questions, then a name refused)
+            client = front.client()
+            assert (await client.server_info()).grace == 60.0
+            with pytest.raises(Refused):
+                await client.connect(Player("SHA256:Other-key", "Alice"))
+            await client.close()
+            with pytest.raises(KeyError):
+                front.opened(client.sid)
+        assert list(front._links) == [taken.sid] and list(host.sessions) == [taken.sid]

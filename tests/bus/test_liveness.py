@@ -15,8 +15,10 @@ from pioche_tui import bus, wire
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.screens.dialogs import Farewell
 from pioche_tui.bus.natsd import NatsServer
+from pioche_tui.coordinator.host import CoordinatorHost
 from pioche_tui.coordinator.mailbox import Notice
 from pioche_tui.coordinator.model import Player, Refused
+from pioche_tui.coordinator.remote import Remote
 from tests.app.conftest import wait_for_text
 from tests.contract.conftest import news_until, update_until
 
@@ -45,6 +47,9 @@ async def test_a_dead_fronts_sessions_close_and_their_seats_wait_for_the_grace(
         table = coordinator.tables[table_id]
         seat = table.seat_of(alice().identity)
         assert seat is not None and client.sid in host.sessions
+        front_a.set_counts(1, {"192.0.2.1": 1})  # (the limits across fronts)
+        await until(lambda: "fronta" in front_b.peers(), "front A's counts heard by B")
+        assert front_b.peers()["fronta"].addresses == (("192.0.2.1", 1),)
 
         await die(front_a)
         await until(lambda: alice().identity not in coordinator.sessions,
@@ -52,6 +57,7 @@ async def test_a_dead_fronts_sessions_close_and_their_seats_wait_for_the_grace(
         assert table.status == "playing" and table.seats[seat].kind == "player"
         assert table.seats[seat].grace is not None  # (kept for her, as a dropped connection)
         assert bob.open and client.sid not in host.sessions
+        await until(lambda: "fronta" not in front_b.peers(), "a silent front counts no more")
 
         again = front_b.client()  # she reconnects, to the other front
         place = await again.connect(alice())
@@ -211,7 +217,8 @@ async def test_a_front_cannot_act_for_another_fronts_session(nats_server: NatsSe
         forged = front_b.client(client.sid)
         assert await refused(forged.connect(Player("SHA256:Mallory", "Mallory"))) == "not_yours"
         for name, args in [("leave", {}), ("act", {"action": 1, "step": None}),
-                           ("chat", {"text": "au revoir", "to": None, "me": False}), ("close", {}),
+                           ("chat", {"text": "au revoir", "to": None, "me": False}),
+                           ("ignore", {"name": "Alice"}), ("close", {}),
                            ("player", {}), ("place", {})]:
             assert await refused(front_b.call(name, args, client.sid)) == "not_yours"
         assert client.open and await client.place() == before
@@ -232,3 +239,70 @@ async def test_a_turns_time_left_counts_the_time_the_update_waited_at_the_front(
         update = await update_until(client, lambda u: u.view is not None)
         assert update.to_act == (0,) and update.time_left is not None
         assert 0 < update.time_left <= 30.0 - 0.6
+
+
+async def test_a_coordinator_that_does_not_answer_is_unavailable(
+        nats_server: NatsServer) -> None:
+    """A request the coordinator takes but never answers (stuck): refused after the timeout,
+    as one that finds nobody."""
+    stuck = await bus.connect(nats_server.url, "test-stuck")
+    nc = await bus.connect(nats_server.url, "test-front")
+    try:
+        taken = await stuck.subscribe(bus.COORD_REQ)
+        await stuck.flush()
+        remote = Remote(nc, "fronta", timeout=0.5)
+        assert await refused(remote.client().server_info()) == "unavailable"
+        assert wire.decode((await taken.next_msg(timeout=WAIT)).data).name == "server_info"
+    finally:
+        await stuck.close()
+        await nc.close()
+
+
+async def test_an_answer_of_a_restarted_coordinator_ends_the_old_sessions_not_the_new(
+        nats_server: NatsServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answers carry the coordinator's boot id too: the first answer of a restarted one ends
+    the sessions opened before, and not the session it opened, whatever its heartbeat does."""
+    url, data = nats_server.url, tmp_path / "data"
+    async with front_on(url, "fronta") as front:
+        async with coordinator_on(url, data) as host:
+            old = front.client()
+            await old.connect(alice())
+            await vanish(host)
+
+        async def no_heartbeat(self: CoordinatorHost) -> None:
+            await asyncio.sleep(3600)
+
+        monkeypatch.setattr(CoordinatorHost, "_beat", no_heartbeat)
+        async with coordinator_on(url, data):
+            new = front.client()
+            await new.connect(Player("SHA256:Bob-key", "Bob"))
+            last = await news_until(old, lambda m: m.closed)
+            assert [n.code for n in last.notices] == ["coordinator_lost"]
+            assert new.open and (await new.place()).table is None
+
+
+@pytest.mark.parametrize("with_tree", [False, True])
+async def test_a_front_stopping_alone_leaves_the_tables_playing(
+        nats_server: NatsServer, tmp_path: Path, with_tree: bool) -> None:
+    """SIGTERM to one front: its sessions' ``server_stopping`` changes nothing at the
+    coordinator (Alice's end is a drop that Bob, on another front, sees, and their table goes
+    on). Only a front stopping with the whole tree holds every table still."""
+    url = nats_server.url
+    async with coordinator_on(url, tmp_path / "data") as host, \
+            front_on(url, "fronta") as front_a, front_on(url, "frontb") as front_b:
+        alice, bob = front_a.client(), front_b.client()
+        await alice.connect(Player("SHA256:alice-key", "Alice"))
+        await bob.connect(Player("SHA256:bob-key", "Bob"))
+        table = await alice.create_table("toy", seats=2, timer=None, options={"goal": 10})
+        await bob.join(table)
+        await update_until(alice, lambda u: u.view is not None and u.to_act == (0,))
+        await alice.act(1, 0)  # (a table left before its first move would close)
+        await update_until(bob, lambda u: u.step >= 1)
+        front_a.stops_with_tree = with_tree
+        await alice.server_stopping()
+        await alice.close()
+        if with_tree:
+            await until(lambda: host.coordinator.stopping, "every table held still")
+        else:
+            await update_until(bob, lambda u: u.table.seats[0].away)
+            assert not host.coordinator.stopping

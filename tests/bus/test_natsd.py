@@ -30,7 +30,8 @@ async def test_a_client_with_it_publishes_and_subscribes(nats_server: NatsServer
         subscription = await receiver.subscribe("pioche.test")
         await receiver.flush()
         await sender.publish("pioche.test", b"bonjour")
-        message = await subscription.next_msg(timeout=5)
+        await sender.flush()
+        message = await subscription.next_msg(timeout=10)  # (a bound for a busy machine)
         assert message.data == b"bonjour"
     finally:
         await sender.close()

@@ -131,6 +131,9 @@ async def over_nats(data: Path) -> AsyncIterator[Connector]:
             front_nc = await bus.connect(server.url, "test-front")
             host = CoordinatorHost(coordinator, coord_nc)
             remote = Remote(front_nc, "front1")
+            # (the contract's server_stopping is a whole server's: a front stopping with its
+            # coordinator; a front stopping alone: tests/bus/test_liveness.py)
+            remote.stops_with_tree = True
             await host.start()
             await remote.start()
             try:

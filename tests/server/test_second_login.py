@@ -59,3 +59,31 @@ async def test_the_older_session_reads_why_before_it_closes(
             first_conn.close()
             if second_conn is not None:
                 second_conn.close()
+
+
+async def test_a_seated_guest_keeps_the_way_back_when_the_server_stops(tmp_path: Path) -> None:
+    """The server stops under a guest at a game: after the maintenance line, their terminal
+    keeps the command that gives the seat back (the table screen that showed it is gone)."""
+    import signal
+
+    from server.ssh import MSG_SHUTDOWN
+
+    with serve_process(tmp_path, *APP) as served:
+        conn = await asyncssh.connect(
+            "127.0.0.1", served.port, username="gus", known_hosts=None, client_keys=None,
+            agent_path=None, config=None, client_factory=LikeOpenSSH,
+        )
+        try:
+            _chan, gus = await conn.create_session(
+                Client, term_type="xterm-256color", term_size=(80, 24), encoding=None)
+            await gus.wait_for("Bonjour gus")
+            gus.send("p")  # (a game against bots, at once)
+            await gus.wait_for("resume ")  # (the way back, on the log's edge)
+            served.process.send_signal(signal.SIGTERM)
+            assert await gus.finished() == 0
+            after = gus.output.partition(LEAVE_ALTERNATE_SCREEN)[2]
+            assert MSG_SHUTDOWN + "\r\n" in after
+            assert f"Pour reprendre votre place : ssh -t -p {served.port} 127.0.0.1 resume " \
+                in after
+        finally:
+            conn.close()

@@ -1,14 +1,16 @@
 """``pioche serve --workers 2``, the process tree (server/workers.py), with real processes: the
 supervisor, nats-server, the coordinator and two fronts.
 
-- It starts, two players play through it, and SIGTERM stops it in order with exit status 0 and
-  no process left; the bus's password is in no command line and no log.
+- It starts, two players play through it, a third is refused as the server is full (counted
+  across the fronts), a second tree on the same port is refused, and SIGTERM stops it in order
+  with exit status 0 and no process left; the bus's password is in no command line and no log.
 - Faults, each in the middle of play, with SIGKILL: a front (the one holding alice's
   connection), the coordinator, nats-server. Each is restarted; no move a player saw accepted is
   lost (the title row's « coup N » is the table's step: the log holds at least N moves); the
   players get their seats back by reconnecting.
-- The supervisor SIGKILLed: every process of its tree ends by itself, and the data directory
-  is free again.
+- Then the supervisor SIGKILLed: every process of its tree ends by itself (the players told,
+  as at a stop), and the data directory is free again.
+- ``pioche coordinator`` run by hand: the lock, and a stop while its bus does not answer.
 """
 
 from __future__ import annotations
@@ -179,6 +181,15 @@ async def test_two_players_through_two_fronts_then_sigterm(tmp_path: Path) -> No
         await alice.sit()
         await bob.sit()
         await asyncio.gather(alice.carry_on(), bob.carry_on())
+        # A second tree started by mistake on the same port (another data directory) is
+        # refused, not given half the players (SO_REUSEPORT would let it share the port).
+        second = subprocess.run(
+            [sys.executable, "-m", "pioche_tui.cli", "serve", "--workers", "2", "--host",
+             "127.0.0.1", "--port", str(served.port), "--data-dir", str(tmp_path / "other"),
+             "--keys-dir", str(served.keys_dir)],
+            cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1
+        assert f"cannot listen on 127.0.0.1 port {served.port}" in second.stderr
         # The server is full (--max-sessions 2, counted across the fronts): a third player is
         # refused, whichever front the kernel hands her to.
         for _attempt in range(3):
@@ -236,18 +247,17 @@ async def test_a_process_killed_mid_play_loses_no_accepted_move(tmp_path: Path) 
                 assert alice.returns > returns["alice"]
             if victim == "coordinator":  # (a lost bus may end the sessions too, or not)
                 assert alice.returns > returns["alice"] and bob.returns > returns["bob"]
-        served.process.send_signal(signal.SIGTERM)
-        assert served.wait(60) == 0
-
-
-async def test_the_supervisor_killed_leaves_no_process(tmp_path: Path) -> None:
-    with serve_process(tmp_path, app=DEFAULT_APP, workers=2) as served:
-        tree = tree_of(served)
+        # Last, the supervisor itself: its children stop in order by themselves (the players
+        # are told), nats-server dies with it, the data directory is free again.
         everyone = [pid for pids in tree.values() for pid in pids]
         served.process.kill()
         served.wait()
         assert await asyncio.to_thread(wait_gone, everyone, 30) == []
-        with DataDirLock.acquire(tmp_path / "data"):  # free again
+        for player in (alice, bob):
+            assert player.client is not None
+            await asyncio.wait_for(player.client.closed.wait(), 10)
+            assert MSG_SHUTDOWN in player.client.output
+        with DataDirLock.acquire(tmp_path / "data"):
             pass
 
 
