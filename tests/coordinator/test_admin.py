@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from pioche_tui.coordinator.control import ControlServer
 from pioche_tui.coordinator.core import Coordinator
 from pioche_tui.coordinator.inprocess import InProcessClient, InProcessFront
 from pioche_tui.coordinator.model import Player, Refused
@@ -199,3 +200,21 @@ def test_durations() -> None:
     for bad in ("soon", "-1h", "0", "nan", "1e20"):
         with pytest.raises(ValueError):
             duration(bad)
+
+
+async def test_the_control_socket_answers_bad_requests_with_an_error(
+        make_coordinator: MakeCoordinator) -> None:
+    """What ``pioche admin`` (or anything on the socket) sends cannot raise in the server: each
+    bad line gets ``ok: false`` and changes nothing."""
+    c = await make_coordinator()
+    control = ControlServer(c, c.settings.data_dir)
+    for line in (b"not json\n", b"[1, 2]\n", b'{"action": 3}\n', b"\xff\xfe\n",
+                 b'{"action": "ban", "target": "192.0.2.1", "seconds": "soon"}\n',
+                 b'{"action": "ban", "target": "192.0.2.1", "seconds": true}\n',
+                 b'{"action": "reboot"}\n', b'{"action": "kick", "target": "nobody"}\n'):
+        answer = control.answer(line)
+        assert answer["ok"] is False and answer["error"], line
+    assert c.console.bans() == ()
+    answer = control.answer(b'{"action": "ban", "target": "192.0.2.1", "seconds": 60}\n')
+    assert answer["ok"] and c.console.bans()[0].by.startswith("console")
+    assert control.answer(b'{"action": "bans"}\n')["result"][0]["value"] == "192.0.2.1"
