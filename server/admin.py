@@ -18,6 +18,8 @@ from typing import Any
 from pioche_tui.coordinator.control import reachable, socket_path
 from pioche_tui.coordinator.text import duration, idle_text
 
+from .serve import add_data_dir_flag
+
 TIMEOUT = 10.0  # seconds to wait for the server's answer
 
 
@@ -34,8 +36,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "(DATA_DIR/control/admin.sock, its owner's only). See docs/server.md."
         ),
     )
-    p.add_argument("--data-dir", type=Path, default=Path("data"),
-                   help="the server's data directory (default ./data)")
+    add_data_dir_flag(p)
     p.add_argument("--json", action="store_true", help="print the server's answer as JSON")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     actions.add_parser("online", help="who is online: name, key, address, table, idle time")

@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def add_data_dir_flag(p: argparse.ArgumentParser) -> None:
-    """``--data-dir`` (``serve``, the coordinator process)."""
+    """``--data-dir`` (``serve``, the coordinator process, ``pioche admin``)."""
     p.add_argument(
         "--data-dir", type=Path, default=Path("data"),
         help="table logs and the SQLite database (default ./data)",
