@@ -51,6 +51,10 @@ import msgpack
 from .coordinator.mailbox import Mail, Notice
 from .coordinator.model import (
     UNRATED,
+    AdminSession,
+    AdminTable,
+    AdminView,
+    Ban,
     ChatLine,
     GameInfo,
     GuestPass,
@@ -549,14 +553,18 @@ REQUESTS: dict[str, Request] = {
     "learned": Request((), Tuple(STR)),
     "note_learned": Request((("situation", STR),), NONE),
     "forget_learned": NOTHING,
+    "admin_view": Request((), One("AdminView")),
+    "admin_act": Request((("action", STR), ("target", STR), ("seconds", Optional(FLOAT))),
+                         STR),
     # (the front's own, over the bus: coordinator/remote.py's Remote and RemoteClient)
     "mirror": Request((("table_id", STR),), NONE),
     "name_owner": Request((("nickname", STR),), OPT_STR),
+    "banned": Request((("identity", OPT_STR), ("address", STR)), OPT_STR),
     "lobby": Request((), One("LobbySnapshot")),
     "player": Request((), Optional(One("Player"))),
 }
 """Every request a client makes: its arguments (all sent, by name) and its answer's kind."""
-FRONT_REQUESTS = frozenset({"mirror", "name_owner", "lobby", "player"})
+FRONT_REQUESTS = frozenset({"mirror", "name_owner", "banned", "lobby", "player"})
 """The requests of ``REQUESTS`` that are not ``client.CoordinatorClient``'s: a front's over the
 bus (``mirror``: a mirror session under the request's session id; ``lobby``: the newest
 snapshot; ``player``: the connected session's player as the coordinator names it)."""
@@ -576,7 +584,15 @@ CODECS: tuple[Codec, ...] = (
            unrated=Choice("", *UNRATED)),
     record(OnlineEntry, "OnlineEntry", name=STR, watch_only=BOOL, table=Optional(STR)),
     record(LobbySnapshot, "LobbySnapshot", tables=Tuple(One("TableSummary")),
-           online=Tuple(One("OnlineEntry"))),
+           online=Tuple(One("OnlineEntry")), motd=STR),
+    record(AdminSession, "AdminSession", name=STR, identity=STR, address=STR,
+           table=Optional(STR), idle=FLOAT, watch_only=BOOL),
+    record(AdminTable, "AdminTable", id=STR, game=STR, status=Choice(*get_args(TableStatus)),
+           seats=Tuple(STR), step=INT, spectators=INT, private=BOOL),
+    record(Ban, "Ban", kind=Choice("key", "address"), value=STR, until=Optional(FLOAT),
+           by=STR),
+    record(AdminView, "AdminView", sessions=Tuple(One("AdminSession")),
+           tables=Tuple(One("AdminTable")), bans=Tuple(One("Ban")), motd=STR),
     record(ChatLine, "ChatLine", scope=STR, name=STR, text=STR, time=FLOAT, me=BOOL, to=STR,
            spectators=BOOL, bell=BOOL),
     record(TableUpdate, "TableUpdate", table=One("TableSummary"), seat=OPT_INT, step=INT,

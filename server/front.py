@@ -69,7 +69,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    setup_logging("front")
+    setup_logging("front", args)
     try:
         return asyncio.run(front(args))
     finally:
@@ -101,6 +101,9 @@ class RemoteFront:
 
     def holds_seat(self, identity: str) -> bool:
         return self.remote.holds_seat(identity)
+
+    async def banned(self, identity: str | None, address: str) -> str | None:
+        return await self.remote.banned(identity, address)
 
     async def close(self) -> None:
         await self.remote.stop()
@@ -200,8 +203,9 @@ class Front:
         await desk.remote.start()
         self.server = PiocheServer(
             self.service.make_app, self.key, name_owner=self.service.name_owner,
-            holds_seat=self.service.holds_seat, limits=limits_of(args),
-            collector=self.collector, sharing=self.service, elsewhere=OtherFronts(desk.remote),
+            holds_seat=self.service.holds_seat, banned=self.service.banned,
+            limits=limits_of(args), collector=self.collector, sharing=self.service,
+            elsewhere=OtherFronts(desk.remote),
         )
         try:
             await self.server.start(args.host, args.port, reuse_port=args.reuse_port)

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from . import logs
 from .limits import Limits
 
 if TYPE_CHECKING:
@@ -52,11 +53,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_limit_flags(p)
     add_setting_flags(p)
+    logs.add_log_flag(p)
     p.set_defaults(run=run)
 
 
 def add_data_dir_flag(p: argparse.ArgumentParser) -> None:
-    """``--data-dir`` (``serve``, the coordinator process)."""
+    """``--data-dir`` (``serve``, the coordinator process, ``pioche admin``)."""
     p.add_argument(
         "--data-dir", type=Path, default=Path("data"),
         help="table logs and the SQLite database (default ./data)",
@@ -155,13 +157,18 @@ def add_setting_flags(p: argparse.ArgumentParser) -> None:
     )
     add_public_host_flag(p)
     p.add_argument(
+        "--admins", type=Path, default=argparse.SUPPRESS, metavar="FILE",
+        help="the admins' key fingerprints, one a line (default DATA_DIR/admins; read again "
+        "when it changes). See docs/server.md",
+    )
+    p.add_argument(
         "--trace", type=Path, default=None, metavar="FILE",
         help="append a line per accepted move to FILE: monotonic time, table, step (bench/)",
     )
 
 
 SETTINGS = ("turn_timer", "bot_delay", "grace", "table_rate", "keep_finished", "keep_abandoned",
-            "public_host")
+            "public_host", "admins")
 """Flags passed to the app's opener as keyword arguments, when given."""
 TRACE_LOGGER = "pioche.trace"
 """The logger of accepted moves (pioche_tui.coordinator.table writes it at DEBUG)."""
@@ -238,10 +245,7 @@ def delay_range(text: str) -> tuple[float, float]:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", force=True
-    )
-    logging.getLogger("asyncssh").setLevel(logging.WARNING)  # one line per packet otherwise
+    logs.setup(args.log_format, "serve", tagged=False)
     if args.workers is not None:  # the process tree: this process only supervises it
         from .workers import supervise
 
@@ -344,7 +348,7 @@ async def serve_locked(args: argparse.Namespace, opener: ServiceOpener) -> int:
     collector = Collector()
     server = PiocheServer(
         service.make_app, key, name_owner=service.name_owner, holds_seat=service.holds_seat,
-        limits=limits_of(args),
+        banned=getattr(service, "banned", None), limits=limits_of(args),
         collector=collector,
         # Spectators share screens when the service says which may (PiocheService does).
         sharing=cast("Sharing", service) if hasattr(service, "shared_app") else None,

@@ -93,6 +93,13 @@ class SessionInfo:
         return self.identity is None
 
 
+def nickname_of(app: App[Any] | None) -> str | None:
+    """The name the app's session ended with (its ``player_name``: the one the player chose,
+    or the coordinator gave), if it says."""
+    name = getattr(app, "player_name", None)
+    return name if isinstance(name, str) and name.isprintable() else None
+
+
 def farewell_of(app: App[Any] | None, attribute: str = "farewell") -> str | None:
     """Why the app ended its session, if it says (its ``farewell`` attribute, a line of text:
     « Vous vous êtes connecté ailleurs. »), printable characters only. The server writes it
@@ -112,6 +119,11 @@ NameOwner = Callable[[str], str | Awaitable[str | None] | None]
 """Who owns a nickname: the owner's key fingerprint, or None if the name is free. Called once per
 session on the event loop (a quick SQLite lookup is fine), and awaited if it returns an
 awaitable (a front asks its coordinator over the bus: ``pioche front``)."""
+
+
+BanCheck = Callable[[str | None, str], Awaitable[str | None]]
+"""Why a login with this key (None: a guest) from this address is refused (an operator's ban),
+or None. Awaited once per session, before its app starts."""
 
 
 SeatHolder = Callable[[str], bool]

@@ -60,6 +60,7 @@ from .keys import fingerprint
 from .limits import DEFAULT_SIZE, Limits
 from .session import (
     AppFactory,
+    BanCheck,
     NameOwner,
     SeatHolder,
     ServerShutdown,
@@ -67,6 +68,7 @@ from .session import (
     Sharing,
     farewell_of,
     new_session_id,
+    nickname_of,
 )
 from .share import Hub, Member
 
@@ -180,6 +182,7 @@ class PiocheServer:
         *,
         name_owner: NameOwner | None = None,
         holds_seat: SeatHolder | None = None,
+        banned: BanCheck | None = None,
         limits: Limits | None = None,
         collector: Collector | None = None,
         sharing: Sharing | None = None,
@@ -191,6 +194,7 @@ class PiocheServer:
         self.host_key = host_key
         self.name_owner: NameOwner = name_owner or (lambda _name: None)
         self.holds_seat: SeatHolder = holds_seat or (lambda _identity: False)
+        self.banned = banned
         self.limits = limits or Limits()
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._open: set[_Connection] = set()  # admitted or being refused
@@ -407,6 +411,16 @@ class PiocheServer:
         except Refused:
             return False
         return owner in (None, identity)
+
+    async def _ban(self, connection: _Connection) -> str | None:
+        """Why an operator's ban refuses this login, or None. A coordinator that does not
+        answer (a front's, away) lets it in: its app says what is wrong when it connects."""
+        if self.banned is None:
+            return None
+        try:
+            return await self.banned(connection.identity, connection.peer)
+        except Refused:
+            return None
 
     async def _session_info(
         self, connection: _Connection, term_type: str | None, size: tuple[int, int],
@@ -775,6 +789,13 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     async def _run(self) -> None:
         status = 1
         started = time.monotonic()
+        banned = await self._server._ban(self._connection)
+        if banned is not None:  # (told on stderr, as the other refusals of a session are)
+            self._connection.failed(SESSION_REFUSED, f"banned: {banned}")
+            if self._chan is not None and not self._chan.is_closing():
+                self._chan.write_stderr((banned + "\r\n").encode())
+                self._chan.exit(1)
+            return
         try:
             status = await self._run_app()
         except Exception:
@@ -782,9 +803,13 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         finally:
             if self.info is not None:
                 del self._server._sessions[self.info.session_id]
+                name = nickname_of(self._app) or self.info.nickname
                 log.info(
-                    "session %s: closed after %.0f s (code %d)",
-                    self.info.session_id, time.monotonic() - started, status,
+                    "session %s%s: closed after %.0f s (code %d)", self.info.session_id,
+                    f" ({name})" if name else "", time.monotonic() - started, status,
+                    extra={"event": "ssh_session_closed", "session": self.info.session_id,
+                           "player": name, "identity": self.info.identity,
+                           "address": self.info.peer},
                 )
             self._say_goodbye(status, farewell_of(self._app),
                               farewell_of(self._app, "way_back"))

@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from . import logs
 from .serve import (
     DEFAULT_APP,
     SETTINGS,
@@ -74,16 +75,9 @@ BUS_TIMEOUT = 15.0  # seconds a child waits for its first connection to the bus
 STEADY = 10.0  # seconds a restarted child must run for its next failure to wait FIRST_BACKOFF
 
 
-def log_format(role: str) -> str:
-    """The log lines of one process of the tree: its role and pid after the level (all the
-    processes write to the same terminal or file)."""
-    return f"%(asctime)s %(levelname)s {role}[%(process)d] %(message)s"
-
-
-def setup_logging(role: str) -> None:
-    logging.basicConfig(level=logging.INFO, format=log_format(role), force=True)
-    logging.getLogger("asyncssh").setLevel(logging.WARNING)  # one line per packet otherwise
-    logging.getLogger("nats").setLevel(logging.WARNING)
+def setup_logging(role: str, args: argparse.Namespace) -> None:
+    """The log of one process of the tree, as ``--log-format`` says (``server/logs.py``)."""
+    logs.setup(getattr(args, "log_format", "text"), role)
 
 
 # -- the child's side ------------------------------------------------------------------------
@@ -129,7 +123,9 @@ class ParentLink:
 
 
 def add_child_flags(p: argparse.ArgumentParser) -> None:
-    """``--parent-fd`` and ``--bus``, which every child of the tree takes."""
+    """``--parent-fd``, ``--bus`` and ``--log-format``, which every child of the tree
+    takes."""
+    logs.add_log_flag(p)
     p.add_argument(
         "--parent-fd", type=int, default=None, metavar="FD",
         help="(set by pioche serve --workers) the supervisor's link: ready is written on it; "
@@ -208,7 +204,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run_coordinator(args: argparse.Namespace) -> int:
-    setup_logging("coordinator")
+    setup_logging("coordinator", args)
     if args.trace is not None:
         trace_to(args.trace)
     try:
@@ -486,6 +482,7 @@ def front_argv(args: argparse.Namespace, port: int) -> list[str]:
         "--cpu-per-connection", repr(args.cpu_per_connection),
         "--cpu-per-address", repr(args.cpu_per_address),
         "--stall-timeout", repr(args.stall_timeout), "--colors", args.colors,
+        "--log-format", args.log_format,
         *(["--public-host", args.public_host] if hasattr(args, "public_host") else []),
     ]
 
@@ -493,7 +490,10 @@ def front_argv(args: argparse.Namespace, port: int) -> list[str]:
 def coordinator_argv(args: argparse.Namespace, lock_fd: int) -> list[str]:
     """``pioche coordinator``'s command line: the data directory, its lock, the settings
     given to ``pioche serve`` (as they were parsed: the coordinator parses them the same)."""
-    argv = ["coordinator", "--data-dir", str(args.data_dir), "--lock-fd", str(lock_fd)]
+    argv = ["coordinator", "--data-dir", str(args.data_dir), "--lock-fd", str(lock_fd),
+            "--log-format", args.log_format]
+    if hasattr(args, "admins"):
+        argv += ["--admins", str(args.admins)]
     if hasattr(args, "turn_timer"):
         argv += ["--turn-timer", repr(args.turn_timer or 0.0)]
     if hasattr(args, "bot_delay"):
@@ -515,7 +515,7 @@ def coordinator_argv(args: argparse.Namespace, lock_fd: int) -> list[str]:
 async def supervise(args: argparse.Namespace) -> int:
     """``pioche serve --workers N``, until SIGINT or SIGTERM (exit 0), or a child that cannot
     start (exit 1)."""
-    setup_logging("supervisor")
+    setup_logging("supervisor", args)
     if args.app != DEFAULT_APP:
         log.error("--workers serves the game (%s) only, not --app %s", DEFAULT_APP, args.app)
         return 2

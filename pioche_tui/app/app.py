@@ -165,6 +165,7 @@ class PiocheApp(App[None]):
         self._chat_seen: dict[str, deque[ChatLine]] = {}
         self._learning: LearnMemory | None = None
         self._quit_question: Confirm | None = None  # the question shown, while it is
+        self.admin = False  # the coordinator takes this player for an admin (the Admin key)
 
     # --- start and end --------------------------------------------------------------------
 
@@ -321,9 +322,22 @@ class PiocheApp(App[None]):
         await self.take_session(place)
         return None
 
+    @property
+    def player_name(self) -> str | None:
+        """The name the session is known by (the server's log of its end says it)."""
+        player = self.client.player
+        return player.name if player is not None else None
+
     async def take_session(self, place: Place) -> None:
         """Show the session's lobby and read its mailbox; go where the player asked to."""
         client = self.client
+        player = client.player
+        if player is not None and not player.watch_only and not player.guest:
+            try:  # (the coordinator decides: this only shows the key to those it will serve)
+                await client.admin_view()
+                self.admin = True
+            except Refused:
+                self.admin = False
         self.lobby = LobbyScreen(client)
         if isinstance(self.screen, NicknameScreen):
             self.switch_screen(self.lobby)
@@ -406,10 +420,13 @@ class PiocheApp(App[None]):
     def deliver(self, mail: Mail) -> None:
         """Hand what arrived to the screens it concerns."""
         for notice in mail.notices:
-            if notice.code == "replaced":
+            if notice.code in ("replaced", "kicked"):
                 self.farewell = self.t.notice(notice.code, notice.text)
             elif notice.code in ("shutdown", "coordinator_lost"):
                 self.farewell = self.with_resume(self.t.notice(notice.code, notice.text))
+            elif notice.code == "broadcast":  # (the operator's own words, as they wrote them)
+                self.notify(notice.text, title=self.t("notice.broadcast"), markup=False,
+                            timeout=15)
             else:
                 self.notify(self.t.notice(notice.code, notice.text), markup=False)
         if mail.lobby is not None and self.lobby is not None:

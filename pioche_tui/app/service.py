@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from rich.cells import cell_len
 
 from ..coordinator.client import CoordinatorClient, FrontDesk
+from ..coordinator.control import ControlServer
 from ..coordinator.core import Coordinator, Settings
 from ..coordinator.inprocess import InProcessFront
 from ..coordinator.model import GuestPass, Player, Refused
@@ -281,6 +282,10 @@ class PiocheService:
         """A seat at a table in play or waiting for players: what a returning player finds."""
         return self.desk.holds_seat(identity)
 
+    async def banned(self, identity: str | None, address: str) -> str | None:
+        """Why this login is refused (an admin's ban), or None."""
+        return await self.desk.banned(identity, address)
+
     async def close(self) -> None:
         await self.desk.close()
 
@@ -292,8 +297,11 @@ class EmbeddedService(PiocheService):
         super().__init__(InProcessFront(coordinator), public_host)
         self.coordinator = coordinator
         self.retention: asyncio.Task[None] | None = None  # set by open_service
+        self.control: ControlServer | None = None  # ``pioche admin``'s socket: open_service
 
     async def close(self) -> None:
+        if self.control is not None:
+            self.control.close()
         if self.retention is not None:
             self.retention.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -305,7 +313,8 @@ async def open_service(
     data_dir: Path, public_host: str | None = None, **settings: Any
 ) -> EmbeddedService:
     """The service over ``data_dir`` (tables' logs and the database), unfinished tables back,
-    and the retention of ended tables' logs running (a pass now, then periodically).
+    the retention of ended tables' logs running (a pass now, then periodically), and the
+    control socket of ``pioche admin`` open (``coordinator/control.py``).
 
     ``settings`` are the coordinator's (``turn_timer``, ``bot_delay``, ``grace``: ``pioche
     serve``'s flags); a name that is not one raises TypeError. ``public_host``: see
@@ -314,4 +323,6 @@ async def open_service(
     await coordinator.start()
     service = EmbeddedService(coordinator, public_host)
     service.retention = asyncio.create_task(coordinator.keep_retention(), name="retention")
+    service.control = ControlServer(coordinator, data_dir)
+    await service.control.start()
     return service

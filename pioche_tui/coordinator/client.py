@@ -30,6 +30,7 @@ from typing import Any, Protocol
 from .mailbox import Mail as Mail
 from .mailbox import Notice as Notice
 from .model import (
+    AdminView,
     GuestPass,
     LeaderboardRow,
     Place,
@@ -166,6 +167,17 @@ class CoordinatorClient(Protocol):
 
     async def forget_learned(self) -> None: ...
 
+    # --- the operator's (coordinator/admin.py): refused ``not_admin`` unless the connected
+    # player's key is in the admins' file, whatever the client sends -----------------------
+
+    async def admin_view(self) -> AdminView:
+        """Who is online, the tables, the bans, the message of the day."""
+
+    async def admin_act(self, action: str, target: str = "", seconds: float | None = None
+                        ) -> str:
+        """Do an admin's ``action`` (``admin.ACTIONS``: kick NAME, ban TARGET for ``seconds``
+        or for good, unban TARGET, close TABLE, broadcast TEXT, motd TEXT); what was done."""
+
 
 class Connector(Protocol):
     """What an app is given: it opens the app's own client (embedded: the coordinator)."""
@@ -199,6 +211,10 @@ class FrontDesk(Protocol):
         """A seat at a table in play or waiting for players: a returning player. Synchronous
         (asyncssh asks it in its synchronous callbacks): over the bus, the newest lobby
         snapshot's seats answer it."""
+
+    async def banned(self, identity: str | None, address: str) -> str | None:
+        """Why a login with the key ``identity`` (None: a guest) from ``address`` is refused
+        (a ban: coordinator/admin.py), or None. Over the bus, asked of the coordinator."""
 
     async def close(self) -> None:
         """The front is done with its coordinator (embedded: the coordinator stops, its logs

@@ -36,6 +36,7 @@ from ..engine.base import BadOptions, Game
 from ..store import retention
 from ..store.db import GUEST_PREFIX, KEY_PREFIX, Database, SeatResult
 from ..store.log import END, SEAT, LogError, LogWriter, by_stand_in, read_log
+from .admin import Console
 from .clock import later
 from .guests import Guests
 from .mailbox import Mailbox, Notice
@@ -101,6 +102,8 @@ class Settings:
     keep_finished: float = 30 * DAY
     keep_abandoned: float = 7 * DAY
     retention_interval: float = 3600.0  # seconds between two retention passes (one at start)
+    # The admins' file (coordinator/admin.py): None for DATA_DIR/admins.
+    admins: Path | None = None
 
 
 class Session:
@@ -121,6 +124,7 @@ class Session:
         # The players this session does not want to read (/ignore): name key → name shown.
         # Kept for the session (and the newer connection that replaces it): docs/screens.md.
         self.ignoring: dict[str, str] = {}
+        self.active = time.monotonic()  # its last request that does something (admin's idle)
 
     def __repr__(self) -> str:
         return f"<Session {self.player.name}>"
@@ -129,33 +133,42 @@ class Session:
     def create_table(self, game: str, *, seats: int, options: Mapping[str, Any] | None = None,
                      bots: Mapping[int, str] | None = None, timer: float | str | None = "default",
                      private: bool = False, sit: bool = True) -> str:
+        self.active = time.monotonic()
         return self.coordinator.create_table(self, game, seats=seats, options=options or {},
                                              bots=bots or {}, timer=timer, private=private,
                                              sit=sit)
 
     def quick_play(self, game: str, seats: int = 4, options: Mapping[str, Any] | None = None
                    ) -> str:
+        self.active = time.monotonic()
         return self.coordinator.quick_play(self, game, seats, options or {})
 
     def learn(self, game: str) -> str:
+        self.active = time.monotonic()
         return self.coordinator.learn(self, game)
 
     def join(self, table_id: str, seat: int | None = None, code: str | None = None) -> None:
+        self.active = time.monotonic()
         self.coordinator.join(self, table_id, seat, code)
 
     def watch(self, table_id: str, code: str | None = None) -> None:
+        self.active = time.monotonic()
         self.coordinator.watch(self, table_id, code)
 
     def start(self) -> None:
+        self.active = time.monotonic()
         self.coordinator.start_table(self)
 
     def leave(self) -> None:
+        self.active = time.monotonic()
         self.coordinator.leave_table(self)
 
     def act(self, action: Any, step: int | None = None) -> None:
+        self.active = time.monotonic()
         self.coordinator.act(self, action, step)
 
     def chat(self, text: str, to: str | None = None, me: bool = False) -> None:
+        self.active = time.monotonic()
         self.coordinator.chat(self, text, to, me)
 
     def ignore(self, name: str) -> tuple[str, ...]:
@@ -215,6 +228,8 @@ class Coordinator:
         self._stopped_at: float | None = None  # at start: when the last run was last alive
         self._store_errors: set[str] = set()  # what the database refuses to store, for now
         self.stopping = False  # the server stops: no table moves any more (see freeze)
+        self.console = Console(self, settings.admins or settings.data_dir / "admins")
+        """The operator's side: admins, bans, the message of the day (coordinator/admin.py)."""
 
     def client(self) -> InProcessClient:
         """A new app's client of this coordinator (``client.Connector``: the embedded mode)."""
@@ -246,6 +261,7 @@ class Coordinator:
                 log.error("cannot restore %s: %s", path.name, e)
         self._restore_waiting()
         self._restore_chat()
+        self.console.start()
         self._beat()
 
     def freeze(self) -> None:
@@ -404,6 +420,10 @@ class Coordinator:
         session = Session(self, player, key)
         session.guest_pass = guest_pass
         self.sessions[key] = session
+        log.info("%s %s connected (%s, %s)", "watcher" if player.watch_only else "player",
+                 player.name, player.identity, player.address or "local",
+                 extra={"event": "session_opened", "player": player.name,
+                        "identity": player.identity, "address": player.address})
         self._online_names[session.name_key] += 1
         if previous is not None and previous.player.identity == player.identity:
             session.ignoring = previous.ignoring  # (the same person: the same list)
@@ -533,6 +553,11 @@ class Coordinator:
         if not session.open:
             return
         session.open = False
+        if not session.mirror:
+            log.info("%s %s left", "watcher" if session.player.watch_only else "player",
+                     session.player.name,
+                     extra={"event": "session_closed", "player": session.player.name,
+                            "identity": session.player.identity, "replaced": replaced})
         table, seat_no = session.table, session.seat
         if table is not None and self.stopping:
             self._detach(session)
@@ -612,7 +637,7 @@ class Coordinator:
              for s in self.sessions.values()),
             key=lambda e: e.name.casefold(),
         ))
-        return LobbySnapshot(tables, online)
+        return LobbySnapshot(tables, online, self.console.motd)
 
     def lobby_changed(self) -> None:
         """Send the lobby to sessions in it: at the next loop turn, however many changes, and
@@ -723,6 +748,9 @@ class Coordinator:
         if sit:
             table_seats[0] = Seat("player", session.player.name, session.player.identity,
                                   session=session)
+        log.info("table %s created: %s, %d seats, by %s", table.id, game.name, seats,
+                 session.player.name, extra={"event": "table_created", "table": table.id,
+                                             "game": game.name, "by": session.player.name})
         # On disk before anyone sees it, or refused: its log if it starts now (table.start),
         # else its row among the waiting tables.
         if all(s.kind != "free" for s in table.seats):
@@ -920,6 +948,9 @@ class Coordinator:
             table.close_log("closed" if table.human_acted else None)
             if not table.human_acted:
                 self.log_path(table.id).unlink(missing_ok=True)
+        log.info("table %s closed (%s)", table.id,
+                 "abandoned" if table.status == "playing" else table.status,
+                 extra={"event": "table_closed", "table": table.id, "status": table.status})
         table.status = "closed"
         del self.tables[table.id]
         self._chat.pop((table.id, False), None)
@@ -949,6 +980,11 @@ class Coordinator:
             table.started_at, time.time(), rounds, self.log_path(table.id).name, seats,
             table.unrated)
         table.close_log("finished" if recorded else None)
+        standing = sorted(seats, key=lambda r: r.place)
+        log.info("table %s finished after %d rounds: %s", table.id, rounds,
+                 ", ".join(f"{r.place}. {r.name} {r.score}" for r in standing),
+                 extra={"event": "table_finished", "table": table.id, "game": table.game.name,
+                        "result": [[r.name, r.score, r.place] for r in standing]})
         for seat in table.seats:
             if seat.grace is not None:
                 seat.grace.cancel()
@@ -1243,8 +1279,30 @@ class Coordinator:
         """A table whose log can be neither written nor read back stops taking moves: everyone
         at it is sent to the lobby and told why. Its log stays as it is; the next start brings
         the table back from it."""
-        table.cancel_timers()
         table.close_log(None)
+        self._evict(table, Notice("stopped", STOPPED))
+
+    def close_table(self, table: Table, notice: Notice) -> None:
+        """An admin closes the table (coordinator/admin.py): a game in play ends as abandoned
+        (its log ends 'closed', kept as abandoned games' are), a waiting table is forgotten;
+        everyone at it is told ``notice`` and sent to the lobby."""
+        log.info("table %s closed by an admin (%s)", table.id, table.status,
+                 extra={"event": "table_closed", "table": table.id, "status": table.status,
+                        "admin": True})
+        if table.status == "playing":
+            table.close_log("closed")
+        if self.db is not None:
+            self._persist("closed tables", self.db.forget_table, table.id)
+        self._chat.pop((table.id, False), None)
+        self._chat.pop((table.id, True), None)
+        self._evict(table, notice)
+
+    def _evict(self, table: Table, notice: Notice) -> None:
+        """The table takes no more moves and leaves the lobby; everyone at it is sent there."""
+        table.cancel_timers()
+        if table.hold is not None:
+            table.hold.cancel()
+            table.hold = None
         table.status = "closed"
         self.tables.pop(table.id, None)
         for seat in table.seats:
@@ -1256,7 +1314,7 @@ class Coordinator:
         for session in list(table.subscribers):
             table.unsubscribe(session)
             session.table = session.seat = None
-            session.mailbox.put_notice(Notice("stopped", STOPPED))
+            session.mailbox.put_notice(notice)
             session.mailbox.put_left_table()
             session.mailbox.put_lobby(snapshot)
         self.lobby_changed()

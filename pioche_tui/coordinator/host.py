@@ -182,6 +182,8 @@ class CoordinatorHost:
             raise Refused("bad_request", "Les nouvelles arrivent sur le sujet de la session.")
         if name == "name_owner":
             return await self._desk.name_owner(args["nickname"])
+        if name == "banned":
+            return await self._desk.banned(args["identity"], args["address"])
         if name == "lobby":
             return self.coordinator.snapshot()
         if name == "player":

@@ -14,6 +14,7 @@ from typing import Any
 from .core import Coordinator, Session
 from .mailbox import Mail
 from .model import (
+    AdminView,
     GuestPass,
     LeaderboardRow,
     Place,
@@ -158,6 +159,16 @@ class InProcessClient:
     async def forget_learned(self) -> None:
         self.coordinator.forget_learned(self._session().player.identity)
 
+    async def admin_view(self) -> AdminView:
+        console = self.coordinator.console
+        console.require(self._session())
+        return console.view()
+
+    async def admin_act(self, action: str, target: str = "", seconds: float | None = None
+                        ) -> str:
+        console = self.coordinator.console
+        return console.act(console.require(self._session()), action, target, seconds)
+
 
 def _place(session: Session) -> Place:
     table = session.table
@@ -196,6 +207,9 @@ class InProcessFront:
             table.status in ("playing", "waiting") and table.seat_of(identity) is not None
             for table in self.coordinator.tables.values()
         )
+
+    async def banned(self, identity: str | None, address: str) -> str | None:
+        return self.coordinator.console.refusal(identity, address)
 
     async def close(self) -> None:
         self.coordinator.stop()

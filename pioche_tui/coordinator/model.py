@@ -115,6 +115,53 @@ class OnlineEntry:
 class LobbySnapshot:
     tables: tuple[TableSummary, ...]
     online: tuple[OnlineEntry, ...]
+    motd: str = ""  # the operator's message of the day ("" for none)
+
+
+# The operator's console (coordinator/admin.py): what an admin sees.
+
+@dataclass(frozen=True, slots=True)
+class AdminSession:
+    """One session online as an admin sees it; ``idle``: seconds since its last request."""
+
+    name: str
+    identity: str
+    address: str
+    table: str | None
+    idle: float
+    watch_only: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AdminTable:
+    """One live table as an admin sees it: its seats' names (« — » free, bots marked)."""
+
+    id: str
+    game: str
+    status: TableStatus
+    seats: tuple[str, ...]
+    step: int
+    spectators: int
+    private: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Ban:
+    """A ban in force: a key's fingerprint or an address (``kind`` "key" or "address") until
+    ``until`` (epoch seconds; None: for good), set by the admin ``by``."""
+
+    kind: str
+    value: str
+    until: float | None
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class AdminView:
+    sessions: tuple[AdminSession, ...]
+    tables: tuple[AdminTable, ...]
+    bans: tuple[Ban, ...]
+    motd: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ from .. import bus, wire
 from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
 from .mailbox import Mail, Mailbox, Notice
 from .model import (
+    AdminView,
     GuestPass,
     LeaderboardRow,
     LobbySnapshot,
@@ -233,6 +234,10 @@ class Remote:
     async def name_owner(self, nickname: str) -> str | None:
         owner: str | None = await self.call("name_owner", {"nickname": nickname})
         return owner
+
+    async def banned(self, identity: str | None, address: str) -> str | None:
+        why: str | None = await self.call("banned", {"identity": identity, "address": address})
+        return why
 
     async def mirror(self, table_id: str) -> str:
         """A mirror session of the table (``Coordinator.mirror``) opened under a new sid: its
@@ -621,3 +626,13 @@ class RemoteClient:
 
     async def forget_learned(self) -> None:
         await self._call("forget_learned")
+
+    async def admin_view(self) -> AdminView:
+        view: AdminView = await self._call("admin_view")
+        return view
+
+    async def admin_act(self, action: str, target: str = "", seconds: float | None = None
+                        ) -> str:
+        done: str = await self._call("admin_act", action=action, target=target,
+                                     seconds=seconds)
+        return done

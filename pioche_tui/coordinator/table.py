@@ -277,6 +277,10 @@ class Table:
         self.bot_rng.seed(derive_seed(seed, 0xB07))
         self.status = "playing"
         self.coordinator.keep_waiting(self)  # no longer waiting: its log holds it now
+        log.info("table %s started: %s, %s", self.id, self.game.name,
+                 ", ".join(s.name for s in self.seats),
+                 extra={"event": "table_started", "table": self.id, "game": self.game.name,
+                        "seats": [s.name for s in self.seats]})
         self.changed()
         # The deal and the first card's effect, told as later rounds' are. Those seated now see
         # them in this update, whoever sits down afterwards in the history.

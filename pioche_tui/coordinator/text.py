@@ -167,3 +167,25 @@ class RateLimiter:
     def __len__(self) -> int:
         """Keys remembered (for tests: the limiter stays bounded)."""
         return len(self._times)
+
+
+def idle_text(seconds: float) -> str:
+    """An idle time in whole minutes, « 7 min », « 2 h 05 » (the admins' lists: read at a
+    glance; seconds would only flicker)."""
+    minutes = int(seconds // 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d}"
+
+
+def duration(text: str) -> float | None:
+    """``30s``, ``10m``, ``2h``, ``7d``, a number of seconds, or ``forever``/"" (None: for
+    good). ValueError on anything else."""
+    text = text.strip().lower()
+    if text in ("", "forever", "permanent", "toujours"):
+        return None
+    units = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+    factor = units.get(text[-1], 0.0)
+    number = text[:-1] if factor else text
+    value = float(number) * (factor or 1.0)
+    if not 0 < value < 1e9:
+        raise ValueError(text)
+    return value

@@ -122,6 +122,18 @@ CREATE TABLE IF NOT EXISTS server (
     key        TEXT PRIMARY KEY,       -- "alive": the last moment the server was known to run
     value      REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS bans (      -- the operator's bans (coordinator/admin.py)
+    kind       TEXT NOT NULL,          -- "key" (a SHA256 fingerprint) or "address" (an IP)
+    value      TEXT NOT NULL,
+    until      REAL,                   -- epoch seconds it ends; NULL: for good
+    by         TEXT NOT NULL,          -- the admin who banned
+    since      REAL NOT NULL,
+    PRIMARY KEY (kind, value)
+);
+CREATE TABLE IF NOT EXISTS server_text (
+    key        TEXT PRIMARY KEY,       -- "motd": the message of the day shown in the lobby
+    value      TEXT NOT NULL
+);
 """
 NAME_KEY_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS players_name_key ON players (name_key)"
 
@@ -553,3 +565,37 @@ class Database:
         """The last moment the server was known to run (its last heartbeat, or its stop)."""
         row = self._conn.execute("SELECT value FROM server WHERE key = 'alive'").fetchone()
         return float(row[0]) if row else None
+
+    # --- the operator's (coordinator/admin.py) ---------------------------------------------
+
+    def ban(self, kind: str, value: str, until: float | None, by: str, since: float) -> None:
+        self._conn.execute(
+            "INSERT INTO bans (kind, value, until, by, since) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (kind, value) DO UPDATE SET until = excluded.until, by = excluded.by,"
+            " since = excluded.since",
+            (kind, value, until, by, since),
+        )
+
+    def unban(self, kind: str, value: str) -> bool:
+        """False when there was no such ban."""
+        cursor = self._conn.execute("DELETE FROM bans WHERE kind = ? AND value = ?",
+                                    (kind, value))
+        return cursor.rowcount > 0
+
+    def bans(self, now: float) -> list[tuple[str, str, float | None, str, float]]:
+        """The bans in force at ``now`` (kind, value, until, by, since); those past are
+        removed."""
+        self._conn.execute("DELETE FROM bans WHERE until IS NOT NULL AND until <= ?", (now,))
+        return [(str(k), str(v), None if u is None else float(u), str(b), float(s))
+                for k, v, u, b, s in self._conn.execute(
+                    "SELECT kind, value, until, by, since FROM bans ORDER BY since")]
+
+    def server_text(self, key: str) -> str:
+        row = self._conn.execute("SELECT value FROM server_text WHERE key = ?",
+                                 (key,)).fetchone()
+        return str(row[0]) if row else ""
+
+    def set_server_text(self, key: str, value: str) -> None:
+        self._conn.execute(
+            "INSERT INTO server_text (key, value) VALUES (?, ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))

@@ -22,7 +22,8 @@ WIDGETS = ROOT / "widgets"
 
 SEAM = {"pioche_tui.coordinator.client", "pioche_tui.coordinator.model",
         "pioche_tui.coordinator.text"}
-WIRING = {APP / "service.py": {"pioche_tui.coordinator.core", "pioche_tui.coordinator.inprocess"}}
+WIRING = {APP / "service.py": {"pioche_tui.coordinator.core", "pioche_tui.coordinator.inprocess",
+                                "pioche_tui.coordinator.control"}}
 # What the seam's modules load in turn: the package, and ``mailbox`` where ``Mail`` and
 # ``Notice`` are defined (``client`` re-exports them; an app names them from there).
 LOADED = SEAM | {"pioche_tui.coordinator", "pioche_tui.coordinator.mailbox"}

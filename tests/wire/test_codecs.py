@@ -19,6 +19,10 @@ from pioche_tui.coordinator.client import CoordinatorClient
 from pioche_tui.coordinator.mailbox import Mail, Notice
 from pioche_tui.coordinator.model import (
     UNRATED,
+    AdminSession,
+    AdminTable,
+    AdminView,
+    Ban,
     ChatLine,
     GameInfo,
     GuestPass,
@@ -70,7 +74,16 @@ summaries = st.builds(
 )
 online = st.builds(OnlineEntry, names, st.booleans(), st.none() | names)
 lobbies = st.builds(LobbySnapshot, st.lists(summaries, max_size=3).map(tuple),
-                    st.lists(online, max_size=5).map(tuple))
+                    st.lists(online, max_size=5).map(tuple), names)
+statuses = st.sampled_from(["waiting", "playing", "finished", "closed"])
+admin_sessions = st.builds(AdminSession, names, names, names, st.none() | names, floats,
+                           st.booleans())
+admin_tables = st.builds(AdminTable, names, names, statuses,
+                         st.lists(names, max_size=4).map(tuple), small, small, st.booleans())
+bans = st.builds(Ban, st.sampled_from(["key", "address"]), names, st.none() | floats, names)
+admin_views = st.builds(AdminView, st.lists(admin_sessions, max_size=3).map(tuple),
+                        st.lists(admin_tables, max_size=3).map(tuple),
+                        st.lists(bans, max_size=2).map(tuple), names)
 chat_lines = st.builds(ChatLine, names, names, names, floats, st.booleans(), names,
                        st.booleans(), st.booleans())
 events = st.builds(Event, names, st.none() | seats_no, st.lists(plain, max_size=3).map(tuple),
@@ -151,6 +164,11 @@ calls = st.one_of(
                      wire.Call("player", {})]),
     st.builds(lambda t: wire.Call("mirror", {"table_id": t}), names),
     st.builds(lambda n: wire.Call("name_owner", {"nickname": n}), names),
+    st.builds(lambda i, a: wire.Call("banned", {"identity": i, "address": a}),
+              st.none() | names, names),
+    st.just(wire.Call("admin_view", {})),
+    st.builds(lambda a, t, s: wire.Call("admin_act", {"action": a, "target": t, "seconds": s}),
+              names, names, st.none() | st.floats(0, 1e6)),
 )
 answers = st.one_of(
     st.builds(partial(wire.Answer, "preferences"), st.dictionaries(names, plain, max_size=4)),
@@ -166,6 +184,9 @@ answers = st.one_of(
     st.builds(partial(wire.Answer, "name_owner"), st.none() | names),
     st.builds(partial(wire.Answer, "lobby"), lobbies),
     st.builds(partial(wire.Answer, "player"), st.none() | players),
+    st.builds(partial(wire.Answer, "admin_view"), admin_views),
+    st.builds(partial(wire.Answer, "admin_act"), names),
+    st.builds(partial(wire.Answer, "banned"), st.none() | names),
 )
 
 SAMPLES: dict[str, st.SearchStrategy[Any]] = {
@@ -175,6 +196,8 @@ SAMPLES: dict[str, st.SearchStrategy[Any]] = {
     "TableUpdate": updates, "Refused": refusals, "Notice": notices, "Mail": mails,
     "LeaderboardRow": rows, "PlayerStats": stats, "Event": events, "Outcome": outcomes,
     "GuestPass": guest_passes,
+    "AdminSession": admin_sessions, "AdminTable": admin_tables, "Ban": bans,
+    "AdminView": admin_views,
     "Place": st.builds(Place, st.none() | names, st.none() | seats_no,
                        st.none() | st.sampled_from(["waiting", "playing", "finished", "closed"])),
     "GameInfo": game_infos,

@@ -163,7 +163,10 @@ class HelpScreen(Dialog[None]):
     def keys_table(self) -> list[str]:
         t = self.t
         rows: dict[str, list[str]] = {}
+        restricted: frozenset[str] = getattr(self.under, "RESTRICTED", frozenset())
         for binding in screen_bindings(self.under):
+            if binding.action in restricted and not self.under.check_action(binding.action, ()):
+                continue  # (a key only some players have: the Admin screen's)
             keys = rows.setdefault(describe(t, binding, long=True), [])
             display = self.app.get_key_display(binding)
             if display not in keys:

@@ -54,9 +54,14 @@ class LobbyScreen(PiocheScreen[None]):
         Binding("s", "scores", "key.scores", tooltip="help.scores"),
         Binding("o", "settings", "key.settings", tooltip="help.settings"),
         Binding("c", "chat", "key.chat", tooltip="help.chat"),
+        Binding("A", "admin", "key.admin", tooltip="help.admin"),
         Binding("question_mark", "help", "key.help"),
         Binding("q", "app.quit", "key.quit", tooltip="help.quit"),
     ]
+
+    RESTRICTED = frozenset({"admin"})
+    """Keys only some players have (the Admin screen's: admins): the help lists them only to
+    those (``HelpScreen.keys_table``), as the key bar shows them only to them."""
 
     def __init__(self, client: CoordinatorClient) -> None:
         super().__init__()
@@ -71,6 +76,7 @@ class LobbyScreen(PiocheScreen[None]):
     def compose(self) -> ComposeResult:
         t = self.t
         yield Static(id="lobby-header", markup=False)
+        yield Static(id="motd", markup=False)
         yield TablesList([(t(key), width) for key, width in COLUMNS], id="tables")
         yield Static(id="table-detail", markup=False)
         yield Static(self.welcome(), id="no-tables", markup=False)
@@ -104,6 +110,7 @@ class LobbyScreen(PiocheScreen[None]):
         self.ready = True
         watch_only = self.pioche.watch_only
         self._greet()
+        self.query_one("#motd").display = False
         self.query_one(ChatInput).display = not watch_only
         if self.snapshot is not None:
             self.show_snapshot(self.snapshot)
@@ -131,6 +138,9 @@ class LobbyScreen(PiocheScreen[None]):
         if player is not None and player.name != self._hello:
             self._greet()
         t = self.t
+        motd = self.query_one("#motd", Static)
+        motd.display = bool(snapshot.motd)
+        motd.update(snapshot.motd)
         self.tables = {s.id: s for s in snapshot.tables}
         rows = [self._row(s) for s in snapshot.tables]
         tables = self.query_one(TablesList)
@@ -206,6 +216,8 @@ class LobbyScreen(PiocheScreen[None]):
             return parameters[0] in self.pioche.games
         if action in ("join", "watch"):
             return bool(self.tables)
+        if action == "admin":
+            return self.pioche.admin  # (hidden from everyone else)
         return True
 
     def on_descendant_focus(self) -> None:
@@ -283,6 +295,11 @@ class LobbyScreen(PiocheScreen[None]):
             options=request.options, bots=request.bots, timer=request.timer,
             private=request.private,
         )
+
+    def action_admin(self) -> None:
+        from .admin import AdminScreen
+
+        self.app.push_screen(AdminScreen(self.client))
 
     def action_scores(self) -> None:
         from .scores import ScoresScreen

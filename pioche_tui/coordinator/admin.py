@@ -1,0 +1,297 @@
+"""The operator's console: who is an admin, the bans, and what an admin may do.
+
+**Admins** are keys: their ``SHA256:…`` fingerprints, one a line, in a file (``Settings.admins``;
+by default ``DATA_DIR/admins``); ``#`` starts a comment. The file is read again whenever it
+changes (its modification time and size are looked at on each admin check: no signal to send,
+no restart). A file that is missing names nobody.
+
+**The actions** (``Console.act``): ``kick`` a session (by its name online), ``ban`` a key
+fingerprint, an address, or the player online under a name (their key; a guest's address) for
+a duration or for good, ``unban``, ``close`` a table (its game recorded as abandoned, everyone
+at it told and sent to the lobby), ``broadcast`` a line to every session, set the ``motd``
+shown in the lobby ("" to remove it). The same actions come from an admin's screen (the app's
+client: ``CoordinatorClient.admin_act``, the coordinator checks the key) and from ``pioche
+admin`` on the server's machine (``control.py``: the owner of the data directory). Each is
+logged with who did it (``pioche.admin``; its ``event`` fields for ``--log-format json``).
+
+**Bans** are kept in the database (they survive a restart) and held at login: the SSH front
+asks ``refusal`` before a session starts (``client.FrontDesk.banned``). A ban also ends the
+sessions online that it covers.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .mailbox import Notice
+from .model import AdminSession, AdminTable, AdminView, Ban, Refused
+from .text import duration as duration
+from .text import sanitise
+
+if TYPE_CHECKING:
+    from .core import Coordinator, Session
+
+log = logging.getLogger("pioche.admin")
+
+ACTIONS = ("kick", "ban", "unban", "close", "broadcast", "motd")
+TEXT_MAX = 300  # characters of a broadcast line or of the message of the day
+MSG_KICKED = "Un administrateur a fermé votre session."
+MSG_BANNED_KEY = "Votre clé est bannie de ce serveur{until}."
+MSG_BANNED_ADDRESS = "Votre adresse est bannie de ce serveur{until}."
+MSG_CLOSED = "Un administrateur a fermé cette table : la partie est abandonnée."
+
+
+class AdminFile:
+    """The admins' fingerprints, read from ``path`` again whenever it changes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._seen: tuple[int, int] | None = None  # (mtime_ns, size) of the file read last
+        self._keys: frozenset[str] = frozenset()
+
+    def fingerprints(self) -> frozenset[str]:
+        try:
+            stat = self.path.stat()
+        except OSError:
+            self._seen, self._keys = None, frozenset()
+            return self._keys
+        if (stat.st_mtime_ns, stat.st_size) != self._seen:
+            self._seen = (stat.st_mtime_ns, stat.st_size)
+            try:
+                text = self.path.read_text(encoding="utf-8", errors="replace")
+            except OSError as error:
+                log.error("cannot read the admins' file %s: %s", self.path, error)
+                text = ""
+            keys = set()
+            for number, raw in enumerate(text.splitlines(), start=1):
+                line = raw.split("#", 1)[0].strip()
+                if not line:
+                    continue
+                if line.startswith("SHA256:") and " " not in line:
+                    keys.add(line)
+                else:
+                    log.warning("%s line %d: not a SHA256:… fingerprint, ignored",
+                                self.path, number)
+            self._keys = frozenset(keys)
+            log.info("admins' file %s read: %d admin(s)", self.path, len(keys))
+        return self._keys
+
+
+def _until_text(until: float | None) -> str:
+    if until is None:
+        return ""
+    return time.strftime(" jusqu'au %d/%m/%Y à %H:%M UTC", time.gmtime(until))
+
+
+class Console:
+    """The coordinator's operator side: ``Coordinator.console``."""
+
+    def __init__(self, coordinator: Coordinator, admins: Path) -> None:
+        self.coordinator = coordinator
+        self.admins = AdminFile(admins)
+        self._bans: dict[tuple[str, str], Ban] = {}
+        self.motd = ""
+
+    def start(self) -> None:
+        """Read the bans and the message of the day back from the database."""
+        db = self.coordinator.db
+        if db is None:
+            return
+        self._bans = {(k, v): Ban(k, v, until, by)
+                      for k, v, until, by, _since in db.bans(time.time())}
+        self.motd = db.server_text("motd")
+
+    def is_admin(self, identity: str) -> bool:
+        return identity.startswith("SHA256:") and identity in self.admins.fingerprints()
+
+    def require(self, session: Session) -> str:
+        """Who the admin is, for the logs; Refused for anyone else, whatever they send."""
+        player = session.player
+        if player.watch_only or session.mirror or not self.is_admin(player.identity):
+            raise Refused("not_admin", "Réservé aux administrateurs du serveur.")
+        return f"{player.name} ({player.identity})"
+
+    # --- bans -------------------------------------------------------------------------------
+
+    def _ban_of(self, kind: str, value: str, now: float) -> Ban | None:
+        ban = self._bans.get((kind, value))
+        if ban is not None and ban.until is not None and ban.until <= now:
+            del self._bans[(kind, value)]
+            return None
+        return ban
+
+    def refusal(self, identity: str | None, address: str) -> str | None:
+        """Why a login from ``address`` with key ``identity`` (None: a guest) is refused, or
+        None when no ban holds it."""
+        now = time.time()
+        if identity is not None:
+            ban = self._ban_of("key", identity, now)
+            if ban is not None:
+                return MSG_BANNED_KEY.format(until=_until_text(ban.until))
+        ban = self._ban_of("address", address, now) if address else None
+        if ban is not None:
+            return MSG_BANNED_ADDRESS.format(until=_until_text(ban.until))
+        return None
+
+    def bans(self) -> tuple[Ban, ...]:
+        now = time.time()
+        return tuple(ban for key, ban in list(self._bans.items())
+                     if self._ban_of(*key, now) is not None)
+
+    # --- what an admin sees -------------------------------------------------------------------
+
+    def view(self) -> AdminView:
+        c = self.coordinator
+        now = time.monotonic()
+        sessions = tuple(sorted(
+            (AdminSession(s.player.name, s.player.identity, s.player.address,
+                          s.table.id if s.table is not None else None,
+                          round(max(now - s.active, 0.0), 1), s.player.watch_only)
+             for s in c.sessions.values() if not s.mirror),
+            key=lambda e: e.name.casefold()))
+        tables = []
+        for table in c.tables.values():
+            if table.status == "closed":
+                continue
+            summary = table.summary()
+            tables.append(AdminTable(
+                table.id, table.game.name, table.status,
+                tuple("—" if s.kind == "free" else f"{s.name} (robot)" if s.kind == "bot"
+                      else s.name for s in table.seats),
+                table.step, summary.spectators, table.private))
+        return AdminView(sessions, tuple(tables), self.bans(), self.motd)
+
+    # --- what an admin does ----------------------------------------------------------------
+
+    def act(self, by: str, action: str, target: str = "", seconds: float | None = None) -> str:
+        """Do ``action`` for the admin ``by`` (a name for the logs); what was done, in French.
+        Refused, with nothing changed, on a bad target."""
+        target = target.strip()
+        if action == "kick":
+            done = self._kick(self._online(target))
+        elif action == "ban":
+            done = self._ban(by, target, seconds)
+        elif action == "unban":
+            done = self._unban(target)
+        elif action == "close":
+            done = self._close(target)
+        elif action == "broadcast":
+            done = self._broadcast(target)
+        elif action == "motd":
+            done = self._set_motd(target)
+        else:
+            raise Refused("bad_action", f"Action inconnue : {action} ({', '.join(ACTIONS)}).")
+        log.info("admin %s: %s", by, done,
+                 extra={"event": "admin", "admin": by, "action": action, "target": target,
+                        "seconds": seconds})
+        return done
+
+    def _online(self, name: str) -> Session:
+        from .text import name_key
+
+        key = name_key(name)
+        for session in self.coordinator.sessions.values():
+            if session.name_key == key and not session.mirror:
+                return session
+        raise Refused("not_online", f"Personne en ligne sous le nom {name}.")
+
+    def _kick(self, session: Session, why: str = MSG_KICKED) -> str:
+        name = session.player.name
+        session.mailbox.put_notice(Notice("kicked", why))
+        self.coordinator.disconnect(session)
+        return f"session de {name} fermée"
+
+    def _ban(self, by: str, target: str, seconds: float | None) -> str:
+        if seconds is not None and not 0 < seconds < 1e9:
+            raise Refused("bad_duration", "Une durée de bannissement positive, ou aucune.")
+        kind, value = self._ban_target(target)
+        now = time.time()
+        until = None if seconds is None else now + seconds
+        db = self.coordinator.db
+        if db is not None and not self.coordinator._persist("bans", db.ban, kind, value, until,
+                                                             by, now):
+            raise Refused("storage", "Le bannissement n'a pas pu être enregistré.")
+        self._bans[(kind, value)] = Ban(kind, value, until, by)
+        why = (MSG_BANNED_KEY if kind == "key" else MSG_BANNED_ADDRESS).format(
+            until=_until_text(until))
+        kicked = [s for s in list(self.coordinator.sessions.values())
+                  if (s.player.identity if kind == "key" else s.player.address) == value]
+        for session in kicked:
+            self._kick(session, why)
+        length = "pour de bon" if seconds is None else f"pour {seconds:g} s"
+        return (f"{'clé' if kind == 'key' else 'adresse'} {value} bannie {length}"
+                f" ({len(kicked)} session(s) fermée(s))")
+
+    def _ban_target(self, target: str) -> tuple[str, str]:
+        """A key fingerprint, an IP address, or the name of a player online (their key; a
+        guest's address)."""
+        if target.startswith("SHA256:") and len(target) > 7 and " " not in target:
+            return "key", target
+        try:
+            return "address", str(ipaddress.ip_address(target))
+        except ValueError:
+            pass
+        session = self._online(target)
+        player = session.player
+        if player.identity.startswith("SHA256:"):
+            return "key", player.identity
+        if player.address:
+            return "address", player.address
+        raise Refused("bad_target", f"{player.name} n'a ni clé ni adresse à bannir.")
+
+    def _unban(self, target: str) -> str:
+        if target.startswith("SHA256:"):
+            kind, value = "key", target
+        else:
+            try:
+                kind, value = "address", str(ipaddress.ip_address(target))
+            except ValueError:
+                raise Refused("bad_target", f"Ni une clé ni une adresse : {target}.") from None
+        db = self.coordinator.db
+        if self._bans.pop((kind, value), None) is None:
+            raise Refused("not_banned", f"{value} n'est pas banni.")
+        if db is not None:
+            self.coordinator._persist("bans", db.unban, kind, value)
+        return f"{value} n'est plus banni"
+
+    def _close(self, table_id: str) -> str:
+        table = self.coordinator._table(table_id)
+        self.coordinator.close_table(table, Notice("table_closed", MSG_CLOSED))
+        return f"table {table.id} fermée"
+
+    @staticmethod
+    def _text(text: str) -> str:
+        return sanitise(text, TEXT_MAX).strip()
+
+    def _broadcast(self, text: str) -> str:
+        line = self._text(text)
+        if not line:
+            raise Refused("empty", "Rien à annoncer.")
+        for session in self.coordinator.sessions.values():
+            session.mailbox.put_notice(Notice("broadcast", line))
+        return f"annonce envoyée à {len(self.coordinator.sessions)} session(s) : {line}"
+
+    def _set_motd(self, text: str) -> str:
+        motd = self._text(text)
+        db = self.coordinator.db
+        if db is not None and not self.coordinator._persist("motd", db.set_server_text, "motd",
+                                                             motd):
+            raise Refused("storage", "Le message du jour n'a pas pu être enregistré.")
+        self.motd = motd
+        self.coordinator.lobby_changed()
+        return f"message du jour : {motd}" if motd else "message du jour retiré"
+
+
+def console_owner() -> str:
+    """Who acts from ``pioche admin`` (the control socket), for the logs."""
+    try:
+        import pwd
+
+        return f"console ({pwd.getpwuid(os.getuid()).pw_name})"
+    except (ImportError, KeyError):
+        return "console"
