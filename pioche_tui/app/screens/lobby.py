@@ -52,6 +52,7 @@ class LobbyScreen(PiocheScreen[None]):
         Binding("P", "quick('collection')", "key.quick", tooltip="help.quick_collection"),
         Binding("a", "learn", "key.learn", tooltip="help.learn"),
         Binding("s", "scores", "key.scores", tooltip="help.scores"),
+        Binding("i", "profiles", "key.profile", tooltip="help.profile"),
         Binding("o", "settings", "key.settings", tooltip="help.settings"),
         Binding("c", "chat", "key.chat", tooltip="help.chat"),
         Binding("question_mark", "help", "key.help"),
@@ -289,6 +290,12 @@ class LobbyScreen(PiocheScreen[None]):
 
         self.app.push_screen(self.pioche.reusable(
             "scores", lambda: ScoresScreen(self.client, self.pioche.games)))
+
+    def action_profiles(self) -> None:
+        """A profile: of one of the players online (the list beside the tables)."""
+        snapshot = self.snapshot
+        names = tuple(entry.name for entry in snapshot.online) if snapshot is not None else ()
+        self.pioche.pick_profile(names)
 
     def action_settings(self) -> None:
         from .settings import SettingsScreen
