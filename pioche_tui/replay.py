@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .engine import GAMES
-from .engine.base import Event, IllegalAction, events_seen_by
+from .engine.base import Event, Game, IllegalAction, events_seen_by
 from .i18n import Catalogue, lang_from_env
 from .narrate import narrator
 from .store import retention
@@ -86,11 +86,13 @@ class Replayer:
     """A table's log played again: the one replay engine, for ``pioche replay``'s text and
     the app's replays (``Coordinator.replay``, which reads each step's view off ``state``).
 
-    ``viewer``: the seat whose eyes the events are filtered for (None: a spectator's)."""
+    ``viewer``: the seat whose eyes the events are filtered for (None: a spectator's);
+    ``games``: the games known (the coordinator's own, which tests extend)."""
 
-    def __init__(self, contents: LogContents, viewer: int | None) -> None:
+    def __init__(self, contents: LogContents, viewer: int | None,
+                 games: Mapping[str, Game[Any, Any]] = GAMES) -> None:
         h = contents.header
-        game = GAMES.get(h.get("game", ""))
+        game = games.get(h.get("game", ""))
         if game is None:
             raise ValueError(f"unknown game {h.get('game')!r}")
         self.contents = contents

@@ -163,8 +163,8 @@ class InProcessClient:
         db = self.coordinator.db
         if db is None:
             raise Refused("no_game", "Aucune partie terminée sous ce numéro.")
-        return profiles.replay(db, self.coordinator.tables_dir, identity, table_id, seat,
-                               first)
+        return profiles.replay(db, self.coordinator.tables_dir, self.coordinator.games,
+                               identity, table_id, seat, first)
 
     async def learned(self) -> tuple[str, ...]:
         return tuple(sorted(self.coordinator.learned(self._session().player.identity)))

@@ -16,9 +16,11 @@ stays in the profile.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..engine.base import Game
 from ..replay import Replayer, find_log
 from ..store.db import Database
 from ..store.log import LogError, read_log
@@ -38,6 +40,7 @@ from .model import (
 MAX_REPLAY_STEPS = 5000
 """The longest game replayed (each page of it plays the whole log again): real games are some
 300 to 800 moves."""
+_NONE = object()
 
 
 def profile(db: Database, name: str) -> Profile | None:
@@ -54,8 +57,8 @@ def profile(db: Database, name: str) -> Profile | None:
                    tuple(db.last_games(identity, PROFILE_GAMES)))
 
 
-def replay(db: Database, tables_dir: Path, identity: str, table_id: str, seat: int | None,
-           first: int = 0) -> Replay:
+def replay(db: Database, tables_dir: Path, games: Mapping[str, Game[Any, Any]], identity: str,
+           table_id: str, seat: int | None, first: int = 0) -> Replay:
     """The finished game of ``table_id`` told for ``seat``'s eyes (None: a spectator's), for
     the player ``identity``: its steps from ``first`` (``REPLAY_PAGE`` of them at most).
     Refused: no such game, a seat that was not theirs, a private table they did not sit at,
@@ -84,7 +87,7 @@ def replay(db: Database, tables_dir: Path, identity: str, table_id: str, seat: i
     if header.get("code") and not mine:
         raise Refused("private_replay", "Une table privée ne se revoit qu'entre ses joueurs.")
     try:
-        replayer = Replayer(contents, seat)
+        replayer = Replayer(contents, seat, games)
         frames, total, rounds = _frames(replayer, first)
     except (ValueError, KeyError, TypeError) as e:
         raise Refused("replay_unreadable", "Le journal de cette partie est illisible.") from e
@@ -113,7 +116,7 @@ def _frames(replayer: Replayer, first: int
     game, seat = replayer.game, replayer.viewer
     frames: list[ReplayFrame] = []
     rounds: list[int] = []
-    last_round: Any = None
+    last_round: Any = _NONE  # (step 0 begins the first round, whatever it is called)
     total = 0
     for move in replayer.moves():
         if move.took_over or move.end:
