@@ -366,6 +366,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "n.wins.many": ("{n} victoires", "{n} wins"),
     # --- profiles and replays (screens/profile.py, screens/replay.py) ---
     "key.profile": ("profils", "profiles"),
+    "lobby.profiles": ("i : profils", "i: profiles"),
     "key.profile_open": ("voir le profil", "see the profile"),
     "key.replay": ("revoir", "replay"),
     "key.replay_mine": ("revoir avec mes cartes", "replay with my cards"),
@@ -416,15 +417,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "cartes.",
         "Enter: replay the game as a spectator; v: from your seat, with your cards.",
     ),
-    "replay.banner": ("Partie revue, comme un spectateur l'a vue : → ← coups, PgPréc/PgSuiv "
-                      "manches, Échap pour fermer.",
-                      "A replay, as a spectator saw it: → ← moves, PgUp/PgDn rounds, Escape "
-                      "to close."),
-    "replay.banner_seat": ("Partie revue depuis votre place : → ← coups, PgPréc/PgSuiv "
-                           "manches, Échap pour fermer.",
-                           "A replay from your seat: → ← moves, PgUp/PgDn rounds, Escape to "
-                           "close."),
-    "replay.moves": ("revue : {n} coups", "replay: {n} moves"),
+    "replay.banner": ("Revue, vue de spectateur · coup {n}/{total} · → ← coups · "
+                      "PgPréc/PgSuiv manches",
+                      "Replay, as a spectator saw it · move {n}/{total} · → ← moves · "
+                      "PgUp/PgDn rounds"),
+    "replay.banner_seat": ("Revue depuis votre place · coup {n}/{total} · → ← coups · "
+                           "PgPréc/PgSuiv manches",
+                           "Replay from your seat · move {n}/{total} · → ← moves · "
+                           "PgUp/PgDn rounds"),
     "refused.no_game": ("Aucune partie terminée sous ce numéro.",
                         "No finished game under that number."),
     "refused.replay_gone": (

@@ -52,7 +52,8 @@ class LobbyScreen(PiocheScreen[None]):
         Binding("P", "quick('collection')", "key.quick", tooltip="help.quick_collection"),
         Binding("a", "learn", "key.learn", tooltip="help.learn"),
         Binding("s", "scores", "key.scores", tooltip="help.scores"),
-        Binding("i", "profiles", "key.profile", tooltip="help.profile"),
+        # (not in the key bar, full at 80 columns: the list of players online says it)
+        Binding("i", "profiles", "key.profile", tooltip="help.profile", show=False),
         Binding("o", "settings", "key.settings", tooltip="help.settings"),
         Binding("c", "chat", "key.chat", tooltip="help.chat"),
         Binding("question_mark", "help", "key.help"),
@@ -154,6 +155,7 @@ class LobbyScreen(PiocheScreen[None]):
         if len(lines) != self._online_count:
             self._online_count = len(lines)
             online.border_title = t("lobby.online", n=len(lines))
+            online.border_subtitle = t("lobby.profiles")
         self.refresh_bindings()
 
     def _row(self, s: TableSummary) -> TableRow:

@@ -63,7 +63,8 @@ class PlayerPicker(Dialog[str | None]):
 class ProfileScreen(Dialog[None]):
     CSS_PATH = "profile.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "replay", "key.replay", tooltip="help.replay"),
+        # (priority: before the list's own Enter, so that the key bar shows it)
+        Binding("enter", "replay", "key.replay", tooltip="help.replay", priority=True),
         Binding("v", "replay_mine", "key.replay_mine", tooltip="help.replay_mine"),
     ]
 

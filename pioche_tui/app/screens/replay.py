@@ -17,8 +17,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.widgets import Static
 
 from ...coordinator.client import CoordinatorClient
 from ...coordinator.model import REPLAY_PAGE, Refused, Replay, ReplayFrame, TableUpdate
@@ -34,9 +34,6 @@ class ReplayScreen(TableScreen):
     """Mixed in before a game's table screen (``replay_screen``); alone, the generic one."""
 
     AUTO_FOCUS = ""  # nothing: the hand's arrows would take → and ←
-    DEFAULT_CSS = """
-    ReplayScreen #banner { display: block; }
-    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right", "step(1)", "key.replay_next", tooltip="help.replay_next"),
         Binding("left", "step(-1)", "key.replay_back", tooltip="help.replay_back"),
@@ -62,8 +59,14 @@ class ReplayScreen(TableScreen):
                            frame.to_act)
 
     def on_mount(self) -> None:
-        banner = "replay.banner_seat" if self.replay.seat is not None else "replay.banner"
-        self.query_one("#banner").update(self.t(banner))  # type: ignore[attr-defined]
+        self.banner = self.query_one("#banner", Static)
+        self.banner.display = True  # (a table shows it to spectators alone)
+
+    def _show(self, update: TableUpdate) -> None:
+        super()._show(update)
+        if self.ready:  # (the first update is shown by TableScreen.on_mount, after ours)
+            key = "replay.banner_seat" if self.replay.seat is not None else "replay.banner"
+            self.banner.update(self.t(key, n=update.step, total=self.total - 1))
 
     # --- moving through the game ----------------------------------------------------------
 
@@ -119,11 +122,6 @@ class ReplayScreen(TableScreen):
         self.dismiss(None)
 
     # --- what a replay shows, and what it never does --------------------------------------
-
-    def header_text(self, update: TableUpdate) -> Text:
-        text = super().header_text(update)
-        text.append("  ·  " + self.t("replay.moves", n=self.total - 1))
-        return text
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return action in REPLAY_ACTIONS

@@ -29,7 +29,8 @@ class ScoresScreen(Dialog[None]):
     CSS_PATH = "scores.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("g", "next_game", "key.game_filter"),
-        Binding("enter", "profile", "key.profile_open", tooltip="help.profile_board"),
+        Binding("enter", "profile", "key.profile_open", tooltip="help.profile_board",
+                priority=True),  # (before the board's own Enter: the key bar shows it)
         Binding("s,q", "close", "key.close", show=False),
     ]
 
