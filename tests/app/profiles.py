@@ -11,11 +11,15 @@ from pioche_tui.coordinator.model import Player
 
 
 async def finish_games(coordinator: Coordinator, names: tuple[str, ...] = ("Alice", "Bob"),
-                       count: int = 1, seed: int = 1) -> list[str]:
-    """``count`` games of Défausse (one round each) between the key players ``names``, each
-    move a random legal one; the tables' ids. The players' sessions close at the end."""
+                       count: int = 1, seed: int = 1,
+                       identities: tuple[str, ...] | None = None) -> list[str]:
+    """``count`` games of Défausse (one round each) between the key players ``names`` (their
+    ``identities``: ``SHA256:NAME`` by default), each move a random legal one; the tables'
+    ids. The players' sessions close at the end."""
     rng = random.Random(seed)
-    sessions = [coordinator.connect(Player(f"SHA256:{name}", name)) for name in names]
+    identities = identities or tuple(f"SHA256:{name}" for name in names)
+    sessions = [coordinator.connect(Player(identity, name))
+                for identity, name in zip(identities, names, strict=True)]
     played = []
     for _ in range(count):
         tid = sessions[0].create_table("defausse", seats=len(names),
