@@ -109,7 +109,7 @@ async def test_the_scores_and_a_table_open_profiles(
         session = app.client.session  # type: ignore[attr-defined]
         session.create_table("defausse", seats=2, bots={1: "basic"}, timer=None)
         await settle(pilot, 10)
-        await pilot.press("i")
+        await pilot.press("ctrl+p")
         picker = await shown(pilot, PlayerPicker)
         assert picker.names == ("Chloe",)  # the table's players; its bot has no profile
 
@@ -127,7 +127,7 @@ async def test_a_replay_as_a_spectator_saw_it_step_by_step(
         total = replay.total
         assert replay.table_id == table_id and total > REPLAY_PAGE  # more than a page
         assert replay.at == 0 and replay.seat is None
-        assert "Partie revue, comme un spectateur l'a vue" in screen_text(app)
+        assert "Revue, vue de spectateur · coup 0/" in screen_text(app)
         await pilot.press("right", "right", "right")
         await settle(pilot, 3)
         assert replay.at == 3 and replay.update.step == 3
@@ -168,7 +168,7 @@ async def test_a_player_replays_their_own_seat_with_their_cards(
         replay: ReplayScreen = await shown(pilot, ReplayScreen)
         await settle(pilot, 5)
         assert replay.seat == 1 and replay.update.view.hand  # his own hand
-        assert "Partie revue depuis votre place" in screen_text(app)
+        assert "Revue depuis votre place · coup 0/" in screen_text(app)
         await pilot.press("escape")
         await shown(pilot, ProfileScreen)
         await settle(pilot)

@@ -65,7 +65,8 @@ class TableScreen(PiocheScreen[None]):
         Binding("pagedown", "log_page(1)", "key.log_forward", tooltip="help.log_forward",
                 show=False),
         Binding("h", "hints", "key.hints", tooltip="help.hints"),
-        Binding("i", "profiles", "key.profile", tooltip="help.profile", show=False),
+        # (not a letter: a spectator typing without opening the chat opens nothing)
+        Binding("ctrl+p", "profiles", "key.profile", tooltip="help.profile", show=False),
         # A spectator's way out is not a letter: a spectator who types, not knowing c opens
         # the chat, must not be sent away by the « l » of « hello ». (Escape closes the
         # round's summary first, when it is shown: check_action.)
