@@ -21,9 +21,10 @@ from textual.widgets.option_list import Option
 from widgets.keybar import KeyBar
 
 from ...coordinator.client import CoordinatorClient
-from ...coordinator.model import GamePlayed, Profile, Refused, conservative
+from ...coordinator.model import GamePlayed, Profile, Refused
 from ..games import game_title
 from .base import Dialog
+from .scores import results_by_game
 
 COLUMNS = ("when", "game", "place", "rated")
 
@@ -108,16 +109,7 @@ class ProfileScreen(Dialog[None]):
                 self.query_one(widget).display = False
             return
         self.query_one("#profile-title", Static).update(Text(profile.name, "bold"))
-        rated = {g: (n, mu, sigma) for g, n, mu, sigma in profile.ratings}
-        lines = []
-        for game, games, wins in profile.by_game:
-            line = t("scores.by_game", game=game_title(t, game), games=t.count("n.games", games),
-                     wins=t.count("n.wins", wins))
-            if game in rated:
-                n, mu, sigma = rated[game]
-                line += t("scores.rating", rating=f"{conservative(mu, sigma):.1f}",
-                          rated=t.count("n.rated", n))
-            lines.append(line)
+        lines = results_by_game(t, profile.by_game, profile.ratings)
         self.query_one("#profile-games", Static).update(
             "\n".join(lines) or t("profile.no_games", name=profile.name))
         charts = self.query_one("#profile-charts", Vertical)

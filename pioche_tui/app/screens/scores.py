@@ -3,6 +3,7 @@ own statistics, with their rating in each game."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import ClassVar
 
 from rich.text import Text
@@ -15,12 +16,30 @@ from widgets.keybar import KeyBar
 
 from ...coordinator.client import CoordinatorClient
 from ...coordinator.model import MIN_RATED_GAMES, LeaderboardRow, conservative
+from ...i18n import Catalogue
 from ..games import game_title
 from .base import Dialog
 
 BOARD_SIZE = 20
 RATED_COLUMNS = ("rank", "name", "rating", "rated", "games", "wins")
 ALL_COLUMNS = ("rank", "name", "games", "wins", "points")
+
+
+def results_by_game(t: Catalogue, by_game: Iterable[tuple[str, int, int]],
+                    ratings: Iterable[tuple[str, int, float, float]]) -> list[str]:
+    """One line per game: games and wins, and the rating where the player has one (« Défausse :
+    5 parties, 3 victoires · cote 4.4 (3 classées) »): the scores' own statistics, a profile."""
+    rated = {g: (n, mu, sigma) for g, n, mu, sigma in ratings}
+    lines = []
+    for g, n, w in by_game:
+        line = t("scores.by_game", game=game_title(t, g), games=t.count("n.games", n),
+                 wins=t.count("n.wins", w))
+        if g in rated:
+            r, mu, sigma = rated[g]
+            line += t("scores.rating", rating=f"{conservative(mu, sigma):.1f}",
+                      rated=t.count("n.rated", r))
+        lines.append(line)
+    return lines
 
 
 class ScoresScreen(Dialog[None]):
@@ -119,15 +138,7 @@ class ScoresScreen(Dialog[None]):
             lines = [t("scores.stats", games=t.count("n.games", stats.games),
                        wins=t.count("n.wins", stats.wins),
                        points=t.count("n.points", stats.points), best=stats.best_score)]
-            rated = {g: (n, mu, sigma) for g, n, mu, sigma in stats.ratings}
-            for g, n, w in stats.by_game:
-                line = t("scores.by_game", game=game_title(t, g), games=t.count("n.games", n),
-                         wins=t.count("n.wins", w))
-                if g in rated:
-                    r, mu, sigma = rated[g]
-                    line += t("scores.rating", rating=f"{conservative(mu, sigma):.1f}",
-                              rated=t.count("n.rated", r))
-                lines.append(line)
+            lines += results_by_game(t, stats.by_game, stats.ratings)
             text = "\n".join(lines)
         if self.client.player is not None and self.client.player.guest:
             text += "\n" + t("scores.guest")
