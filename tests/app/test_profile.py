@@ -61,6 +61,7 @@ async def test_the_lobby_opens_the_profile_of_a_player_online(
         await pilot.press("i")
         picker = await shown(pilot, PlayerPicker)
         assert sorted(picker.names) == ["Bob", "Chloe"]
+        assert "⏎ voir le profil" in screen_text(app)
         picker.query_one(OptionList).highlighted = picker.names.index("Bob")
         await pilot.press("enter")
         screen = await shown(pilot, ProfileScreen)

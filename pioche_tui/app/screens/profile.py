@@ -33,7 +33,9 @@ class PlayerPicker(Dialog[str | None]):
     """Whose profile to open: one of ``names`` (the result), None when closed."""
 
     CSS_PATH = "profile.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "pick", "key.profile_open")]
+    # (priority: before the list's own Enter, so that the key bar shows it)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "pick", "key.profile_open", priority=True)]
 
     def __init__(self, names: tuple[str, ...]) -> None:
         super().__init__()
@@ -48,11 +50,15 @@ class PlayerPicker(Dialog[str | None]):
                 yield Static(self.t("profile.nobody"), markup=False)
             yield KeyBar()
 
+    def on_mount(self) -> None:
+        if self.names:
+            self.query_one(OptionList).highlighted = 0
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return bool(self.names) if action == "pick" else True
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
+        event.stop()  # (a click: the list's own choice)
         self.dismiss(self.names[event.option_index])
 
     def action_pick(self) -> None:
