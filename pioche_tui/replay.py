@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .engine import GAMES
-from .engine.base import Event, IllegalAction, events_seen_by
+from .engine.base import Event, Game, IllegalAction, events_seen_by
 from .i18n import Catalogue, lang_from_env
 from .narrate import narrator
 from .store import retention
-from .store.log import ACTION, END, SEAT, LogError, read_log
+from .store.log import ACTION, END, SEAT, LogContents, LogError, read_log
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -67,16 +68,68 @@ def find_log(path: Path) -> Path:
         "the database. A table closed before any player moved leaves no log.")
 
 
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One step of a replayed log (``Replayer.moves``): the opening deal (``step`` 0), a move
+    (``step`` counts the moves so far, ``seat`` made it), a bot taking a seat over
+    (``took_over``), or the log's end (``end``: "finished" or "closed"). ``events``: the
+    engine's events of that step, as the replayer's viewer sees them."""
+
+    step: int
+    events: tuple[Event, ...] = ()
+    seat: int | None = None
+    took_over: bool = False
+    end: str = ""
+
+
+class Replayer:
+    """A table's log played again: the one replay engine, for ``pioche replay``'s text and
+    the app's replays (``Coordinator.replay``, which reads each step's view off ``state``).
+
+    ``viewer``: the seat whose eyes the events are filtered for (None: a spectator's);
+    ``games``: the games known (the coordinator's own, which tests extend)."""
+
+    def __init__(self, contents: LogContents, viewer: int | None,
+                 games: Mapping[str, Game[Any, Any]] = GAMES) -> None:
+        h = contents.header
+        game = games.get(h.get("game", ""))
+        if game is None:
+            raise ValueError(f"unknown game {h.get('game')!r}")
+        self.contents = contents
+        self.game = game
+        self.seats: list[dict[str, Any]] = list(h["seats"])
+        if viewer is not None and not 0 <= viewer < len(self.seats):
+            raise ValueError(f"no seat {viewer} at this table")
+        self.viewer = viewer
+        self.names = [str(s.get("name") or f"#{i}") for i, s in enumerate(self.seats)]
+        self.state: Any = game.new_game(len(self.seats), h["options"], h["seed"])
+        self.step = 0
+
+    def moves(self) -> Iterator[Move]:
+        """The log's steps in order; ``state`` is the game after each as it is yielded.
+        ValueError when a move of the log is refused."""
+        game, viewer = self.game, self.viewer
+        yield Move(0, events_seen_by(list(getattr(self.state, "opening", ())), viewer))
+        for record in self.contents.records:
+            if record[0] == ACTION:
+                seat, action = record[1], game.action_from_wire(record[2])
+                try:
+                    events = game.apply(self.state, seat, action)
+                except IllegalAction as e:
+                    raise ValueError(f"action {self.step + 1} of the log is refused: {e}") from e
+                self.step += 1
+                yield Move(self.step, events_seen_by(events, viewer), seat)
+            elif record[0] == SEAT and record[2].get("kind") == "bot":
+                yield Move(self.step, seat=record[1], took_over=True)
+            elif record[0] == END and record[1] in ("finished", "closed"):
+                yield Move(self.step, end=record[1])
+
+
 def replay_lines(path: Path, viewer: int | None, t: Catalogue) -> Iterator[str]:
     contents = read_log(path)
     h = contents.header
-    game = GAMES.get(h.get("game", ""))
-    if game is None:
-        raise ValueError(f"unknown game {h.get('game')!r}")
-    seats: list[dict[str, Any]] = list(h["seats"])
-    if viewer is not None and not 0 <= viewer < len(seats):
-        raise ValueError(f"no seat {viewer} at this table")
-    names = [str(s.get("name") or f"#{i}") for i, s in enumerate(seats)]
+    replayer = Replayer(contents, viewer)
+    game, seats, names = replayer.game, replayer.seats, replayer.names
     options = ", ".join(f"{k}={v}" for k, v in sorted(h["options"].items()))
     yield f"{game.title} · table {h['table']} · {options}"
     yield "  " + ", ".join(
@@ -84,34 +137,25 @@ def replay_lines(path: Path, viewer: int | None, t: Catalogue) -> Iterator[str]:
         for i, (n, s) in enumerate(zip(names, seats, strict=True))
     )
     tell = narrator(game.name)
-    state = game.new_game(len(seats), h["options"], h["seed"])
-    opening: list[Event] = list(getattr(state, "opening", ()))
-    if opening:
-        yield from _told(tell, events_seen_by(opening, viewer), names, t, "  ")
-    step = 0
-    for record in contents.records:
-        if record[0] == ACTION:
-            seat, action = record[1], game.action_from_wire(record[2])
-            try:
-                events = game.apply(state, seat, action)
-            except IllegalAction as e:
-                raise ValueError(f"action {step + 1} of the log is refused: {e}") from e
-            step += 1
-            yield from _told(tell, events_seen_by(events, viewer), names, t, f"{step:>4} ")
-        elif record[0] == SEAT:
-            seat_info = record[2]
-            if seat_info.get("kind") == "bot":
-                yield f"     — {names[record[1]]} : {t('replay.bot_takes_over')}"
-        elif record[0] == END and record[1] in ("finished", "closed"):
-            yield f"     — {t('replay.end.' + record[1])}"
-    outcome = game.outcome(state)
+    for move in replayer.moves():
+        if move.took_over:
+            assert move.seat is not None
+            yield f"     — {names[move.seat]} : {t('replay.bot_takes_over')}"
+        elif move.end:
+            yield f"     — {t('replay.end.' + move.end)}"
+        elif move.step == 0:
+            if move.events:
+                yield from _told(tell, move.events, names, t, "  ")
+        else:
+            yield from _told(tell, move.events, names, t, f"{move.step:>4} ")
+    outcome = game.outcome(replayer.state)
     if outcome is not None:
         scores = ", ".join(f"{names[i]} {s}" for i, s in enumerate(outcome.scores))
         winners = t.names([names[w] for w in outcome.winners])
         yield f"{t('replay.scores')} : {scores}"
         yield f"{t('replay.winners')} : {winners}"
     elif not contents.ended:
-        yield f"     ({t('replay.unfinished', n=step)})"
+        yield f"     ({t('replay.unfinished', n=replayer.step)})"
     if contents.dropped_bytes:
         yield f"     ({t('replay.torn', n=contents.dropped_bytes)})"
 

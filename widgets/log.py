@@ -76,6 +76,15 @@ class GameLog(TextLines):
             self._rows += rows
         self._show()
 
+    def clear(self) -> None:
+        """Empty the log (a replay going back tells its round again)."""
+        self.entries.clear()
+        self._heights.clear()
+        self._rows = []
+        self._top = 0
+        self.following = True
+        self._show()
+
     def add_chat(self, parts: Iterable[tuple[str, str]]) -> None:
         """A chat line from its parts: (text, role), the role "" or one of ``ROLES``, each
         styled by its component class (``gamelog--ROLE``). The text is user text, shown as it

@@ -664,6 +664,21 @@ class PiocheApp(App[None]):
         screen = cast(ScreenT, self.get_screen(name))
         return make() if screen in self.screen_stack else screen
 
+    def pick_profile(self, names: Sequence[str]) -> None:
+        """The profile of one of ``names``, chosen in a small window."""
+        from .screens.profile import PlayerPicker
+
+        def picked(name: str | None) -> None:
+            if name:
+                self.show_profile(name)
+
+        self.open(PlayerPicker(tuple(names)), picked)
+
+    def show_profile(self, name: str) -> None:
+        from .screens.profile import ProfileScreen
+
+        self.open(ProfileScreen(self.client, name))
+
     def show_help(self, under: Screen[Any], games: Sequence[str]) -> None:
         """The keys of ``under`` and the rules of ``games``."""
         from .screens.help import HelpScreen

@@ -36,6 +36,8 @@ from .model import (
     Place,
     Player,
     PlayerStats,
+    Profile,
+    Replay,
     ServerInfo,
     TableSummary,
 )
@@ -159,6 +161,18 @@ class CoordinatorClient(Protocol):
     async def player_stats(self) -> PlayerStats | None:
         """The connected player's own results (None: the coordinator knows nothing of them,
         a guest)."""
+
+    async def profile(self, name: str) -> Profile | None:
+        """The profile of the player who owns the nickname ``name`` (None: nobody does — a
+        guest has no profile)."""
+
+    async def replay(self, table_id: str, seat: int | None = None, first: int = 0
+                     ) -> Replay:
+        """The finished game of ``table_id``, its steps from ``first`` (at most
+        ``model.REPLAY_PAGE`` of them: ``model.Replay``): as a spectator
+        saw it, or (``seat``) as the connected player saw it from their own seat. Refused:
+        no such game, not their seat, a private table's game they did not play, its log
+        gone after the server's retention, a game too long (``coordinator.profiles``)."""
 
     async def learned(self) -> tuple[str, ...]:
         """The learn tables' explanations the player was shown, sorted (a key's are kept)."""

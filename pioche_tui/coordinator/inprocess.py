@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from . import profiles
 from .core import Coordinator, Session
 from .mailbox import Mail
 from .model import (
@@ -20,7 +21,9 @@ from .model import (
     Place,
     Player,
     PlayerStats,
+    Profile,
     Refused,
+    Replay,
     ServerInfo,
     TableSummary,
 )
@@ -149,6 +152,20 @@ class InProcessClient:
     async def player_stats(self) -> PlayerStats | None:
         db = self.coordinator.db
         return db.player_stats(self._session().player.identity) if db is not None else None
+
+    async def profile(self, name: str) -> Profile | None:
+        self._session()
+        db = self.coordinator.db
+        return profiles.profile(db, name) if db is not None else None
+
+    async def replay(self, table_id: str, seat: int | None = None, first: int = 0
+                     ) -> Replay:
+        identity = self._session().player.identity
+        db = self.coordinator.db
+        if db is None:
+            raise Refused("no_game", "Aucune partie terminée sous ce numéro.")
+        return profiles.replay(db, self.coordinator.tables_dir, self.coordinator.games,
+                               identity, table_id, seat, first)
 
     async def learned(self) -> tuple[str, ...]:
         return tuple(sorted(self.coordinator.learned(self._session().player.identity)))

@@ -307,3 +307,74 @@ class ServerInfo:
         server's own default (which ``--turn-timer`` may set outside it: load tests, demos),
         which the create dialog offers first. The coordinator's rule (``timer_allowed``)."""
         return self.min_timer <= timer <= self.max_timer or timer == self.turn_timer
+
+
+# --- profiles and replays (coordinator/profiles.py) -----------------------------------------
+
+PROFILE_GAMES = 10  # the last games a profile lists
+PROFILE_HISTORY = 40  # the points of a rating's chart: its last rated games
+
+
+@dataclass(frozen=True, slots=True)
+class GamePlayed:
+    """One of a player's last games, as their profile lists it. ``place``: 1 is first, 0 for
+    a game recorded before places were (``UNRATED_BEFORE``); ``unrated``: why it is not rated
+    ("" when it is); ``replay``: its log is still kept (retention removes it later)."""
+
+    table_id: str
+    game: str
+    finished: float  # wall-clock seconds
+    seat: int
+    seats: int
+    place: int
+    unrated: str
+    replay: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """A player's profile (``CoordinatorClient.profile``): only a key's (a guest has none).
+
+    ``by_game``: (game, games, wins) in every finished game; ``ratings``: (game, rated games,
+    mu, sigma); ``history``: (game, the conservative rating after each of the last
+    ``PROFILE_HISTORY`` rated games, oldest first); ``last``: the last ``PROFILE_GAMES``
+    games, newest first."""
+
+    identity: str
+    name: str
+    by_game: tuple[tuple[str, int, int], ...]
+    ratings: tuple[tuple[str, int, float, float], ...]
+    history: tuple[tuple[str, tuple[float, ...]], ...]
+    last: tuple[GamePlayed, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayFrame:
+    """One step of a replay: the view after it, its events (as the replay's eyes see them) and
+    who was to act then. Step 0 is the opening deal."""
+
+    step: int
+    view: Any
+    events: tuple[Event, ...] = ()
+    to_act: tuple[int, ...] = ()
+
+
+REPLAY_PAGE = 100
+"""The steps one ``replay`` answer holds: a long game's replay comes a page at a time (a step
+of Collection for five is some 1.5 KiB, a whole game of it 850 KiB: near the bus's 1 MiB)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A page of a finished game told again (``CoordinatorClient.replay``): the table as it
+    ended, the seat whose eyes it is told for (None: a spectator's, no hidden card), the steps
+    ``first`` to ``first + len(frames) - 1`` of the game's ``total`` (step 0, the deal,
+    included), and the step each round begins at (PageUp/PageDown)."""
+
+    table: TableSummary
+    seat: int | None
+    first: int
+    total: int
+    frames: tuple[ReplayFrame, ...]
+    rounds: tuple[int, ...]
+    finished: float  # wall-clock seconds

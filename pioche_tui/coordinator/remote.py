@@ -46,7 +46,9 @@ from .model import (
     Place,
     Player,
     PlayerStats,
+    Profile,
     Refused,
+    Replay,
     ServerInfo,
 )
 
@@ -616,6 +618,16 @@ class RemoteClient:
     async def player_stats(self) -> PlayerStats | None:
         stats: PlayerStats | None = await self._call("player_stats")
         return stats
+
+    async def profile(self, name: str) -> Profile | None:
+        found: Profile | None = await self._call("profile", name=name)
+        return found
+
+    async def replay(self, table_id: str, seat: int | None = None, first: int = 0
+                     ) -> Replay:
+        told: Replay = await self._call("replay", table_id=table_id, seat=seat,
+                                           first=first)
+        return told
 
     async def learned(self) -> tuple[str, ...]:
         learned: tuple[str, ...] = await self._call("learned")

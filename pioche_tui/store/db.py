@@ -31,7 +31,13 @@ from typing import Any
 
 # The scores cross the seam as they are (coordinator/model.py holds them, as GuestPass).
 from ..coordinator import ratings
-from ..coordinator.model import MIN_RATED_GAMES, UNRATED_BEFORE, LeaderboardRow, PlayerStats
+from ..coordinator.model import (
+    MIN_RATED_GAMES,
+    UNRATED_BEFORE,
+    GamePlayed,
+    LeaderboardRow,
+    PlayerStats,
+)
 
 log = logging.getLogger("pioche.store")
 
@@ -460,6 +466,25 @@ class Database:
             identity, name, row[0], row[1], row[2], row[3],
             tuple((g, n, w) for g, n, w in by_game), tuple(tuple(r) for r in rated),
         )
+
+    def last_games(self, identity: str, limit: int) -> list[GamePlayed]:
+        """A player's last ``limit`` finished games, newest first (``Profile.last``)."""
+        rows = self._conn.execute(
+            "SELECT g.table_id, g.game, g.finished, s.seat,"
+            " (SELECT COUNT(*) FROM game_seats o WHERE o.game_id = g.id),"
+            " COALESCE(s.place, 0), g.unrated, g.log_file != ''"
+            " FROM game_seats s JOIN games g ON g.id = s.game_id"
+            " WHERE s.identity = ? ORDER BY g.finished DESC, g.id DESC LIMIT ?",
+            (identity, limit)).fetchall()
+        return [GamePlayed(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7])) for r in rows]
+
+    def game_record(self, table_id: str) -> tuple[str, float, str] | None:
+        """A recorded game's log file (``log_file``), when it finished and why it is unrated
+        ("" when it is rated); None when no game was recorded under this table id."""
+        row = self._conn.execute(
+            "SELECT log_file, finished, unrated FROM games WHERE table_id = ?", (table_id,)
+        ).fetchone()
+        return (row[0], row[1], row[2]) if row else None
 
     # --- learn tables: the explanations each key has read --------------------------------
 

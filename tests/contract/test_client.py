@@ -383,6 +383,53 @@ async def test_a_finished_game_counts_in_the_scores(connector: Connector) -> Non
     assert (await carol.player_stats()).games == 0
 
 
+async def test_a_key_players_profile_and_a_guests_none(connector: Connector) -> None:
+    alice, bob, table = await toy_game(connector, goal=2)
+    await alice.act(2, 0)
+    await update_until(bob, lambda u: u.view.outcome is not None)
+    profile = await bob.profile("alice")  # (as a nickname is matched: case folded)
+    assert profile is not None and (profile.identity, profile.name) == (key("Alice"), "Alice")
+    assert profile.by_game == (("toy", 1, 1),)
+    [(game, rated, mu, sigma)] = profile.ratings
+    assert (game, rated) == ("toy", 1)
+    [(game, points)] = profile.history
+    assert game == "toy" and points == (pytest.approx(mu - 3 * sigma),)
+    [played] = profile.last
+    assert (played.table_id, played.game, played.seat, played.seats, played.place,
+            played.unrated, played.replay) == (table, "toy", 0, 2, 1, "", True)
+    assert await bob.profile("Nobody") is None
+    gus = connector.client()
+    gus_pass = await gus.guest_pass()
+    await gus.connect(Player(gus_pass.identity, "Gus", guest=True), gus_pass)
+    assert await bob.profile("Gus") is None  # a guest has no profile
+    assert await refused(connector.client().profile("Alice")) == "not_connected"
+
+
+async def test_a_finished_games_replay_step_by_step(connector: Connector) -> None:
+    alice, bob, table = await toy_game(connector, goal=3)
+    await alice.act(2, 0)
+    await bob.act(1, 1)
+    await update_until(alice, lambda u: u.view.outcome is not None)
+    carol = await connected(connector, "Carol")
+    told = await carol.replay(table)  # as a spectator saw it
+    assert (told.table.id, told.table.status, told.seat, told.first, told.total) == (
+        table, "finished", None, 0, 3)
+    assert [f.step for f in told.frames] == [0, 1, 2] and told.rounds == (0,)
+    assert [f.to_act for f in told.frames] == [(0,), (1,), ()]
+    assert [tuple(e.args) for e in told.frames[1].events if e.kind == "add"] == [(2, 2)]
+    assert told.frames[2].view.outcome.winners == (1,)
+    assert [s.name for s in told.table.seats] == ["Alice", "Bob"]
+    page = await carol.replay(table.lower(), None, 2)
+    assert [f.step for f in page.frames] == [2] and page.total == 3
+    mine = await bob.replay(table, 1)  # his own seat's view
+    assert mine.seat == 1 and mine.total == 3
+    assert await refused(carol.replay(table, 1)) == "not_your_seat"
+    assert await refused(bob.replay(table, 0)) == "not_your_seat"
+    assert await refused(carol.replay(table, None, 3)) == "no_step"
+    assert await refused(carol.replay("ZZZZ")) == "no_game"
+    assert await refused(connector.client().replay(table)) == "not_connected"
+
+
 # --- chat ----------------------------------------------------------------------------------
 
 

@@ -189,3 +189,17 @@ def test_a_database_from_before_ratings_keeps_its_games_unrated(tmp_path: Path) 
         assert db.rating(key("Bob"), "defausse") == bob and db.game_count() == 2
     finally:
         db.close()
+
+
+def test_a_profiles_last_games_newest_first_with_their_logs(db: Database) -> None:
+    """``last_games``: newest first, bounded, each with its seat, the seats at the table, the
+    place, why unrated and whether its log is still kept (``set_log_files``: "" once gone)."""
+    record(db, "T1", ["Alice", "Bob"])
+    record(db, "T2", ["Bob", "Alice"], unrated=UNRATED_STAND_IN)
+    record(db, "T3", ["Alice", "Carl"])
+    db.set_log_files({"T1": ""})
+    games = db.last_games(key("Alice"), 2)
+    assert [(g.table_id, g.seat, g.seats, g.place, g.unrated, g.replay) for g in games] == [
+        ("T3", 0, 3, 1, "", True), ("T2", 1, 3, 2, UNRATED_STAND_IN, True)]
+    assert [g.replay for g in db.last_games(key("Alice"), 10)] == [True, True, False]
+    assert db.game_record("T1") == ("", 2.0, "") and db.game_record("T9") is None

@@ -25,6 +25,7 @@ from pioche_tui.coordinator.model import (
     Ban,
     ChatLine,
     GameInfo,
+    GamePlayed,
     GuestPass,
     LeaderboardRow,
     LobbySnapshot,
@@ -32,7 +33,10 @@ from pioche_tui.coordinator.model import (
     Place,
     Player,
     PlayerStats,
+    Profile,
     Refused,
+    Replay,
+    ReplayFrame,
     SeatInfo,
     ServerInfo,
     TableSummary,
@@ -100,6 +104,15 @@ combinations = st.builds(Combination, st.integers(1, 10),
                          st.lists(st.integers(0, CARD_COUNT - 1), max_size=5).map(tuple),
                          st.integers(0, 999))
 
+played = st.builds(GamePlayed, names, names, floats, seats_no, small, small,
+                   st.sampled_from(["", *UNRATED]), st.booleans())
+profiles = st.builds(Profile, names, names,
+                     st.lists(st.tuples(names, small, small), max_size=3).map(tuple),
+                     st.lists(st.tuples(names, small, floats, floats), max_size=3).map(tuple),
+                     st.lists(st.tuples(names, st.lists(floats, max_size=5).map(tuple)),
+                              max_size=2).map(tuple),
+                     st.lists(played, max_size=3).map(tuple))
+
 
 def _played(game: str, seats: int, seed: int, moves: int, viewer: int | None) -> Any:
     """The view ``viewer`` has of a real game after ``moves`` random moves."""
@@ -137,6 +150,12 @@ updates = st.builds(
     st.lists(seats_no, max_size=3).map(tuple), st.none() | st.floats(0, 600),
     st.lists(events, max_size=4).map(tuple), st.booleans(), st.none() | names,
 )
+frames = st.builds(ReplayFrame, small, st.none() | defausse_views | collection_views,
+                   st.lists(events, max_size=4).map(tuple),
+                   st.lists(seats_no, max_size=3).map(tuple))
+replays = st.builds(Replay, summaries, st.none() | seats_no, small, small,
+                    st.lists(frames, max_size=3).map(tuple),
+                    st.lists(small, max_size=4).map(tuple), floats)
 mails = st.builds(Mail, st.none() | lobbies, st.none() | updates, st.booleans(),
                   st.lists(chat_lines, max_size=3).map(tuple),
                   st.lists(notices, max_size=3).map(tuple), st.booleans())
@@ -169,6 +188,9 @@ calls = st.one_of(
     st.just(wire.Call("admin_view", {})),
     st.builds(lambda a, t, s: wire.Call("admin_act", {"action": a, "target": t, "seconds": s}),
               names, names, st.none() | st.floats(0, 1e6)),
+    st.builds(lambda n: wire.Call("profile", {"name": n}), names),
+    st.builds(lambda t, s, f: wire.Call("replay", {"table_id": t, "seat": s, "first": f}),
+              names, st.none() | seats_no, small),
 )
 answers = st.one_of(
     st.builds(partial(wire.Answer, "preferences"), st.dictionaries(names, plain, max_size=4)),
@@ -187,6 +209,8 @@ answers = st.one_of(
     st.builds(partial(wire.Answer, "admin_view"), admin_views),
     st.builds(partial(wire.Answer, "admin_act"), names),
     st.builds(partial(wire.Answer, "banned"), st.none() | names),
+    st.builds(partial(wire.Answer, "profile"), st.none() | profiles),
+    st.builds(partial(wire.Answer, "replay"), replays),
 )
 
 SAMPLES: dict[str, st.SearchStrategy[Any]] = {
@@ -198,6 +222,7 @@ SAMPLES: dict[str, st.SearchStrategy[Any]] = {
     "GuestPass": guest_passes,
     "AdminSession": admin_sessions, "AdminTable": admin_tables, "Ban": bans,
     "AdminView": admin_views,
+    "GamePlayed": played, "Profile": profiles, "ReplayFrame": frames, "Replay": replays,
     "Place": st.builds(Place, st.none() | names, st.none() | seats_no,
                        st.none() | st.sampled_from(["waiting", "playing", "finished", "closed"])),
     "GameInfo": game_infos,

@@ -52,6 +52,8 @@ class LobbyScreen(PiocheScreen[None]):
         Binding("P", "quick('collection')", "key.quick", tooltip="help.quick_collection"),
         Binding("a", "learn", "key.learn", tooltip="help.learn"),
         Binding("s", "scores", "key.scores", tooltip="help.scores"),
+        # (not in the key bar, full at 80 columns: the list of players online says it)
+        Binding("i", "profiles", "key.profile", tooltip="help.profile", show=False),
         Binding("o", "settings", "key.settings", tooltip="help.settings"),
         Binding("c", "chat", "key.chat", tooltip="help.chat"),
         Binding("A", "admin", "key.admin", tooltip="help.admin"),
@@ -163,6 +165,7 @@ class LobbyScreen(PiocheScreen[None]):
         if len(lines) != self._online_count:
             self._online_count = len(lines)
             online.border_title = t("lobby.online", n=len(lines))
+            online.border_subtitle = t("lobby.profiles")
         self.refresh_bindings()
 
     def _row(self, s: TableSummary) -> TableRow:
@@ -306,6 +309,12 @@ class LobbyScreen(PiocheScreen[None]):
 
         self.app.push_screen(self.pioche.reusable(
             "scores", lambda: ScoresScreen(self.client, self.pioche.games)))
+
+    def action_profiles(self) -> None:
+        """A profile: of one of the players online (the list beside the tables)."""
+        snapshot = self.snapshot
+        names = tuple(entry.name for entry in snapshot.online) if snapshot is not None else ()
+        self.pioche.pick_profile(names)
 
     def action_settings(self) -> None:
         from .settings import SettingsScreen

@@ -43,7 +43,8 @@ from ..chat import Part
 from ..games import game_title
 from .base import PiocheScreen
 
-TABLE_ACTIONS = {"start", "chat", "leave", "help", "log_page"}  # keys every table screen has
+# Keys every table screen has:
+TABLE_ACTIONS = {"start", "chat", "leave", "help", "log_page", "profiles"}
 LEARN_ID = "learn-hint"  # a learn table's line of explanation (app/learn.py)
 PANEL_SECONDS = 15.0  # how long a panel stays in the log's place, unless told otherwise
 RESUME_NOTICE_SECONDS = 10.0  # a guest's resume command in a notice (it covers the hand's end)
@@ -64,6 +65,8 @@ class TableScreen(PiocheScreen[None]):
         Binding("pagedown", "log_page(1)", "key.log_forward", tooltip="help.log_forward",
                 show=False),
         Binding("h", "hints", "key.hints", tooltip="help.hints"),
+        # (not a letter: a spectator typing without opening the chat opens nothing)
+        Binding("ctrl+p", "profiles", "key.profile", tooltip="help.profile", show=False),
         # A spectator's way out is not a letter: a spectator who types, not knowing c opens
         # the chat, must not be sent away by the « l » of « hello ». (Escape closes the
         # round's summary first, when it is shown: check_action.)
@@ -538,6 +541,11 @@ class TableScreen(PiocheScreen[None]):
 
     def action_help(self) -> None:
         self.pioche.show_help(self, (self.update.table.game,))
+
+    def action_profiles(self) -> None:
+        """A profile: of one of the table's players (its bots have none)."""
+        self.pioche.pick_profile(tuple(
+            seat.name for seat in self.update.table.seats if seat.kind == "player"))
 
     def action_chat(self) -> None:
         # The input's own display, not a class on the screen: a screen's class restyles every
