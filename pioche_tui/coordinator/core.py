@@ -874,8 +874,8 @@ class Coordinator:
         if seat_no is not None:
             seat = table.seats[seat_no]
             if table.status == "finished" and not table.rematch_off:  # no rematch without them
-                self._rematch_off(table, Notice("rematch_left", f"La revanche n'aura pas lieu "
-                                                f": {seat.name} est parti."))
+                self._rematch_off(table, Notice("rematch_left", "La revanche n'aura pas lieu "
+                                                ": un joueur est parti."))
             if table.status == "waiting":
                 self._free_seat(table, seat_no)
             elif table.status == "playing":

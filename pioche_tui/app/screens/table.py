@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -42,6 +42,9 @@ from ...narrate import narrator, tell
 from ..chat import Part
 from ..games import game_title
 from .base import PiocheScreen
+
+if TYPE_CHECKING:
+    from .podium import PodiumScreen
 
 TABLE_ACTIONS = {"start", "chat", "leave", "help", "log_page"}  # keys every table screen has
 LEARN_ID = "learn-hint"  # a learn table's line of explanation (app/learn.py)
@@ -79,6 +82,7 @@ class TableScreen(PiocheScreen[None]):
         self.names: tuple[str, ...] = ()
         self._keys: tuple[Any, ...] = ()
         self._podium_shown = False
+        self._podium: PodiumScreen | None = None  # (it shows the rematch as it goes)
         self._panel_timer: Timer | None = None
         self._acting: int | None = None  # the step of the move on its way (``act``)
         self._chat: list[tuple[Part, ...]] = []  # lines that came before the screen was up
@@ -193,6 +197,9 @@ class TableScreen(PiocheScreen[None]):
 
     def _show(self, update: TableUpdate) -> None:
         self.update = update
+        podium = self._podium
+        if podium is not None and podium in self.app.screen_stack:
+            podium.show_rematch(update)
         if not self.ready or self.covered:
             # Not shown yet, or under a window (help, a question): a change to a screen under
             # another costs a repaint of the whole stack, many times a normal update's. Keep
@@ -432,10 +439,12 @@ class TableScreen(PiocheScreen[None]):
         from .podium import PodiumScreen
 
         async def closed(leave: bool | None) -> None:
+            self._podium = None
             if leave:
                 await self.action_leave()
 
-        self.pioche.open(PodiumScreen(self.names, outcome, reason, unrated), closed)
+        self._podium = PodiumScreen(self.names, outcome, reason, unrated, self.update)
+        self.pioche.open(self._podium, closed)
 
     # --- keys -----------------------------------------------------------------------------
 
