@@ -46,8 +46,10 @@ class PodiumScreen(Dialog[bool | None]):
         self.outcome = outcome
         self.reason = reason
         self.unrated = unrated
-        self.update = update
+        self.update: TableUpdate | None = None
         self._rematch_end: float | None = None  # the loop time the proposal ends
+        if update is not None:
+            self.show_rematch(update)
 
     def compose(self) -> ComposeResult:
         t = self.t
@@ -79,8 +81,7 @@ class PodiumScreen(Dialog[bool | None]):
             yield KeyBar()
 
     def on_mount(self) -> None:
-        if self.update is not None:
-            self.show_rematch(self.update)
+        self._tick()
         self.set_interval(1.0, self._tick)
 
     def show_rematch(self, update: TableUpdate) -> None:
