@@ -72,6 +72,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "key.log_forward": ("descendre le journal", "log forward"),
     "key.lobby": ("retour au salon", "back to the lobby"),
     "key.rematch": ("revanche", "rematch"),
+    "key.invite": ("inviter", "invite"),
+    "help.invite": ("Copier la commande qui fait asseoir un ami à cette table",
+                    "Copy the command that seats a friend at this table"),
+    "join.copied": ("Copié (si votre terminal le permet) : {command}",
+                    "Copied (if your terminal allows it): {command}"),
+    "join.copied_no_code": ("Copié (si votre terminal le permet) : {command} — table privée : "
+                            "ajoutez son code.",
+                            "Copied (if your terminal allows it): {command} — a private "
+                            "table: add its code."),
     "key.see_table": ("voir la table", "see the table"),
     "key.digits": ("carte n° 1 à 9", "card no. 1 to 9"),
     "key.yes": ("oui", "yes"),

@@ -58,6 +58,7 @@ class TableScreen(PiocheScreen[None]):
     AUTO_FOCUS = ""  # nothing: a game's screen names its main widget
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "start", "key.start", tooltip="help.start"),
+        Binding("i", "invite", "key.invite", tooltip="help.invite"),
         Binding("c", "chat", "key.chat", tooltip="help.chat"),
         Binding("l", "leave", "key.leave", tooltip="help.leave"),
         Binding("question_mark", "help", "key.help"),
@@ -474,6 +475,9 @@ class TableScreen(PiocheScreen[None]):
             return False
         if action == "start":
             return not self.started and self.is_creator
+        if action == "invite":  # a waiting room's player (a local game has no server to name)
+            return (not self.started and self.seat is not None
+                    and self.pioche.server_address is not None)
         if action == "chat":
             return not self.pioche.watch_only
         if action == "leave":
@@ -493,6 +497,10 @@ class TableScreen(PiocheScreen[None]):
     def check_game_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Whether the game's own key ``action`` acts now (the player is seated, the game on)."""
         return False
+
+    def action_invite(self) -> None:
+        table = self.update.table
+        self.pioche.copy_join_command(table.id, self.update.code, table.private)
 
     def act(self, action: Any) -> None:
         """Send an action for this view's step, and go on. A key pressed again while the
