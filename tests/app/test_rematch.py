@@ -85,3 +85,54 @@ async def test_alone_against_bots_the_rematch_starts_at_once(
         screen = app.screen
         assert isinstance(screen, (TableScreen, PodiumScreen))
         assert app.client.table_id not in (None, tid) and app.client.session.seat == 1
+
+
+async def test_join_by_name_seats_the_player_or_says_why(
+        coordinator: Coordinator, make_app: MakeApp) -> None:
+    bob = coordinator.connect(Player("SHA256:Bob", "Bob"))
+    tid = bob.create_table("toy", seats=3, timer=None, private=True)
+    code = coordinator.tables[tid].code
+    assert code is not None
+    app = make_app("Alice", join_table=tid.lower(), join_code=code.lower())
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, TableScreen) and app.screen.table_id == tid
+        assert app.client.session is not None and app.client.session.seat == 1
+    for join_code, said in ((None, "Cette table est privée : il faut son code."),
+                            ("NOPE", "Cette table est privée : il faut son code.")):
+        app = make_app("Carol", join_table=tid, join_code=join_code)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await settle(pilot)
+            assert isinstance(app.screen, LobbyScreen)  # told why, in the lobby
+            assert await wait_for_text(pilot, app, said)
+    app = make_app("Dan", join_table="ZZZZ")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, LobbyScreen)
+        assert await wait_for_text(pilot, app, "Pas de table ZZZZ.")
+
+
+async def test_i_shows_and_copies_the_join_command(coordinator: Coordinator,
+                                                   make_app: MakeApp) -> None:
+    bob = coordinator.connect(Player("SHA256:Bob", "Bob"))
+    tid = bob.create_table("toy", seats=3, timer=None)
+    app = make_app("Alice", server_address=("play.example", 2222))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert "i inviter" in screen_text(app)
+        await pilot.press("i")
+        await settle(pilot)
+        command = f"ssh -t -p 2222 play.example join {tid}"
+        assert app.clipboard == command
+        assert await wait_for_text(pilot, app, "Copié (si votre terminal le permet)")
+        await pilot.press("j")  # seated: the waiting room's i gives the same command
+        await settle(pilot)
+        assert isinstance(app.screen, TableScreen)
+        app.copy_to_clipboard("")
+        await pilot.press("i")
+        await settle(pilot)
+        assert app.clipboard == command
+    local = make_app("Carol")  # a local game names no server: no i
+    async with local.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "inviter" not in screen_text(local)
