@@ -1003,7 +1003,6 @@ class Coordinator:
         """Every player asked: the new table, started, and everyone at the old one moved to
         it. Not counted against the players' table rate (it is one table for a game that was
         played to its end). A new table the disk refuses calls the rematch off."""
-        table.cancel_rematch()
         turned = table.seats[1:] + table.seats[:1]
         seats: list[Seat] = []
         for old in turned:
@@ -1022,6 +1021,7 @@ class Coordinator:
         except Refused:
             self._rematch_off(table, Notice("storage", NOT_SAVED))
             return
+        table.cancel_rematch()
         self.tables[new.id] = new
         log.info("table %s: rematch at table %s", table.id, new.id)
         for session, seat_no in list(table.subscribers.items()):

@@ -162,3 +162,20 @@ async def test_no_rematch_at_a_learn_table_nor_before_the_end(make: Make) -> Non
     with pytest.raises(Refused) as refused:
         alice.rematch()
     assert refused.value.code == "not_finished"
+
+
+async def test_a_new_table_the_disk_refuses_calls_it_off_and_says_why(make: Make) -> None:
+    c = await make()
+    tid, alice, bob, _carol = await finished_pair(c)
+    alice.rematch()
+    bob.mailbox.take()
+    away = c.tables_dir.with_name("away")
+    c.tables_dir.rename(away)
+    c.tables_dir.write_bytes(b"")  # no new log can be created there (as on a full disk)
+    try:
+        bob.rematch()
+    finally:
+        c.tables_dir.unlink()
+        away.rename(c.tables_dir)
+    assert "storage" in notices(bob) and c.tables[tid].rematch_off
+    assert alice.table is bob.table is c.tables[tid]  # nothing moved
