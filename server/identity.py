@@ -1,5 +1,5 @@
 """What a client tells us about itself, made safe: nickname, terminal type, locale, its command
-(``watch [TABLE]`` or ``resume TOKEN``).
+(``watch [TABLE]``, ``join TABLE [CODE]`` or ``resume TOKEN``).
 
 Everything here is pure (standard library only). The nickname rule itself is
 ``pioche_tui.coordinator.text.nickname``: the app and the coordinator apply it too.
@@ -22,6 +22,7 @@ DEFAULT_LOGIN_NAMES = frozenset({
 WATCH_USERNAME = "watch"
 WATCH_COMMAND = "watch"
 RESUME_COMMAND = "resume"
+JOIN_COMMAND = "join"
 TOKEN_WORDS = 3  # a reconnect token: three words (pioche_tui.coordinator.guests)
 
 DEFAULT_TERM = "xterm-256color"
@@ -74,7 +75,16 @@ class ResumeRequest:
     token: str  # lower case, the words joined by « - »; whether it is a token: the coordinator's
 
 
-Command = WatchRequest | ResumeRequest
+@dataclass(frozen=True)
+class JoinRequest:
+    """``join TABLE [CODE]``: open Pioche seated at that table (its code if private); whether
+    the table takes the player: the coordinator's."""
+
+    table: str
+    code: str | None
+
+
+Command = WatchRequest | ResumeRequest | JoinRequest
 
 
 class BadCommand(ValueError):
@@ -82,7 +92,8 @@ class BadCommand(ValueError):
 
 
 def parse_command(command: str) -> Command:
-    """Parse ``watch [TABLE]`` or ``resume TOKEN``, the only commands a client may run.
+    """Parse ``watch [TABLE]``, ``join TABLE [CODE]`` or ``resume TOKEN``, the only commands a
+    client may run.
 
     A token is three words of letters joined by « - » (spaces do too: ``resume a b c``), in any
     case: OpenSSH sends ``ssh -t host resume abeille-tulipe-zeste`` as the exec request
@@ -93,11 +104,16 @@ def parse_command(command: str) -> Command:
         if len(parts) != TOKEN_WORDS or not all(_TOKEN_WORD_RE.fullmatch(p) for p in parts):
             raise BadCommand("Usage : resume MOT-MOT-MOT (le code affiché pendant la partie).")
         return ResumeRequest("-".join(parts).lower())
+    if words[:1] == [JOIN_COMMAND]:
+        if not 2 <= len(words) <= 3 or not all(_TABLE_RE.fullmatch(w) for w in words[1:]):
+            raise BadCommand("Usage : join TABLE [CODE] (lettres, chiffres, _ et -, 32 au "
+                             "plus).")
+        return JoinRequest(words[1], words[2] if len(words) == 3 else None)
     if not words or words[0] != WATCH_COMMAND:
         raise BadCommand(
             "Pioche n'exécute pas de commande : connectez-vous sans commande, "
-            "avec « watch [TABLE] » pour regarder, ou « resume MOT-MOT-MOT » pour reprendre "
-            "votre place."
+            "avec « watch [TABLE] » pour regarder, « join TABLE [CODE] » pour vous asseoir à "
+            "une table, ou « resume MOT-MOT-MOT » pour reprendre votre place."
         )
     if len(words) > 2 or (len(words) == 2 and not _TABLE_RE.fullmatch(words[1])):
         raise BadCommand("Usage : watch [TABLE] (lettres, chiffres, _ et -, 32 au plus).")

@@ -86,6 +86,10 @@ class SessionInfo:
     sends it only when told: ``SendEnv COLORTERM``)."""
     no_color: bool = False
     """The client sent NO_COLOR, not empty (``ssh -o SetEnv=NO_COLOR=1``): no colours."""
+    join_table: str | None = None
+    """The table ``join TABLE [CODE]`` asked for, as typed (letters, digits, ``_-``)."""
+    join_code: str | None = None
+    """That table's code, as typed, if given."""
 
     @property
     def guest(self) -> bool:

@@ -46,6 +46,7 @@ from .failures import FailureLog
 from .identity import (
     WATCH_USERNAME,
     BadCommand,
+    JoinRequest,
     ResumeRequest,
     WatchRequest,
     is_default_login_name,
@@ -429,6 +430,7 @@ class PiocheServer:
         request = parse_command(command) if command is not None else None
         watch = request if isinstance(request, WatchRequest) else None
         resume = request if isinstance(request, ResumeRequest) else None
+        join = request if isinstance(request, JoinRequest) else None
         watch_only = watch is not None or (
             request is None and connection.username.casefold() == WATCH_USERNAME)
         nickname = None
@@ -453,6 +455,8 @@ class PiocheServer:
             lang=pick_lang(dict(env)),
             size=size,
             resume_token=resume.token if resume is not None else None,
+            join_table=join.table if join is not None else None,
+            join_code=join.code if join is not None else None,
             address=reached_address(
                 connection._conn.get_extra_info("sockname") if connection._conn else None),
         )

@@ -81,7 +81,9 @@ class PiocheApp(App[None]):
     it is the address they connect from, and their identity is drawn by the coordinator, with
     the reconnect token that proves it (``CoordinatorClient.guest_pass``). ``name`` None asks for a
     nickname (unless the key already has one). ``watch_only`` sessions can watch tables, not sit
-    nor chat; ``watch_table`` opens that table at once. ``lang`` is the client's locale
+    nor chat; ``watch_table`` opens that table at once; ``join_table`` (``ssh -t HOST join
+    TABLE [CODE]``) sits the player at a free seat of that table, with its code
+    ``join_code`` if private (a refusal is told over the lobby). ``lang`` is the client's locale
     (``LANG``): English when it starts with "en", French otherwise. ``quick_game`` starts a quick
     game against bots right after connecting.
 
@@ -124,6 +126,8 @@ class PiocheApp(App[None]):
         guest: bool = False,
         watch_only: bool = False,
         watch_table: str | None = None,
+        join_table: str | None = None,
+        join_code: str | None = None,
         lang: str | None = None,
         quick_game: str | None = None,
         resume_token: str | None = None,
@@ -145,6 +149,8 @@ class PiocheApp(App[None]):
         self.guest = guest
         self.watch_only = watch_only
         self.watch_table = watch_table
+        self.join_table = join_table
+        self.join_code = join_code
         self.quick_game = quick_game
         self.locale_lang = pick_lang(lang)
         self.prefs = Preferences()  # the player's saved ones once mounted (``_load_prefs``)
@@ -344,12 +350,16 @@ class PiocheApp(App[None]):
         else:
             self.open(self.lobby)
         self.run_worker(self._read_mail(), name="mailbox", group="mailbox")
-        asked = self.watch_table or (self.quick_game if not self.watch_only else None)
+        asked = self.watch_table or (
+            self.quick_game or self.join_table if not self.watch_only else None)
         if asked and place.table is not None and place.seat is None:
             # Brought back to the table they watched last time, they asked for another now.
             await self.call(client.leave)
         if self.watch_table:
             await self.call(client.watch, self.watch_table)
+        elif self.join_table and not self.watch_only:
+            # (a player back in the seat they held is told to leave it first)
+            await self.call(client.join, self.join_table, None, self.join_code)
         elif self.quick_game and not self.watch_only and place.table is None:
             # (a player back in the seat they held is not sent to a new game)
             await self.call(client.quick_play, self.quick_game)
@@ -593,9 +603,28 @@ class PiocheApp(App[None]):
         for others, who need none."""
         if self.guest_pass is None or self.watch_only or self.server_address is None:
             return None
+        return self.ssh_command("resume", self.guest_pass.token)
+
+    def ssh_command(self, *words: str) -> str | None:
+        """``ssh -t -p PORT HOST WORDS…``: what a player types to reach this server with a
+        command (None: a local game, no server to name)."""
+        if self.server_address is None:
+            return None
         host, port = self.server_address
         return " ".join(["ssh", "-t", *(["-p", str(port)] if port != 22 else []), host,
-                         "resume", self.guest_pass.token])
+                         *words])
+
+    def copy_join_command(self, table_id: str, code: str | None, private: bool) -> None:
+        """Show the command that opens Pioche seated at ``table_id``
+        (``ssh -t -p PORT HOST join TABLE [CODE]``) and copy it to the player's clipboard
+        (OSC 52: the terminal must allow it, so the command is shown too). A private table's
+        code is only known to its players: for others, the command says to add it."""
+        command = self.ssh_command("join", table_id, *([code] if code else []))
+        if command is None:
+            return
+        self.copy_to_clipboard(command)
+        key = "join.copied_no_code" if private and not code else "join.copied"
+        self.notify(self.t(key, command=command), markup=False, timeout=10)
 
     def get_key_display(self, binding: Binding) -> str:
         """Textual's display of a key, with the keys it names in words (space, esc) in the

@@ -48,6 +48,10 @@ class SessionFacts(Protocol):
     @property
     def watch_table(self) -> str | None: ...
     @property
+    def join_table(self) -> str | None: ...
+    @property
+    def join_code(self) -> str | None: ...
+    @property
     def peer(self) -> str: ...
     @property
     def lang(self) -> str | None: ...
@@ -136,6 +140,8 @@ class PiocheService:
             guest=guest,
             watch_only=session.watch_only,
             watch_table=None if held is not None else session.watch_table,
+            join_table=None if held is not None else session.join_table,
+            join_code=session.join_code,
             lang=session.lang,
             resume_token=session.resume_token,
             peer=session.peer,

@@ -127,6 +127,10 @@ class CoordinatorClient(Protocol):
 
     async def leave(self) -> None: ...
 
+    async def rematch(self, accept: bool = True) -> None:
+        """At a finished table: ask for a rematch, or accept the one asked for (``accept``);
+        or decline it, which leaves the table (``Coordinator.rematch``)."""
+
     async def act(self, action: Any, step: int | None = None) -> None:
         """Play ``action`` at the player's seat; ``step`` is the update's it answers (an older
         one is refused as ``stale``)."""

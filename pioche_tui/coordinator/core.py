@@ -72,6 +72,10 @@ IGNORE_MAX = 100  # names one session may ignore (its list stays small whatever 
 HEARTBEAT = 2.0  # seconds between two notes of "the server is running" (turn timers, 13)
 MIN_TIMER, MAX_TIMER = 10.0, 600.0  # what a player may ask for (the server's default, always)
 DAY = 86400.0
+REMATCH_TIME = 60.0
+"""Seconds the players of a finished table have to accept a rematch once one of them asked
+(``Coordinator.rematch``): a player who walked away from the screen does not hold the others
+for long."""
 LEARN_SEATS = 3  # a learn table: the player and two bots (fewer turns to wait through)
 LEARN_OPTIONS: dict[str, dict[str, Any]] = {
     "collection": {"mode": "classique"},  # every special card, to learn them all
@@ -166,6 +170,9 @@ class Session:
     def act(self, action: Any, step: int | None = None) -> None:
         self.active = time.monotonic()
         self.coordinator.act(self, action, step)
+
+    def rematch(self, accept: bool = True) -> None:
+        self.coordinator.rematch(self, accept)
 
     def chat(self, text: str, to: str | None = None, me: bool = False) -> None:
         self.active = time.monotonic()
@@ -894,6 +901,9 @@ class Coordinator:
         session.mailbox.put_left_table()
         if seat_no is not None:
             seat = table.seats[seat_no]
+            if table.status == "finished" and not table.rematch_off:  # no rematch without them
+                self._rematch_off(table, Notice("rematch_left", "La revanche n'aura pas lieu "
+                                                ": un joueur est parti."))
             if table.status == "waiting":
                 self._free_seat(table, seat_no)
             elif table.status == "playing":
@@ -966,6 +976,99 @@ class Coordinator:
         if table is None or seat_no is None or table.seats[seat_no].session is not session:
             raise Refused("not_seated", "Vous n'êtes assis à aucune table.")
         table.submit(seat_no, action, step)
+
+    # --- the rematch (« Revanche »: docs/server.md) ----------------------------------------
+
+    def rematch(self, session: Session, accept: bool) -> None:
+        """At a finished table, a seated player asks for a rematch (the first one opens the
+        proposal, for ``REMATCH_TIME`` seconds) or accepts it (``accept``), or declines it,
+        which leaves the table. Once every player of the table has asked, a new table starts
+        at once with the same seats (the order turned by one: the second player is first),
+        options, bots, timer and private code, and everyone at the old table follows,
+        spectators too. A decline, a player who leaves, or the time running out calls it off
+        for all, told to all; each goes on as after any game."""
+        table, seat_no = session.table, session.seat
+        if table is None or seat_no is None:
+            raise Refused("not_seated", "Vous n'êtes assis à aucune table.")
+        if table.learn:
+            raise Refused("rematch_learn", "Pas de revanche à une table d'apprentissage.")
+        if table.status != "finished":
+            raise Refused("not_finished", "La partie n'est pas finie.")
+        if table.rematch_off:
+            raise Refused("rematch_off", "La revanche n'aura pas lieu à cette table.")
+        if not accept:
+            self._leave(session)  # (calls it off: _leave)
+            return
+        gone = next((s.name for s in table.humans() if s.session is None), None)
+        if gone is not None:  # (a player who dropped before the end, or left the podium)
+            raise Refused("rematch_gone", f"{gone} a quitté la table : pas de revanche.",
+                          name=gone)
+        if table.rematch_handle is None:
+            table.rematch_deadline = asyncio.get_running_loop().time() + REMATCH_TIME
+            table.rematch_handle = later(REMATCH_TIME, self._rematch_over, table)
+        if seat_no not in table.rematch:
+            table.rematch.append(seat_no)
+        humans = {i for i, s in enumerate(table.seats) if s.kind == "player"}
+        if humans <= set(table.rematch):
+            self._rematch_start(table)
+        else:
+            table.publish()
+
+    def _rematch_over(self, table: Table) -> None:
+        table.rematch_handle = None
+        if table.status == "finished" and not table.rematch_off:
+            self._rematch_off(table, Notice("rematch_timeout",
+                                            "La revanche n'aura pas lieu : le temps est écoulé."))
+
+    def _rematch_off(self, table: Table, notice: Notice) -> None:
+        """No rematch at this table: everyone still there is told (if one was asked for)."""
+        asked = bool(table.rematch)
+        table.cancel_rematch()
+        table.rematch_off = True
+        if asked:
+            for session in table.subscribers:
+                session.mailbox.put_notice(notice)
+        table.publish()
+
+    def _rematch_start(self, table: Table) -> None:
+        """Every player asked: the new table, started, and everyone at the old one moved to
+        it. Not counted against the players' table rate (it is one table for a game that was
+        played to its end). A new table the disk refuses calls the rematch off."""
+        turned = table.seats[1:] + table.seats[:1]
+        seats: list[Seat] = []
+        for old in turned:
+            if old.kind == "player":
+                seats.append(Seat("player", old.name, old.identity, session=old.session))
+            elif old.identity is None:  # a bot of the table
+                seats.append(Seat("bot", old.name, bot=old.bot))
+            else:  # a player's seat their stand-in kept: a bot of its own now
+                seats.append(Seat("bot", self.bot_name(s.name for s in turned), bot=STAND_IN))
+        players = [s.identity or "" for s in seats if s.kind == "player"]
+        creator = table.creator if table.creator in players else players[0]
+        new = Table(self, self._new_id(4), table.game, dict(table.options), seats, creator,
+                    table.timer, table.code)
+        try:
+            new.start(self._ids.getrandbits(63))
+        except Refused:
+            self._rematch_off(table, Notice("storage", NOT_SAVED))
+            return
+        table.cancel_rematch()
+        self.tables[new.id] = new
+        log.info("table %s: rematch at table %s", table.id, new.id)
+        for session, seat_no in list(table.subscribers.items()):
+            table.unsubscribe(session)
+            if seat_no is not None:
+                table.seats[seat_no].session = None
+                self._place(session, new, next(
+                    i for i, s in enumerate(seats) if s.session is session))
+            elif session.mirror:  # (a shared screen follows too; it is remembered nowhere)
+                session.table = new
+                new.subscribe(session, None)
+            else:
+                self._place(session, new, None)
+        table.rematch_off = True
+        new.changed()
+        self._maybe_close(table)
 
     def table_finished(self, table: Table, seats: list[SeatResult], rounds: int) -> None:
         """Record the result, then end the log; absent players' seats need no keeping any more.

@@ -123,6 +123,9 @@ class InProcessClient:
     async def leave(self) -> None:
         self._session().leave()
 
+    async def rematch(self, accept: bool = True) -> None:
+        self._session().rematch(accept)
+
     async def act(self, action: Any, step: int | None = None) -> None:
         self._session().act(action, step)
 

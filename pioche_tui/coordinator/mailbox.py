@@ -44,6 +44,16 @@ class Mail:
     closed: bool  # the coordinator ended this session (server stopping, replaced)
 
 
+def waited(update: TableUpdate, seconds: float) -> TableUpdate:
+    """``update`` with the ``seconds`` it waited taken off its durations (the turn's time
+    left, a rematch's)."""
+    if update.time_left is not None:
+        update = replace(update, time_left=max(0.0, update.time_left - seconds))
+    if update.rematch_left is not None:
+        update = replace(update, rematch_left=max(0.0, update.rematch_left - seconds))
+    return update
+
+
 class Mailbox:
     def __init__(self) -> None:
         self._lobby: LobbySnapshot | None = None
@@ -102,9 +112,8 @@ class Mailbox:
         if not self._ready.is_set():
             return None
         table = self._table
-        if table is not None and table.time_left is not None:
-            waited = time.monotonic() - self._table_put
-            table = replace(table, time_left=max(0.0, table.time_left - waited))
+        if table is not None:
+            table = waited(table, time.monotonic() - self._table_put)
         mail = Mail(
             self._lobby, table, self._left_table, tuple(self._chat),
             tuple(self._notices), self._closed,

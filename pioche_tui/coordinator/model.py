@@ -210,6 +210,14 @@ class TableUpdate:
     history: tuple[Event, ...] = ()
     creator: bool = False  # this seat created the table (and so may start it while it waits)
     code: str | None = None  # a private table's code, for its seated players alone (to share)
+    # A finished table's rematch (« Revanche », ``Coordinator.rematch``): the seats whose
+    # players asked for it, in the order they asked; the seconds left to the others to accept
+    # (None: no proposal open; a duration, as ``time_left``, and taken down by the mailbox the
+    # same way); ``rematch_off``: it was declined, a player left or the time ran out, so no
+    # rematch will be at this table.
+    rematch: tuple[int, ...] = ()
+    rematch_left: float | None = None
+    rematch_off: bool = False
 
 
 # --- what else crosses the seam (``client.CoordinatorClient``) -----------------------------

@@ -568,6 +568,9 @@ class RemoteClient:
     async def start(self) -> None:
         await self._call("start")
 
+    async def rematch(self, accept: bool = True) -> None:
+        await self._call("rematch", accept=accept)
+
     async def leave(self) -> None:
         await self._call("leave")
 

@@ -153,6 +153,12 @@ class Table:
         # What happened lately, unfiltered (hidden cards in their owners' ``secret``): each
         # subscriber gets it filtered for its eyes when it arrives (``subscribe``).
         self.history: deque[tuple[Event, ...]] = deque(maxlen=HISTORY)
+        # Finished: the rematch asked for (``Coordinator.rematch``): the seats that asked, in
+        # order, the loop time the others must accept by, and its timer; off for good.
+        self.rematch: list[int] = []
+        self.rematch_deadline: float | None = None
+        self.rematch_handle: asyncio.TimerHandle | None = None
+        self.rematch_off = False
 
     # --- what others see ------------------------------------------------------------------
 
@@ -245,10 +251,14 @@ class Table:
             deadline = self.deadlines[seat] if seat in self.deadlines else min(
                 self.deadlines.values())
             time_left = max(0.0, deadline - asyncio.get_running_loop().time())
-        if seat is None:  # a spectator: neither the creator's right nor a private code
-            return TableUpdate(self.summary(), seat, self.step, view, events, to_act, time_left)
+        rematch_left = None
+        if self.rematch_deadline is not None:
+            rematch_left = max(0.0, self.rematch_deadline - asyncio.get_running_loop().time())
+        seated = seat is not None  # (a spectator: neither the creator's right nor the code)
         return TableUpdate(self.summary(), seat, self.step, view, events, to_act, time_left,
-                           creator=self.seats[seat].identity == self.creator, code=self.code)
+                           creator=seat is not None and self.seats[seat].identity == self.creator,
+                           code=self.code if seated else None, rematch=tuple(self.rematch),
+                           rematch_left=rematch_left, rematch_off=self.rematch_off)
 
     # --- the game -------------------------------------------------------------------------
 
@@ -598,7 +608,16 @@ class Table:
                                      "Temps écoulé : le robot joue ce tour pour vous.")
         self.bot_move(seat, step, timed_out=True)
 
+    def cancel_rematch(self) -> None:
+        """No rematch proposal open any more (it started, or it is off)."""
+        if self.rematch_handle is not None:
+            self.rematch_handle.cancel()
+            self.rematch_handle = None
+        self.rematch.clear()
+        self.rematch_deadline = None
+
     def cancel_timers(self) -> None:
+        self.cancel_rematch()
         for handle in self._handles:
             handle.cancel()
         self._handles.clear()

@@ -428,6 +428,31 @@ async def test_a_finished_games_replay_step_by_step(connector: Connector) -> Non
     assert await refused(carol.replay(table, None, 3)) == "no_step"
     assert await refused(carol.replay("ZZZZ")) == "no_game"
     assert await refused(connector.client().replay(table)) == "not_connected"
+async def test_a_rematch_asked_and_accepted_starts_a_new_table_for_both(
+        connector: Connector) -> None:
+    alice, bob, table = await toy_game(connector, goal=2)
+    assert await refused(alice.rematch()) == "not_finished"
+    await alice.act(2, 0)
+    await alice.rematch()
+    asked = await update_until(bob, lambda u: u.rematch == (0,))
+    assert asked.table.id == table and asked.rematch_left is not None
+    await bob.rematch()
+    new = await update_until(alice, lambda u: u.table.id != table)
+    assert new.seat == 1 and new.table.status == "playing" and new.rematch == ()
+    assert [s.name for s in new.table.seats] == ["Bob", "Alice"]
+    assert await bob.place() == Place(new.table.id, 0, "playing")
+
+
+async def test_a_rematch_declined_is_off_for_all(connector: Connector) -> None:
+    alice, bob, table = await toy_game(connector, goal=2)
+    await alice.act(2, 0)
+    await alice.rematch()
+    await bob.rematch(accept=False)
+    assert await bob.place() == Place()
+    off = await news_until(alice, lambda m: any(n.code == "rematch_left" for n in m.notices))
+    assert off.table is None or off.table.rematch_off
+    assert await refused(alice.rematch()) == "rematch_off"
+    assert (await alice.place()).table == table
 
 
 # --- chat ----------------------------------------------------------------------------------

@@ -84,6 +84,8 @@ class DemoApp(App[None]):
         mode = f"spectateur {session.watch_table or '-'}" if session.watch_only else "joueur"
         if session.resume_token is not None:
             mode += f" reprise {session.resume_token}"
+        if session.join_table is not None:
+            mode += f" rejoindre {session.join_table} {session.join_code or '-'}"
         for line in (
             f"pseudo : {session.nickname or '?'} demander={session.must_ask_nickname}",
             f"identite : {session.identity or 'invite'}",

@@ -9,6 +9,7 @@ from pioche_tui.coordinator.text import nickname as sanitize_nickname
 from server.identity import (
     DEFAULT_TERM,
     BadCommand,
+    JoinRequest,
     ResumeRequest,
     WatchRequest,
     parse_command,
@@ -56,6 +57,14 @@ def test_term_lang_and_watch_command() -> None:
     assert parse_command("  watch   T-12 ") == WatchRequest("T-12")
     for bad in ("ls", "", "watch a b", "watch ../x", "watchx", "watch " + "t" * 33):
         with pytest.raises(BadCommand):
+            parse_command(bad)
+
+
+def test_the_join_command() -> None:
+    assert parse_command("join K7QM") == JoinRequest("K7QM", None)
+    assert parse_command(" join  k7qm  AB12CD ") == JoinRequest("k7qm", "AB12CD")
+    for bad in ("join", "join a b c", "join ../x", "join a;b", "join " + "t" * 33):
+        with pytest.raises(BadCommand, match="join TABLE"):
             parse_command(bad)
 
 
@@ -174,6 +183,8 @@ async def test_watch_sessions(connect: Connect) -> None:
     by_command = await connect("bob", command="watch T-12")
     screen = await by_command.wait_for("mode : spectateur T-12")
     assert "pseudo : bob demander=False" in screen
+    joining = await connect("carol", command="join T-12 CODE")  # a player, not a spectator
+    await joining.wait_for("mode : joueur rejoindre T-12 CODE")
 
 
 async def test_term_and_lang_reach_the_app(connect: Connect) -> None:

@@ -48,6 +48,7 @@ class LobbyScreen(PiocheScreen[None]):
         Binding("n", "new_table", "key.new_table", tooltip="help.new_table"),
         Binding("j", "join", "key.join", tooltip="help.join"),
         Binding("w", "watch", "key.watch", tooltip="help.watch"),
+        Binding("I", "invite", "key.invite", tooltip="help.invite"),
         Binding("p", "quick('defausse')", "key.quick", tooltip="help.quick_defausse"),
         Binding("P", "quick('collection')", "key.quick", tooltip="help.quick_collection"),
         Binding("a", "learn", "key.learn", tooltip="help.learn"),
@@ -221,6 +222,9 @@ class LobbyScreen(PiocheScreen[None]):
             return bool(self.tables)
         if action == "admin":
             return self.pioche.admin  # (hidden from everyone else)
+        if action == "invite":  # (a local game has no server to name)
+            return self.pioche.server_address is not None and any(
+                t.status == "waiting" for t in self.tables.values())
         return True
 
     def on_descendant_focus(self) -> None:
@@ -251,6 +255,15 @@ class LobbyScreen(PiocheScreen[None]):
         summary = self._selected()
         if summary is not None:
             await self._with_code(summary, lambda code: self.client.join(summary.id, code=code))
+
+    def action_invite(self) -> None:
+        summary = self._selected()
+        if summary is None:
+            return
+        if summary.status != "waiting":  # (the command would only be refused)
+            self.pioche.warn(self.t("refused.started"))
+            return
+        self.pioche.copy_join_command(summary.id, None, summary.private)
 
     async def action_watch(self) -> None:
         summary = self._selected()

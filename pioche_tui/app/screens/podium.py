@@ -1,7 +1,12 @@
-"""The end of a game: the players ranked, the winners first."""
+"""The end of a game: the players ranked, the winners first, and the rematch (« Revanche »):
+a seated player asks for it with r, the others accept with r too, or decline by going back to
+the lobby (Enter); the line under the ranking says who asked and the seconds left
+(``Coordinator.rematch``)."""
 
 from __future__ import annotations
 
+import asyncio
+import math
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -13,29 +18,38 @@ from textual.widgets import Static
 
 from widgets.keybar import KeyBar
 
+from ...coordinator.model import TableUpdate
 from ...engine.base import Outcome
 from .base import Dialog
 
 
 class PodiumScreen(Dialog[bool | None]):
-    """Enter: back to the lobby (result True); Escape: look at the final table."""
+    """Enter: back to the lobby (result True: a rematch asked for is declined); Escape: look at
+    the final table; r: ask for a rematch, or accept it (a seated player's, not at a learn
+    table)."""
 
     CSS_PATH = "podium.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "rematch", "key.rematch"),
         Binding("enter", "lobby", "key.lobby"),
         Binding("escape", "close", "key.see_table"),
     ]
 
     def __init__(self, names: Sequence[str], outcome: Outcome, reason: str = "",
-                 unrated: str | None = None) -> None:
+                 unrated: str | None = None, update: TableUpdate | None = None) -> None:
         """``reason``: why the game ended, a sentence (« La partie s'arrête : … »);
         ``unrated``: why the game is not rated, "" when it is (``TableSummary.unrated``),
-        None to say nothing of ratings (a learn table says it counts for nothing)."""
+        None to say nothing of ratings (a learn table says it counts for nothing);
+        ``update``: the table's newest, for its rematch (``show_rematch``)."""
         super().__init__()
         self.names = tuple(names)
         self.outcome = outcome
         self.reason = reason
         self.unrated = unrated
+        self.update: TableUpdate | None = None
+        self._rematch_end: float | None = None  # the loop time the proposal ends
+        if update is not None:
+            self.show_rematch(update)
 
     def compose(self) -> ComposeResult:
         t = self.t
@@ -63,7 +77,48 @@ class PodiumScreen(Dialog[bool | None]):
             if self.unrated is not None:
                 rated = f"podium.unrated.{self.unrated}" if self.unrated else "podium.rated"
                 yield Static(t(rated), id="podium-rated", classes="muted", markup=False)
+            yield Static(id="podium-rematch", markup=False)
             yield KeyBar()
+
+    def on_mount(self) -> None:
+        self._tick()
+        self.set_interval(1.0, self._tick)
+
+    def show_rematch(self, update: TableUpdate) -> None:
+        """The table's rematch as ``update`` says it: who asked, the seconds left, or off."""
+        self.update = update
+        left = update.rematch_left
+        self._rematch_end = None if left is None else asyncio.get_running_loop().time() + left
+        if self.is_mounted:  # (else on_mount shows it)
+            self._tick()
+            self.refresh_bindings()
+
+    def _tick(self) -> None:
+        update, t = self.update, self.t
+        text = ""
+        if update is not None and update.rematch_off:
+            text = t("podium.rematch.off")
+        elif update is not None and self._rematch_end is not None:
+            left = max(0, math.ceil(self._rematch_end - asyncio.get_running_loop().time()))
+            asked = [self.names[s] for s in update.rematch if s < len(self.names)]
+            mine = update.seat is not None and update.seat not in update.rematch
+            key = "podium.rematch.asked_you" if mine else "podium.rematch.asked"
+            text = t(key, names=t.names(asked), n=left)
+        widget = self.query_one("#podium-rematch", Static)
+        widget.display = bool(text)
+        widget.update(text)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "rematch":
+            update = self.update
+            return (update is not None and update.table.status == "finished"
+                    and update.seat is not None and not update.table.learn
+                    and not update.rematch_off and update.seat not in update.rematch)
+        return True
+
+    async def action_rematch(self) -> None:
+        if self.check_action("rematch", ()):
+            await self.pioche.call(self.pioche.client.rematch)
 
     def action_lobby(self) -> None:
         self.dismiss(True)

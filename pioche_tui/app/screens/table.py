@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -43,6 +43,9 @@ from ..chat import Part
 from ..games import game_title
 from .base import PiocheScreen
 
+if TYPE_CHECKING:
+    from .podium import PodiumScreen
+
 # Keys every table screen has:
 TABLE_ACTIONS = {"start", "chat", "leave", "help", "log_page", "profiles"}
 LEARN_ID = "learn-hint"  # a learn table's line of explanation (app/learn.py)
@@ -56,6 +59,7 @@ class TableScreen(PiocheScreen[None]):
     AUTO_FOCUS = ""  # nothing: a game's screen names its main widget
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "start", "key.start", tooltip="help.start"),
+        Binding("I", "invite", "key.invite", tooltip="help.invite"),
         Binding("c", "chat", "key.chat", tooltip="help.chat"),
         Binding("l", "leave", "key.leave", tooltip="help.leave"),
         Binding("question_mark", "help", "key.help"),
@@ -82,6 +86,7 @@ class TableScreen(PiocheScreen[None]):
         self.names: tuple[str, ...] = ()
         self._keys: tuple[Any, ...] = ()
         self._podium_shown = False
+        self._podium: PodiumScreen | None = None  # (it shows the rematch as it goes)
         self._panel_timer: Timer | None = None
         self._acting: int | None = None  # the step of the move on its way (``act``)
         self._chat: list[tuple[Part, ...]] = []  # lines that came before the screen was up
@@ -196,6 +201,9 @@ class TableScreen(PiocheScreen[None]):
 
     def _show(self, update: TableUpdate) -> None:
         self.update = update
+        podium = self._podium
+        if podium is not None and podium in self.app.screen_stack:
+            podium.show_rematch(update)
         if not self.ready or self.covered:
             # Not shown yet, or under a window (help, a question): a change to a screen under
             # another costs a repaint of the whole stack, many times a normal update's. Keep
@@ -435,10 +443,12 @@ class TableScreen(PiocheScreen[None]):
         from .podium import PodiumScreen
 
         async def closed(leave: bool | None) -> None:
+            self._podium = None
             if leave:
                 await self.action_leave()
 
-        self.pioche.open(PodiumScreen(self.names, outcome, reason, unrated), closed)
+        self._podium = PodiumScreen(self.names, outcome, reason, unrated, self.update)
+        self.pioche.open(self._podium, closed)
 
     # --- keys -----------------------------------------------------------------------------
 
@@ -468,6 +478,9 @@ class TableScreen(PiocheScreen[None]):
             return False
         if action == "start":
             return not self.started and self.is_creator
+        if action == "invite":  # a waiting room's player (a local game has no server to name)
+            return (not self.started and self.seat is not None
+                    and self.pioche.server_address is not None)
         if action == "chat":
             return not self.pioche.watch_only
         if action == "leave":
@@ -487,6 +500,10 @@ class TableScreen(PiocheScreen[None]):
     def check_game_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Whether the game's own key ``action`` acts now (the player is seated, the game on)."""
         return False
+
+    def action_invite(self) -> None:
+        table = self.update.table
+        self.pioche.copy_join_command(table.id, self.update.code, table.private)
 
     def act(self, action: Any) -> None:
         """Send an action for this view's step, and go on. A key pressed again while the
