@@ -80,8 +80,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "key.lobby": ("retour au salon", "back to the lobby"),
     "key.rematch": ("revanche", "rematch"),
     "key.invite": ("inviter", "invite"),
-    "help.invite": ("Copier la commande qui fait asseoir un ami à cette table",
-                    "Copy the command that seats a friend at this table"),
+    "help.invite": ("copier la commande qui fait asseoir un ami à cette table en attente",
+                    "copy the command that seats a friend at this waiting table"),
     "join.copied": ("Copié (si votre terminal le permet) : {command}",
                     "Copied (if your terminal allows it): {command}"),
     "join.copied_no_code": ("Copié (si votre terminal le permet) : {command} — table privée : "
