@@ -1209,6 +1209,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "notice.table_closed": ("Un administrateur a fermé cette table : la partie est abandonnée.",
                             "An administrator closed this table: the game is abandoned."),
     "notice.broadcast": ("Annonce du serveur", "Server announcement"),
+    "refused.replay_rate": ("Doucement : attendez quelques secondes avant de revoir la suite.",
+                            "Slow down: wait a few seconds before replaying more."),
     "refused.not_admin": ("Réservé aux administrateurs du serveur.",
                           "For the server's administrators only."),
     "refused.not_finished": ("La partie n'est pas finie.", "The game is not over."),

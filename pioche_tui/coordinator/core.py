@@ -193,6 +193,11 @@ class Session:
 
 
 
+REPLAY_PAGES = 20
+"""Replay pages one player may ask for in 10 s (twice that from one address): a page is a
+hundred moves, a whole long game in a few pages, a step back through it one more."""
+
+
 class Coordinator:
     def __init__(self, settings: Settings, games: Mapping[str, Game[Any, Any]] | None = None
                  ) -> None:
@@ -221,6 +226,10 @@ class Coordinator:
         # By address too: one address may hold many guests, each a new identity (eight
         # sessions would say 8 lines a second to every lobby screen). Two chatty players' worth.
         self._chat_by_address = RateLimiter(6, 3.0)
+        # A replay's page reads and replays its game's log (up to ~25 ms of CPU: under
+        # --workers the coordinator's, which no connection's budget pays for).
+        self._replays = RateLimiter(REPLAY_PAGES, 10.0)  # by identity
+        self._replays_by_address = RateLimiter(2 * REPLAY_PAGES, 10.0)
         per_player, per_address = settings.table_rate
         self._tables_by_player = RateLimiter(per_player, 60.0)  # by identity
         self._tables_by_address = RateLimiter(per_address, 60.0)
@@ -1103,6 +1112,18 @@ class Coordinator:
             session.mailbox.put_notice(Notice(code, text))
 
     # --- chat (docs/screens.md, « The chat ») ---------------------------------------------
+
+    def count_replay(self, player: Player) -> None:
+        """A page of a replay asked for by ``player``: refused past ``REPLAY_PAGES`` in 10 s,
+        or twice that from their address (a page this refuses counts for neither)."""
+        at = time.monotonic()
+        if self._replays.wait(player.identity, at) or (
+                player.address and self._replays_by_address.wait(player.address, at)):
+            raise Refused("replay_rate", "Doucement : attendez quelques secondes avant de "
+                          "revoir la suite.")
+        self._replays.note(player.identity, at)
+        if player.address:
+            self._replays_by_address.note(player.address, at)
 
     def chat(self, session: Session, text: str, to: str | None = None, me: bool = False
              ) -> None:

@@ -163,10 +163,12 @@ class InProcessClient:
 
     async def replay(self, table_id: str, seat: int | None = None, first: int = 0
                      ) -> Replay:
-        identity = self._session().player.identity
+        player = self._session().player
+        identity = player.identity
         db = self.coordinator.db
         if db is None:
             raise Refused("no_game", "Aucune partie terminée sous ce numéro.")
+        self.coordinator.count_replay(player)
         return profiles.replay(db, self.coordinator.tables_dir, self.coordinator.games,
                                identity, table_id, seat, first)
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from pioche_tui.coordinator.client import Connector, CoordinatorClient, Mail
+from pioche_tui.coordinator.core import REPLAY_PAGES
 from pioche_tui.coordinator.model import GuestPass, Place, Player, Refused, TableUpdate
 from pioche_tui.engine.defausse.rules import Draw
 
@@ -428,6 +429,13 @@ async def test_a_finished_games_replay_step_by_step(connector: Connector) -> Non
     assert await refused(carol.replay(table, None, 3)) == "no_step"
     assert await refused(carol.replay("ZZZZ")) == "no_game"
     assert await refused(connector.client().replay(table)) == "not_connected"
+    # (each page replays the log: a player asking on and on is told to slow down)
+    for _ in range(REPLAY_PAGES - 5):  # (Carol asked 5 above: a page refused counts too)
+        await carol.replay(table)
+    assert await refused(carol.replay(table)) == "replay_rate"
+    assert (await bob.replay(table)).total == 3  # (another player's pages are his own)
+
+
 async def test_a_rematch_asked_and_accepted_starts_a_new_table_for_both(
         connector: Connector) -> None:
     alice, bob, table = await toy_game(connector, goal=2)
