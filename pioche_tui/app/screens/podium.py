@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.timer import Timer
 from textual.widgets import Static
 
 from widgets.keybar import KeyBar
@@ -48,6 +49,7 @@ class PodiumScreen(Dialog[bool | None]):
         self.unrated = unrated
         self.update: TableUpdate | None = None
         self._rematch_end: float | None = None  # the loop time the proposal ends
+        self._ticker: Timer | None = None  # while it counts down
         if update is not None:
             self.show_rematch(update)
 
@@ -82,15 +84,26 @@ class PodiumScreen(Dialog[bool | None]):
 
     def on_mount(self) -> None:
         self._tick()
-        self.set_interval(1.0, self._tick)
+        self._count_down()
+
+    def _count_down(self) -> None:
+        """A timer ticks each second only while a proposal counts down (a podium nobody asks
+        a rematch at holds none: opened and closed again and again, it leaves nothing)."""
+        if self._rematch_end is not None and self._ticker is None:
+            self._ticker = self.set_interval(1.0, self._tick)
+        elif self._rematch_end is None and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
 
     def show_rematch(self, update: TableUpdate) -> None:
         """The table's rematch as ``update`` says it: who asked, the seconds left, or off."""
         self.update = update
         left = update.rematch_left
-        self._rematch_end = None if left is None else asyncio.get_running_loop().time() + left
+        self._rematch_end = None if left is None or update.rematch_off else (
+            asyncio.get_running_loop().time() + left)
         if self.is_mounted:  # (else on_mount shows it)
             self._tick()
+            self._count_down()
             self.refresh_bindings()
 
     def _tick(self) -> None:
