@@ -36,6 +36,7 @@ from ..engine.base import BadOptions, Game
 from ..store import retention
 from ..store.db import GUEST_PREFIX, KEY_PREFIX, Database, SeatResult
 from ..store.log import END, SEAT, LogError, LogWriter, by_stand_in, read_log
+from . import profiles
 from .admin import Console
 from .clock import later
 from .guests import Guests
@@ -48,6 +49,7 @@ from .model import (
     OnlineEntry,
     Player,
     Refused,
+    Replay,
     ServerInfo,
 )
 from .table import NOT_SAVED, STAND_IN, STOPPED, Seat, Table
@@ -1111,11 +1113,19 @@ class Coordinator:
         if session is not None:
             session.mailbox.put_notice(Notice(code, text))
 
-    # --- chat (docs/screens.md, « The chat ») ---------------------------------------------
+    # --- replays (docs/server.md, « Profiles and replays ») ---------------------------------
 
-    def count_replay(self, player: Player) -> None:
-        """A page of a replay asked for by ``player``: refused past ``REPLAY_PAGES`` in 10 s,
-        or twice that from their address (a page this refuses counts for neither)."""
+    def replay(self, player: Player, table_id: str, seat: int | None, first: int) -> Replay:
+        """A page of a finished game's replay for ``player`` (``profiles.replay``): refused
+        past ``REPLAY_PAGES`` in 10 s, or twice that from their address (a page this refuses
+        counts for neither; one refused for another reason counts)."""
+        if self.db is None:
+            raise Refused("no_game", "Aucune partie terminée sous ce numéro.")
+        self._count_replay(player)
+        return profiles.replay(self.db, self.tables_dir, self.games, player.identity, table_id,
+                               seat, first)
+
+    def _count_replay(self, player: Player) -> None:
         at = time.monotonic()
         if self._replays.wait(player.identity, at) or (
                 player.address and self._replays_by_address.wait(player.address, at)):
@@ -1124,6 +1134,8 @@ class Coordinator:
         self._replays.note(player.identity, at)
         if player.address:
             self._replays_by_address.note(player.address, at)
+
+    # --- chat (docs/screens.md, « The chat ») ---------------------------------------------
 
     def chat(self, session: Session, text: str, to: str | None = None, me: bool = False
              ) -> None:

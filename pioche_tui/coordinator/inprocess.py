@@ -163,14 +163,7 @@ class InProcessClient:
 
     async def replay(self, table_id: str, seat: int | None = None, first: int = 0
                      ) -> Replay:
-        player = self._session().player
-        identity = player.identity
-        db = self.coordinator.db
-        if db is None:
-            raise Refused("no_game", "Aucune partie terminée sous ce numéro.")
-        self.coordinator.count_replay(player)
-        return profiles.replay(db, self.coordinator.tables_dir, self.coordinator.games,
-                               identity, table_id, seat, first)
+        return self.coordinator.replay(self._session().player, table_id, seat, first)
 
     async def learned(self) -> tuple[str, ...]:
         return tuple(sorted(self.coordinator.learned(self._session().player.identity)))
