@@ -83,10 +83,11 @@ class NatsServer:
     """One nats-server child. ``port=0`` lets the server pick a free one (kept across a
     restart: ``start`` again after ``stop`` or ``kill`` comes back on the same port with the
     same password). ``workdir`` holds the config, the ports file and the server's log (a
-    private temporary directory if None, removed by ``stop``)."""
+    private temporary directory if None, removed by ``stop``). ``jetstream``: JetStream on,
+    its files in that directory (created 0700; kept by ``stop``: it is the bus's data)."""
 
     def __init__(self, port: int = 0, password: str | None = None,
-                 workdir: Path | None = None) -> None:
+                 workdir: Path | None = None, jetstream: Path | None = None) -> None:
         if password is not None and not (password and set(password) <= _PASSWORD_ALPHABET):
             raise ValueError("bus password: letters, digits, '-' and '_' only")
         self.port = port
@@ -94,6 +95,7 @@ class NatsServer:
         self._own_workdir = workdir is None
         self.workdir = Path(tempfile.mkdtemp(prefix="pioche-bus-")) if workdir is None \
             else workdir
+        self.jetstream = jetstream
         self._process: asyncio.subprocess.Process | None = None
         self._killed = False  # kill() signalled the child (not reaped yet)
 
@@ -124,6 +126,9 @@ class NatsServer:
             f"authorization {{\n  user: \"{USER}\"\n  password: \"{self.password}\"\n}}\n"
             "no_sys_acc: true\n"
         )
+        if self.jetstream is not None:
+            self.jetstream.mkdir(mode=0o700, parents=True, exist_ok=True)
+            text += f"jetstream {{\n  store_dir: \"{self.jetstream}\"\n}}\n"
         with contextlib.suppress(FileNotFoundError):
             config.unlink()
         fd = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

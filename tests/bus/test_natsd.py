@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+from pathlib import Path
 
 import nats
 import pytest
@@ -72,3 +73,25 @@ async def test_restarted_on_the_same_port_and_password_then_stopped_leaving_noth
         assert pid is not None
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+async def test_jetstream_keeps_a_stream_across_a_restart(tmp_path: Path) -> None:
+    store = tmp_path / "js"
+    server = NatsServer(jetstream=store)
+    await server.start()
+    try:
+        client = await bus.connect(server.url, "test-jetstream")
+        js = client.jetstream()
+        await js.add_stream(name="T", subjects=["t.>"])
+        ack = await js.publish("t.a", b"one")
+        assert ack.seq == 1
+        await client.close()
+        server.kill()
+        await server.start()
+        client = await bus.connect(server.url, "test-jetstream-again")
+        message = await client.jetstream().get_msg("T", 1)
+        assert message.data == b"one"
+        await client.close()
+    finally:
+        await server.stop()
+    assert stat.S_IMODE(store.stat().st_mode) == 0o700 and any(store.iterdir())
