@@ -23,7 +23,6 @@ import logging
 import math
 import random
 import secrets
-import sqlite3
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping
@@ -34,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine import GAMES
 from ..engine.base import BadOptions, Game
 from ..store import retention
-from ..store.db import GUEST_PREFIX, KEY_PREFIX, Database, SeatResult
+from ..store.db import GUEST_PREFIX, KEY_PREFIX, Database, SeatResult, StoreError, open_database
 from ..store.log import END, SEAT, LogError, LogWriter, by_stand_in, read_log
 from . import profiles
 from .admin import Console
@@ -110,6 +109,9 @@ class Settings:
     retention_interval: float = 3600.0  # seconds between two retention passes (one at start)
     # The admins' file (coordinator/admin.py): None for DATA_DIR/admins.
     admins: Path | None = None
+    # The database (store/db.py, ``open_database``): sqlite:PATH or postgresql://…; None for
+    # DATA_DIR/pioche.sqlite3, the embedded default.
+    db: str | None = None
 
 
 class Session:
@@ -267,7 +269,8 @@ class Coordinator:
     async def start(self) -> None:
         """Open the database and bring back every unfinished table from its log."""
         self.tables_dir.mkdir(parents=True, exist_ok=True)
-        self.db = Database(self.settings.data_dir / "pioche.sqlite3", name_key)
+        self.db = open_database(self.settings.db, self.settings.data_dir, name_key)
+        log.info("database: %s", self.db.where)
         tokens = secrets.SystemRandom() if self.settings.seed is None else random.Random(
             self.settings.seed)  # (its own generator: tests' table ids do not depend on guests)
         self.guests = Guests.open(self.settings.data_dir / "guests.key", tokens)
@@ -1265,7 +1268,7 @@ class Coordinator:
             return set()
         try:
             return self.db.learned(identity)
-        except sqlite3.Error:
+        except StoreError:
             return set()
 
     def note_learned(self, identity: str, situation: str) -> None:
@@ -1282,7 +1285,7 @@ class Coordinator:
             return {}
         try:
             return self.db.preferences(identity)
-        except sqlite3.Error:
+        except StoreError:
             log.exception("could not read the settings of %s", identity)
             return {}
 
@@ -1300,7 +1303,7 @@ class Coordinator:
         logged once per kind of write, until one succeeds again."""
         try:
             write(*args)
-        except sqlite3.Error as e:
+        except StoreError as e:
             if what not in self._store_errors:
                 self._store_errors.add(what)
                 log.error("cannot store %s: %s", what, e)
@@ -1402,7 +1405,7 @@ class Coordinator:
             return
         try:
             table_id = self.db.watching(session.player.identity)
-        except sqlite3.Error:
+        except StoreError:
             return
         table = self.tables.get(table_id) if table_id is not None else None
         if table is None or table.status not in ("waiting", "playing"):
