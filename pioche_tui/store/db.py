@@ -829,10 +829,15 @@ def open_database(url: str | None, data_dir: Path, name_key: Callable[[str], str
     """The database ``url`` names (``--db``): ``sqlite:PATH`` or ``postgresql://…``; None is
     the embedded default, ``DATA_DIR/pioche.sqlite3``. Raises ValueError for any other URL,
     StoreError when the database cannot be opened."""
-    if url is None:
-        return SQLiteDatabase(data_dir / DEFAULT_FILE, name_key)
-    return (SQLiteDatabase(Path(path), name_key) if (path := sqlite_path(url)) is not None
-            else PostgresDatabase(url, name_key))
+    path = data_dir / DEFAULT_FILE if url is None else sqlite_path(url)
+    try:
+        if path is not None:
+            return SQLiteDatabase(Path(path), name_key)
+        assert url is not None
+        return PostgresDatabase(url, name_key)
+    except StoreError as error:
+        raise StoreError(f"cannot open the database {redact(url or str(path))}: {error}"
+                         ) from error
 
 
 def sqlite_path(url: str) -> str | None:

@@ -1,0 +1,137 @@
+"""What PostgreSQL adds to the store: several coordinators on one database (the name key's
+unique index and a game's single record hold across connections), a connection the server drops
+made again, URLs and passwords (``--db``, ``PIOCHE_DB``), and ``pioche serve`` — alone and as the
+coordinator of ``--workers`` — keeping its players and results there, not in a SQLite file."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+from pathlib import Path
+
+import asyncssh
+import psycopg
+import pytest
+
+from pioche_tui.cli import build_parser
+from pioche_tui.coordinator.text import name_key
+from pioche_tui.store.db import (
+    DEFAULT_FILE,
+    PostgresDatabase,
+    SeatResult,
+    StoreError,
+    has_password,
+    open_database,
+    redact,
+    sqlite_path,
+)
+from server.serve import DB_ENV, DEFAULT_APP, app_settings, database_url
+from server.workers import coordinator_argv
+from tests.hostile.test_restart_live import login
+from tests.server.process import serve_process, wait_gone
+
+from .postgres import PostgresServer
+
+ALICE, BOB = "SHA256:alice", "SHA256:bob"
+
+
+def test_two_coordinators_on_one_database(postgres: PostgresServer) -> None:
+    url = postgres.new_database()
+    one, two = PostgresDatabase(url, name_key), PostgresDatabase(url, name_key)
+    try:
+        one.seen(ALICE, "Élise", 1.0)
+        assert two.name_owner("elise") == ALICE
+        with pytest.raises(ValueError, match="appartient"):
+            two.seen(BOB, "ELISE", 2.0)
+        seats = [SeatResult(0, ALICE, "Élise", None, 10, True, 1, rated=True),
+                 SeatResult(1, BOB, "Bob", None, 5, False, 2, rated=True)]
+        for db in (one, two, one):  # the same end recorded by each: it counts once
+            db.record_game("t1", "defausse", {}, 1.0, 2.0, 1, "t1.log", seats)
+        assert two.game_count() == 1
+        stats = one.player_stats(BOB)
+        assert stats is not None and stats.games == 1 and stats.ratings[0][1] == 1
+    finally:
+        one.close()
+        two.close()
+
+
+def test_a_dropped_connection_is_made_again(postgres: PostgresServer) -> None:
+    db = PostgresDatabase(postgres.new_database(), name_key)
+    try:
+        db.seen(ALICE, "Alice", 1.0)
+        (pid,) = db._one("SELECT pg_backend_pid()")
+        with psycopg.connect(postgres.url("postgres"), autocommit=True) as admin:
+            # (as a server restart or an operator would; waits until that backend is gone)
+            assert admin.execute("SELECT pg_terminate_backend(%s, 10000)", (pid,)).fetchone()
+        with pytest.raises(StoreError):  # the query that finds it gone fails, and says why
+            db.nickname_of(ALICE)
+        assert db.nickname_of(ALICE) == "Alice"  # the next one has a new connection
+    finally:
+        db.close()
+
+
+def test_urls_and_passwords(tmp_path: Path) -> None:
+    assert sqlite_path("sqlite:/var/lib/pioche/p.sqlite3") == "/var/lib/pioche/p.sqlite3"
+    assert sqlite_path("postgresql://pioche@db.example/pioche") is None
+    assert sqlite_path("postgres://db/pioche") is None
+    for bad in ("mysql://db/pioche", "sqlite:", "pioche.sqlite3", "postgresql:db"):
+        with pytest.raises(ValueError, match="sqlite:PATH or postgresql"):
+            sqlite_path(bad)
+    for secret in ("postgresql://pioche:s3cret@db/pioche",
+                   "postgresql://pioche@db/pioche?sslmode=require&password=s3cret",
+                   "postgresql://pioche:s3cret@/pioche?host=/run/postgresql"):
+        assert has_password(secret)
+        assert "s3cret" not in redact(secret) and "pioche" in redact(secret)
+        with pytest.raises(argparse.ArgumentTypeError, match=DB_ENV):
+            database_url(secret)
+    assert not has_password("postgresql://pioche@db/pioche?sslmode=require")
+    assert redact("postgresql://pioche@/p?host=/run/postgresql") == (
+        "postgresql://pioche@/p?host=/run/postgresql")
+    # sqlite:PATH is a file of its own; no URL is the data directory's
+    db = open_database(f"sqlite:{tmp_path / 'elsewhere.sqlite3'}", tmp_path / "data", name_key)
+    db.close()
+    assert (tmp_path / "elsewhere.sqlite3").exists()
+    assert not (tmp_path / "data" / DEFAULT_FILE).exists()
+    with pytest.raises(StoreError, match="cannot open the database postgresql://pioche@/"):
+        open_database("postgresql://pioche:s3cret@/nowhere?host=/nonexistent", tmp_path,
+                      name_key)
+
+
+def test_the_environment_gives_the_database_when_the_flag_does_not(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(DB_ENV, "postgresql://pioche:s3cret@db/pioche")
+    assert app_settings(argparse.Namespace())["db"] == "postgresql://pioche:s3cret@db/pioche"
+    assert app_settings(argparse.Namespace(db="sqlite:x"))["db"] == "sqlite:x"
+    monkeypatch.delenv(DB_ENV)
+    assert "db" not in app_settings(argparse.Namespace())
+    # pioche serve --workers hands --db (never with a password) to its coordinator
+    args = build_parser().parse_args(["serve", "--workers", "2", "--db", "sqlite:/srv/p.db"])
+    assert coordinator_argv(args, 3)[-2:] == ["--db", "sqlite:/srv/p.db"]
+    assert "--db" not in coordinator_argv(build_parser().parse_args(["serve"]), 3)
+
+
+@pytest.mark.parametrize("workers", [None, 1], ids=["serve", "workers"])
+async def test_pioche_serve_keeps_its_players_in_postgresql(
+        tmp_path: Path, postgres: PostgresServer, monkeypatch: pytest.MonkeyPatch,
+        workers: int | None) -> None:
+    url = postgres.new_database()
+    flag: tuple[str, ...] = ("--db", url)
+    if workers is not None:  # the coordinator child gets it from the supervisor's environment
+        monkeypatch.setenv(DB_ENV, url)
+        flag = ()
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    with serve_process(tmp_path, *flag, app=DEFAULT_APP, workers=workers) as served:
+        tree = served.tree() if workers is not None else {}
+        conn, client = await login(served.port, "alice", key)
+        async with conn:
+            await client.wait_for("Bonjour alice")
+        served.process.send_signal(signal.SIGTERM)
+        assert await asyncio.to_thread(served.wait, 60) == 0
+        assert wait_gone([pid for pids in tree.values() for pid in pids]) == []
+        assert f"database: {url}" in served.log_text()
+    with psycopg.connect(url) as check:
+        rows = check.execute("SELECT nickname FROM players").fetchall()
+        alive = check.execute("SELECT value FROM server WHERE key = 'alive'").fetchone()
+    assert rows == [("alice",)] and alive is not None  # her visit, and the server's stop
+    assert not (tmp_path / "data" / DEFAULT_FILE).exists()
