@@ -163,6 +163,7 @@ class Dialect:
     schema_words: Mapping[str, str]  # ``SCHEMA``'s fields
     waiting_order: str  # the column that orders waiting tables as they were first saved
     rating_lock: str | None  # a statement that serializes rating updates among writers
+    durable_commit: str | None  # makes a transaction's COMMIT wait for the disk, when it does not
 
 
 SQLITE = Dialect(
@@ -170,6 +171,7 @@ SQLITE = Dialect(
      "saved": ""},
     waiting_order="rowid",
     rating_lock=None,  # (one coordinator holds the data directory, and its file)
+    durable_commit=None,  # (synchronous=NORMAL: a commit survives the process, not a power cut)
 )
 POSTGRES = Dialect(
     # REAL is a 4-byte float in PostgreSQL: 1 s resolution is lost on a time since 1970.
@@ -180,6 +182,10 @@ POSTGRES = Dialect(
     # Several coordinators may record games at once; a rating is read, then written: one
     # rated game at a time (a game's end, rare beside moves), whatever players they share.
     rating_lock="SELECT pg_advisory_xact_lock(7346)",
+    # PostgresDatabase's connection commits without waiting for the WAL's flush (a flush per
+    # turn timer would hold the coordinator's loop for milliseconds: docs/performance.md);
+    # what must never be lost once acknowledged waits for it: results, names, bans.
+    durable_commit="SET LOCAL synchronous_commit = on",
 )
 SCHEMA_LOCK = "SELECT pg_advisory_xact_lock(7345)"
 """Coordinators starting at once on one PostgreSQL database create its tables one at a time
@@ -276,9 +282,12 @@ class Database:
                 self._executemany(sql, rows)
 
     @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        """BEGIN … COMMIT around the block, ROLLBACK if it raises."""
+    def _transaction(self, durable: bool = False) -> Iterator[None]:
+        """BEGIN … COMMIT around the block, ROLLBACK if it raises. ``durable``: the COMMIT
+        returns once the block's writes are on the server's disk (``Dialect.durable_commit``)."""
         self._run("BEGIN")
+        if durable and self.dialect.durable_commit is not None:
+            self._run(self.dialect.durable_commit)
         try:
             yield
         except BaseException:
@@ -314,13 +323,14 @@ class Database:
             return
         key = self.name_key(nickname) if identity.startswith(KEY_PREFIX) else None
         try:
-            self._run(
-                "INSERT INTO players (identity, nickname, first_seen, last_seen, name_key)"
-                " VALUES (?, ?, ?, ?, ?)"
-                " ON CONFLICT (identity) DO UPDATE SET nickname = excluded.nickname,"
-                " last_seen = excluded.last_seen, name_key = excluded.name_key",
-                (identity, nickname, now, now, key),
-            )
+            with self._transaction(durable=True):  # (a name owned is never lost once told)
+                self._run(
+                    "INSERT INTO players (identity, nickname, first_seen, last_seen, name_key)"
+                    " VALUES (?, ?, ?, ?, ?)"
+                    " ON CONFLICT (identity) DO UPDATE SET nickname = excluded.nickname,"
+                    " last_seen = excluded.last_seen, name_key = excluded.name_key",
+                    (identity, nickname, now, now, key),
+                )
         except Conflict as e:
             raise ValueError(f"le pseudo {nickname!r} appartient à quelqu'un d'autre") from e
 
@@ -358,8 +368,9 @@ class Database:
     ) -> None:
         """Store a finished game and, unless it is ``unrated`` (why not), its rated seats'
         new ratings, in one transaction; recording the same table twice is a no-op, so a
-        game counts once in the ratings whatever replays its end."""
-        with self._transaction():
+        game counts once in the ratings whatever replays its end. Durable: once this returns,
+        the result is on the database's disk."""
+        with self._transaction(durable=True):
             row = self._one(
                 "INSERT INTO games (table_id, game, options, started, finished, rounds, log_file,"
                 " unrated) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (table_id) DO NOTHING"
@@ -641,12 +652,13 @@ class Database:
     # --- the operator's (coordinator/admin.py) ---------------------------------------------
 
     def ban(self, kind: str, value: str, until: float | None, by: str, since: float) -> None:
-        self._run(
-            'INSERT INTO bans (kind, value, until, "by", since) VALUES (?, ?, ?, ?, ?)'
-            ' ON CONFLICT (kind, value) DO UPDATE SET until = excluded.until, "by" = excluded."by",'
-            " since = excluded.since",
-            (kind, value, until, by, since),
-        )
+        with self._transaction(durable=True):
+            self._run(
+                'INSERT INTO bans (kind, value, until, "by", since) VALUES (?, ?, ?, ?, ?)'
+                ' ON CONFLICT (kind, value) DO UPDATE SET until = excluded.until,'
+                ' "by" = excluded."by", since = excluded.since',
+                (kind, value, until, by, since),
+            )
 
     def unban(self, kind: str, value: str) -> bool:
         """False when there was no such ban."""
@@ -779,6 +791,11 @@ class PostgresDatabase(Database):
     where several statements go together, as on SQLite). A connection the server dropped is
     made again at the next query (the one that found it gone fails: a ``StoreError``).
 
+    Commits do not wait for the server's disk (``synchronous_commit=off``: a turn timer's
+    deadline, a chat line, a spectator's table, the heartbeat may be lost if the *server*
+    crashes in the next fraction of a second, never by the coordinator's crash), except those
+    of ``Dialect.durable_commit``: results and ratings, names, bans.
+
     Every database starts from ``SCHEMA``: there are no PostgreSQL databases of earlier
     versions to migrate."""
 
@@ -798,11 +815,14 @@ class PostgresDatabase(Database):
 
     def _connect(self) -> psycopg.Connection[Any]:
         import psycopg
+        from psycopg.conninfo import conninfo_to_dict
 
         with self._translated():
+            given = conninfo_to_dict(self.url).get("options") or ""  # (the operator's: last)
             return psycopg.connect(
                 self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT,
-                options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS}")
+                options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS} "
+                        f"-c synchronous_commit=off {given}".strip())
 
     def _cursor(self, sql: str, args: Sequence[Any]) -> Cursor:
         if self._conn.broken:

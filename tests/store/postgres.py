@@ -7,8 +7,9 @@ PostgreSQL refuses to run as root, so under root (containers, CI) both run as ``
 killed test run leaves no server behind. The server is the test process's child, not a daemon
 ``pg_ctl start`` would leave running.
 
-The cluster is for tests only: no fsync (a power cut is not what the tests are about, and each
-test's ``CREATE DATABASE`` is then cheap), trust authentication on its private socket.
+The tests' cluster does not fsync (a power cut is not what the tests are about, and each test's
+``CREATE DATABASE`` is then cheap); benchmarks give PostgreSQL's own defaults. Authentication is
+``trust`` on the private socket.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -44,10 +45,16 @@ def binary(name: str) -> Path:
                      "PostgreSQL's server (Debian: apt-get install postgresql) to run these tests")
 
 
-class PostgresServer:
-    """One PostgreSQL cluster in a temporary directory, served on a Unix socket there."""
+TEST_SETTINGS = {"fsync": "off", "full_page_writes": "off", "synchronous_commit": "off"}
+"""The tests' server settings (a benchmark gives ``{}``: PostgreSQL's defaults, durable)."""
 
-    def __init__(self) -> None:
+
+class PostgresServer:
+    """One PostgreSQL cluster in a temporary directory, served on a Unix socket there, with
+    ``settings`` (``postgres -c NAME=VALUE``)."""
+
+    def __init__(self, settings: Mapping[str, str] = TEST_SETTINGS) -> None:
+        self.settings = dict(settings)
         self.initdb, self.postgres = binary("initdb"), binary("postgres")
         self.dir = Path(tempfile.mkdtemp(prefix="pioche-pg-"))
         self.data = self.dir / "data"
@@ -70,8 +77,8 @@ class PostgresServer:
         with open(self.dir / "server.log", "wb") as log:  # (the child keeps its own descriptor)
             self._process = subprocess.Popen(
                 [*self._as, str(self.postgres), "-D", str(self.data), "-k", str(self.dir),
-                 "-c", "listen_addresses=", "-c", "fsync=off", "-c", "full_page_writes=off",
-                 "-c", "synchronous_commit=off"],
+                 "-c", "listen_addresses=",
+                 *(arg for item in self.settings.items() for arg in ("-c", "=".join(item)))],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         self._wait_ready()
 
@@ -123,8 +130,8 @@ class PostgresServer:
 
 
 @contextmanager
-def postgres_server() -> Iterator[PostgresServer]:
-    server = PostgresServer()
+def postgres_server(settings: Mapping[str, str] = TEST_SETTINGS) -> Iterator[PostgresServer]:
+    server = PostgresServer(settings)
     try:
         server.start()
         yield server

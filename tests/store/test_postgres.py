@@ -56,6 +56,17 @@ def test_two_coordinators_on_one_database(postgres: PostgresServer) -> None:
         two.close()
 
 
+def test_results_wait_for_the_disk_the_rest_does_not(postgres: PostgresServer) -> None:
+    db = PostgresDatabase(postgres.new_database(), name_key)
+    try:
+        assert db._one("SHOW synchronous_commit") == ("off",)  # a turn timer, a chat line…
+        with db._transaction(durable=True):  # a result, a name, a ban
+            assert db._one("SHOW synchronous_commit") == ("on",)
+        assert db._one("SHOW statement_timeout") == ("5s",)
+    finally:
+        db.close()
+
+
 def test_a_dropped_connection_is_made_again(postgres: PostgresServer) -> None:
     db = PostgresDatabase(postgres.new_database(), name_key)
     try:
