@@ -28,7 +28,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..engine import GAMES
 from ..engine.base import BadOptions, Game
@@ -196,6 +196,10 @@ class Session:
 
 
 
+
+STORE_READ = "Le serveur ne peut pas lire ses données pour le moment ; réessayez dans un instant."
+"""Said when the database fails a read the request needs (``Refused("store_read")``)."""
+T = TypeVar("T")
 
 REPLAY_PAGES = 20
 """Replay pages one player may ask for in 10 s (twice that from one address): a page is a
@@ -467,7 +471,12 @@ class Coordinator:
         for other in self.sessions.values():
             if other.name_key == key and other.player.identity != identity:
                 return Refused("name_taken", f"Le pseudo {name} est déjà en ligne.")
-        if self.db is not None and self.db.name_owner(name) not in (None, identity):
+        try:
+            owner = self.db.name_owner(name) if self.db is not None else None
+        except StoreError as error:  # (unknown: not taken as free, an impostor would get it)
+            log.error("cannot read who owns %r: %s", name, error)
+            return Refused("store_read", STORE_READ)
+        if owner not in (None, identity):
             return Refused("name_owned", f"Le pseudo {name} appartient à un autre joueur.")
         for table in self.tables.values():
             for seat in table.seats:  # (a seated player online was found above)
@@ -1125,8 +1134,22 @@ class Coordinator:
         if self.db is None:
             raise Refused("no_game", "Aucune partie terminée sous ce numéro.")
         self._count_replay(player)
-        return profiles.replay(self.db, self.tables_dir, self.games, player.identity, table_id,
-                               seat, first)
+        try:
+            return profiles.replay(self.db, self.tables_dir, self.games, player.identity,
+                                   table_id, seat, first)
+        except StoreError as error:
+            log.error("cannot read the game %s: %s", table_id, error)
+            raise Refused("store_read", STORE_READ) from None
+
+    def read(self, what: str, read: Callable[..., T], *args: Any, default: T) -> T:
+        """One database read for a screen (the scores, a profile); ``default`` when the
+        database fails it (a lost PostgreSQL connection: the next query connects again), so
+        that the screen shows nothing rather than the session ending."""
+        try:
+            return read(*args)
+        except StoreError as error:
+            log.error("cannot read %s: %s", what, error)
+            return default
 
     def _count_replay(self, player: Player) -> None:
         at = time.monotonic()

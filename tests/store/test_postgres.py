@@ -15,9 +15,13 @@ import psycopg
 import pytest
 
 from pioche_tui.cli import build_parser
+from pioche_tui.coordinator.core import Coordinator, Settings
+from pioche_tui.coordinator.inprocess import InProcessClient
+from pioche_tui.coordinator.model import Player, Refused
 from pioche_tui.coordinator.text import name_key
 from pioche_tui.store.db import (
     DEFAULT_FILE,
+    Database,
     PostgresDatabase,
     SeatResult,
     StoreError,
@@ -34,6 +38,14 @@ from tests.server.process import serve_process, wait_gone
 from .postgres import PostgresServer
 
 ALICE, BOB = "SHA256:alice", "SHA256:bob"
+
+
+def drop(postgres: PostgresServer, db: Database) -> None:
+    """End ``db``'s connection from the server's side, as a server restart or an operator
+    would (returns once that backend is gone)."""
+    (pid,) = db._one("SELECT pg_backend_pid()")
+    with psycopg.connect(postgres.url("postgres"), autocommit=True) as admin:
+        assert admin.execute("SELECT pg_terminate_backend(%s, 10000)", (pid,)).fetchone()
 
 
 def test_two_coordinators_on_one_database(postgres: PostgresServer) -> None:
@@ -71,15 +83,39 @@ def test_a_dropped_connection_is_made_again(postgres: PostgresServer) -> None:
     db = PostgresDatabase(postgres.new_database(), name_key)
     try:
         db.seen(ALICE, "Alice", 1.0)
-        (pid,) = db._one("SELECT pg_backend_pid()")
-        with psycopg.connect(postgres.url("postgres"), autocommit=True) as admin:
-            # (as a server restart or an operator would; waits until that backend is gone)
-            assert admin.execute("SELECT pg_terminate_backend(%s, 10000)", (pid,)).fetchone()
+        drop(postgres, db)
         with pytest.raises(StoreError):  # the query that finds it gone fails, and says why
             db.nickname_of(ALICE)
         assert db.nickname_of(ALICE) == "Alice"  # the next one has a new connection
     finally:
         db.close()
+
+
+async def test_a_coordinator_whose_connection_dropped(tmp_path: Path,
+                                                      postgres: PostgresServer) -> None:
+    """The reads a request needs fail while the connection is found gone: a name that cannot be
+    checked is refused (never taken as free), the scores show nothing (the session goes on);
+    the next request connects again."""
+    c = Coordinator(Settings(tmp_path, db=postgres.new_database(), turn_timer=None))
+    await c.start()
+    try:
+        c.connect(Player(ALICE, "Alice")).close()
+        assert c.db is not None
+        drop(postgres, c.db)
+        with pytest.raises(Refused) as refused:
+            c.connect(Player(BOB, "alice"))
+        assert refused.value.code == "store_read"
+        with pytest.raises(Refused) as refused:  # connected again: the owner is known
+            c.connect(Player(BOB, "alice"))
+        assert refused.value.code == "name_owned"
+        bob = c.connect(Player(BOB, "Bob"))
+        client = InProcessClient(c)
+        client.session = bob
+        drop(postgres, c.db)
+        assert await client.player_stats() is None
+        assert await client.player_stats() is not None  # (his visit: a row, no game yet)
+    finally:
+        c.stop()
 
 
 def test_urls_and_passwords(tmp_path: Path) -> None:
