@@ -232,6 +232,10 @@ class Database:
 
     dialect: Dialect
     where: str
+    # The backend's error classes: any error, and a unique constraint's (set by each backend;
+    # its errors are raised as StoreError and Conflict).
+    _error: type[Exception]
+    _integrity_error: type[Exception]
 
     def __init__(self, name_key: Callable[[str], str]) -> None:
         self.name_key = name_key
@@ -245,41 +249,51 @@ class Database:
     def _executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         raise NotImplementedError
 
-    def _errors(self) -> tuple[type[Exception], type[Exception]]:
-        """The backend's (integrity error, any error) classes."""
-        raise NotImplementedError
-
     def close(self) -> None:
         raise NotImplementedError
 
-    @contextmanager
-    def _translated(self) -> Iterator[None]:
-        integrity, error = self._errors()
-        try:
-            yield
-        except integrity as e:
-            raise Conflict(str(e)) from e
-        except error as e:
-            raise StoreError(str(e)) from e
+    # (Each query below catches the backend's errors itself rather than through a context
+    # manager: the embedded store's queries cost microseconds, and one would add a third.)
+
+    def _translate(self, error: Exception) -> StoreError:
+        kind = Conflict if isinstance(error, self._integrity_error) else StoreError
+        return kind(str(error))
 
     def _run(self, sql: str, args: Sequence[Any] = ()) -> int:
         """Run a statement; the rows it changed."""
-        with self._translated():
+        try:
             return self._cursor(sql, args).rowcount
+        except self._error as e:
+            raise self._translate(e) from e
 
     def _one(self, sql: str, args: Sequence[Any] = ()) -> Any:
         """The first row of a query (a tuple), None when there is none."""
-        with self._translated():
+        try:
             return self._cursor(sql, args).fetchone()
+        except self._error as e:
+            raise self._translate(e) from e
 
     def _all(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
-        with self._translated():
+        try:
             return self._cursor(sql, args).fetchall()
+        except self._error as e:
+            raise self._translate(e) from e
 
     def _many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if rows:
-            with self._translated():
+            try:
                 self._executemany(sql, rows)
+            except self._error as e:
+                raise self._translate(e) from e
+
+    def _durably(self, sql: str, args: Sequence[Any]) -> None:
+        """Run one write that must not be lost once it returns (``Dialect.durable_commit``;
+        on SQLite, as every write)."""
+        if self.dialect.durable_commit is None:
+            self._run(sql, args)
+            return
+        with self._transaction(durable=True):
+            self._run(sql, args)
 
     @contextmanager
     def _transaction(self, durable: bool = False) -> Iterator[None]:
@@ -323,14 +337,13 @@ class Database:
             return
         key = self.name_key(nickname) if identity.startswith(KEY_PREFIX) else None
         try:
-            with self._transaction(durable=True):  # (a name owned is never lost once told)
-                self._run(
-                    "INSERT INTO players (identity, nickname, first_seen, last_seen, name_key)"
-                    " VALUES (?, ?, ?, ?, ?)"
-                    " ON CONFLICT (identity) DO UPDATE SET nickname = excluded.nickname,"
-                    " last_seen = excluded.last_seen, name_key = excluded.name_key",
-                    (identity, nickname, now, now, key),
-                )
+            self._durably(  # (a name owned is never lost once told)
+                "INSERT INTO players (identity, nickname, first_seen, last_seen, name_key)"
+                " VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT (identity) DO UPDATE SET nickname = excluded.nickname,"
+                " last_seen = excluded.last_seen, name_key = excluded.name_key",
+                (identity, nickname, now, now, key),
+            )
         except Conflict as e:
             raise ValueError(f"le pseudo {nickname!r} appartient à quelqu'un d'autre") from e
 
@@ -652,13 +665,12 @@ class Database:
     # --- the operator's (coordinator/admin.py) ---------------------------------------------
 
     def ban(self, kind: str, value: str, until: float | None, by: str, since: float) -> None:
-        with self._transaction(durable=True):
-            self._run(
-                'INSERT INTO bans (kind, value, until, "by", since) VALUES (?, ?, ?, ?, ?)'
-                ' ON CONFLICT (kind, value) DO UPDATE SET until = excluded.until,'
-                ' "by" = excluded."by", since = excluded.since',
-                (kind, value, until, by, since),
-            )
+        self._durably(
+            'INSERT INTO bans (kind, value, until, "by", since) VALUES (?, ?, ?, ?, ?)'
+            ' ON CONFLICT (kind, value) DO UPDATE SET until = excluded.until,'
+            ' "by" = excluded."by", since = excluded.since',
+            (kind, value, until, by, since),
+        )
 
     def unban(self, kind: str, value: str) -> bool:
         """False when there was no such ban."""
@@ -687,18 +699,22 @@ class SQLiteDatabase(Database):
     are brought up to date as they open (the ``_add_…`` migrations)."""
 
     dialect = SQLITE
+    _error = sqlite3.Error
+    _integrity_error = sqlite3.IntegrityError
 
     def __init__(self, path: Path, name_key: Callable[[str], str]) -> None:
         super().__init__(name_key)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.where = str(path)
-        with self._translated():
+        try:
             self._conn = sqlite3.connect(path, isolation_level=None)  # autocommit; BEGIN
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._conn.executescript(SCHEMA.format(**self.dialect.schema_words))
+        except sqlite3.Error as e:
+            raise StoreError(str(e)) from e
         self._add_name_keys()
         self._run(NAME_KEY_INDEX)
         self._add_chat_kinds()
@@ -709,9 +725,6 @@ class SQLiteDatabase(Database):
 
     def _executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         self._conn.executemany(sql, rows)
-
-    def _errors(self) -> tuple[type[Exception], type[Exception]]:
-        return sqlite3.IntegrityError, sqlite3.Error
 
     def close(self) -> None:
         self._conn.close()
@@ -802,14 +815,19 @@ class PostgresDatabase(Database):
     dialect = POSTGRES
 
     def __init__(self, url: str, name_key: Callable[[str], str]) -> None:
+        import psycopg  # (here: the embedded mode never loads it)
+
         super().__init__(name_key)
+        self._error, self._integrity_error = psycopg.Error, psycopg.IntegrityError
         self.url = url
         self.where = redact(url)
-        self._conn = self._connect()
+        try:
+            self._conn = self._connect()
+        except psycopg.Error as e:
+            raise StoreError(str(e)) from e
         with self._transaction():
             self._one(SCHEMA_LOCK)
-            with self._translated():  # (several statements: psycopg sends them as one text)
-                self._conn.execute(SCHEMA.format(**self.dialect.schema_words))
+            self._run(SCHEMA.format(**self.dialect.schema_words))  # (one text, many statements)
             self._run(NAME_KEY_INDEX)
             self._run(CHAT_INDEX)
 
@@ -817,26 +835,22 @@ class PostgresDatabase(Database):
         import psycopg
         from psycopg.conninfo import conninfo_to_dict
 
-        with self._translated():
-            given = conninfo_to_dict(self.url).get("options") or ""  # (the operator's: last)
-            return psycopg.connect(
-                self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT,
-                options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS} "
-                        f"-c synchronous_commit=off {given}".strip())
+        given = conninfo_to_dict(self.url).get("options") or ""  # (the operator's: last)
+        return psycopg.connect(
+            self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT,
+            options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS} "
+                    f"-c synchronous_commit=off {given}".strip())
 
     def _cursor(self, sql: str, args: Sequence[Any]) -> Cursor:
         if self._conn.broken:
             self._conn = self._connect()
+        if not args:  # (no placeholders: sent as it is, as one text of one or more statements)
+            return self._conn.execute(sql)
         return self._conn.execute(postgres_sql(sql), args)
 
     def _executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         with self._conn.cursor() as cursor:
             cursor.executemany(postgres_sql(sql), rows)
-
-    def _errors(self) -> tuple[type[Exception], type[Exception]]:
-        import psycopg
-
-        return psycopg.IntegrityError, psycopg.Error
 
     def close(self) -> None:
         self._conn.close()
