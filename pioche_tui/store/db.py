@@ -487,12 +487,12 @@ class Database:
         if game is not None:
             return self._rated_board(game, limit)
         rows = self._all(
-            "SELECT COALESCE(p.nickname, MAX(s.name)), s.identity, COUNT(*), SUM(s.winner),"
+            "SELECT COALESCE(MAX(p.nickname), MAX(s.name)), s.identity, COUNT(*), SUM(s.winner),"
             " SUM(s.score)"
             " FROM game_seats s"
             " LEFT JOIN players p ON p.identity = s.identity"
             " WHERE s.identity IS NOT NULL AND s.identity NOT LIKE ? || '%'"
-            " GROUP BY s.identity, p.nickname"  # (one nickname per identity: the primary key)
+            " GROUP BY s.identity"  # (MAX(p.nickname): the one nickname of that identity)
             " ORDER BY SUM(s.winner) DESC, 1.0 * SUM(s.winner) / COUNT(*) DESC, SUM(s.score) DESC,"
             " s.identity"
             " LIMIT ?",
@@ -502,13 +502,13 @@ class Database:
 
     def _rated_board(self, game: str, limit: int) -> list[LeaderboardRow]:
         rows = self._all(
-            "SELECT COALESCE(p.nickname, MAX(s.name)), r.identity, COUNT(*), SUM(s.winner),"
+            "SELECT COALESCE(MAX(p.nickname), MAX(s.name)), r.identity, COUNT(*), SUM(s.winner),"
             " SUM(s.score), r.games, r.mu, r.sigma"
             " FROM ratings r JOIN game_seats s ON s.identity = r.identity"
             " JOIN games g ON g.id = s.game_id AND g.game = r.game"
             " LEFT JOIN players p ON p.identity = r.identity"
             " WHERE r.game = ? AND r.games >= ?"
-            " GROUP BY r.identity, r.game, p.nickname"  # (r's primary key: one row of r each)
+            " GROUP BY r.identity, r.game"  # (r's primary key: PostgreSQL then takes r.mu…)
             " ORDER BY r.mu - 3 * r.sigma DESC, r.games DESC, r.identity"
             " LIMIT ?",
             (game, MIN_RATED_GAMES, limit),
