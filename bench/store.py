@@ -19,7 +19,8 @@ the server's). Backends:
 
 Each backend first gets 200 players and 500 rated four-player games (then, on PostgreSQL,
 ``ANALYZE``, as its autovacuum would have done by then); then each query runs
-``--calls`` times: ``seen`` (a returning player's visit), ``set_clock`` (a turn timer, at every
+``--calls`` times: ``nickname_of`` (a read by primary key: the round trip's floor), ``seen``
+(a returning player's visit), ``set_clock`` (a turn timer, at every
 turn of a timed table), ``record_game`` (a rated four-player game's end), ``leaderboard`` (one
 game's board, and all games').
 """
@@ -90,6 +91,7 @@ def measure(db: Database, calls: int) -> dict[str, dict[str, float]]:
     fill(db, rng)
     deadline = time.time() + 60
     return {
+        "nickname_of": timed(lambda n: db.nickname_of(PLAYERS[n % 200]), calls),
         "seen": timed(lambda n: db.seen(PLAYERS[n % 200], f"p{n % 200}", float(n)), calls),
         "set_clock": timed(lambda n: db.set_clock("T1", {n % 4: deadline + n}), calls),
         "record_game": timed(lambda n: db.record_game(
