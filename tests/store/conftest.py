@@ -1,6 +1,7 @@
 """The store's tests run on both backends: a real SQLite file in a temporary directory, and a
-fresh database on a real PostgreSQL server (``postgres.py``: started once for the session from
-the machine's binaries; without them, the PostgreSQL cases are skipped, saying why)."""
+fresh database on a real PostgreSQL server (``postgres.py``, the ``postgres`` fixture of
+tests/conftest.py: started once per test process from the machine's binaries; without them,
+the PostgreSQL cases are skipped, saying why)."""
 
 from __future__ import annotations
 
@@ -12,16 +13,7 @@ import pytest
 from pioche_tui.coordinator.text import name_key
 from pioche_tui.store.db import Database, PostgresDatabase, SQLiteDatabase
 
-from .postgres import NoPostgres, PostgresServer, postgres_server
-
-
-@pytest.fixture(scope="session")
-def postgres() -> Iterator[PostgresServer]:
-    try:
-        with postgres_server() as server:
-            yield server
-    except NoPostgres as e:
-        pytest.skip(str(e))
+from .postgres import PostgresServer
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
