@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -73,6 +74,8 @@ def fill(db: Database, rng: random.Random) -> None:
 
 
 def timed(call: Callable[[int], object], calls: int) -> dict[str, float]:
+    """Microseconds per call: wall p50 and p99 (what the coordinator's loop waits: µs, finer
+    than bench/measure.py's milliseconds), and CPU time on average."""
     walls = []
     cpu = time.process_time()
     for n in range(calls):
@@ -120,7 +123,9 @@ def main() -> None:
     with backends() as each:
         for name, db in each:
             try:
-                print(json.dumps({"backend": name, **measure(db, args.calls)}), flush=True)
+                figures = measure(db, args.calls)
+                print(json.dumps({"backend": name, **figures, "load": os.getloadavg()}),
+                      flush=True)
             finally:
                 db.close()
 
