@@ -102,7 +102,7 @@ CREATE TABLE IF NOT EXISTS rating_history (
     mu         {real} NOT NULL,          -- the player's rating after this game
     sigma      {real} NOT NULL,
     PRIMARY KEY (identity, game_id)    -- (one b-tree: read by player, each game once)
-)  {without_rowid};
+) {without_rowid};
 CREATE TABLE IF NOT EXISTS waiting_tables (
     table_id   TEXT PRIMARY KEY,{saved}
     data       TEXT NOT NULL           -- JSON: game, options, seats, creator, timer, code
@@ -309,7 +309,6 @@ class Database:
                 self._run("ROLLBACK")
             raise
         self._run("COMMIT")
-
 
     # --- players --------------------------------------------------------------------------
 
