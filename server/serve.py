@@ -163,7 +163,7 @@ def add_setting_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--db", type=database_url, default=argparse.SUPPRESS, metavar="URL",
-        help=f"the database: sqlite:PATH, or postgresql://USER@HOST/NAME for coordinators on "
+        help="the database: sqlite:PATH, or postgresql://USER@HOST/NAME for coordinators on "
         f"several machines (default: ${DB_ENV} if set, else sqlite:DATA_DIR/pioche.sqlite3). "
         f"A password goes in ${DB_ENV}, PGPASSWORD or ~/.pgpass, never here: every user sees "
         "a command line",
@@ -177,6 +177,8 @@ def add_setting_flags(p: argparse.ArgumentParser) -> None:
 SETTINGS = ("turn_timer", "bot_delay", "grace", "table_rate", "keep_finished", "keep_abandoned",
             "public_host", "admins", "db")
 """Flags passed to the app's opener as keyword arguments, when given."""
+TRACE_LOGGER = "pioche.trace"
+"""The logger of accepted moves (pioche_tui.coordinator.table writes it at DEBUG)."""
 DB_ENV = "PIOCHE_DB"
 """The environment variable that may hold the database's URL, with its password (``--db``)."""
 
@@ -203,8 +205,6 @@ def database_url(text: str) -> str:
             f"no password on the command line (every user sees it): put the URL in ${DB_ENV}, "
             "or the password in PGPASSWORD or ~/.pgpass")
     return text
-TRACE_LOGGER = "pioche.trace"
-"""The logger of accepted moves (pioche_tui.coordinator.table writes it at DEBUG)."""
 
 
 def positive(text: str) -> int:
