@@ -180,7 +180,7 @@ POSTGRES = Dialect(
      "saved": "\n    saved      BIGINT GENERATED ALWAYS AS IDENTITY,  -- SQLite's rowid"},
     waiting_order="saved",
     # Several coordinators may record games at once; a rating is read, then written: one
-    # rated game at a time (a game's end, rare beside moves), whatever players they share.
+    # game recorded at a time (a game's end, rare beside moves), whatever players they share.
     rating_lock="SELECT pg_advisory_xact_lock(7346)",
     # PostgresDatabase's connection commits without waiting for the WAL's flush (a flush per
     # turn timer would hold the coordinator's loop for milliseconds: docs/performance.md);
@@ -383,6 +383,8 @@ class Database:
         game counts once in the ratings whatever replays its end. Durable: once this returns,
         the result is on the database's disk."""
         with self._transaction(durable=True):
+            if self.dialect.rating_lock is not None:  # (before the game's id is drawn: the
+                self._one(self.dialect.rating_lock)  # ids' order is the ratings' order)
             row = self._one(
                 "INSERT INTO games (table_id, game, options, started, finished, rounds, log_file,"
                 " unrated) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (table_id) DO NOTHING"
@@ -406,8 +408,6 @@ class Database:
     def _rate(self, game_id: int, game: str, seats: Sequence[SeatResult]) -> None:
         """The rated seats' new ratings in ``game`` from their places among themselves; the
         history keeps each one."""
-        if self.dialect.rating_lock is not None:
-            self._one(self.dialect.rating_lock)
         before = [self.rating(s.identity, game) or ratings.NEW for s in seats if s.identity]
         after = ratings.rate(before, [s.place for s in seats])
         for seat, new in zip(seats, after, strict=True):

@@ -1,13 +1,15 @@
 """What PostgreSQL adds to the store: several coordinators on one database (the name key's
 unique index and a game's single record hold across connections), a connection the server drops
 made again, URLs and passwords (``--db``, ``PIOCHE_DB``), and ``pioche serve`` — alone and as the
-coordinator of ``--workers`` — keeping its players and results there, not in a SQLite file."""
+coordinator of ``--workers`` — keeping its players there, not in a SQLite file."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import signal
+import threading
 from pathlib import Path
 
 import asyncssh
@@ -15,6 +17,7 @@ import psycopg
 import pytest
 
 from pioche_tui.cli import build_parser
+from pioche_tui.coordinator import ratings
 from pioche_tui.coordinator.core import Coordinator, Settings
 from pioche_tui.coordinator.inprocess import InProcessClient
 from pioche_tui.coordinator.model import Player, Refused
@@ -45,7 +48,8 @@ def drop(postgres: PostgresServer, db: Database) -> None:
     would (returns once that backend is gone)."""
     (pid,) = db._one("SELECT pg_backend_pid()")
     with psycopg.connect(postgres.url("postgres"), autocommit=True) as admin:
-        assert admin.execute("SELECT pg_terminate_backend(%s, 10000)", (pid,)).fetchone()
+        assert admin.execute("SELECT pg_terminate_backend(%s, 10000)", (pid,)).fetchone() == (
+            True,)
 
 
 def test_two_coordinators_on_one_database(postgres: PostgresServer) -> None:
@@ -66,6 +70,47 @@ def test_two_coordinators_on_one_database(postgres: PostgresServer) -> None:
     finally:
         one.close()
         two.close()
+
+
+def test_games_recorded_at_once_by_two_coordinators_rate_in_turn(
+        postgres: PostgresServer) -> None:
+    """Two coordinators record games of the same players at the same moment: each game's
+    ratings start from the previous game's (none read before another's write and lost), so
+    replaying the games in their order gives the ratings stored."""
+    url = postgres.new_database()
+    players = [f"SHA256:p{i}" for i in range(3)]
+    rng = random.Random(5)
+    games = [[SeatResult(i, who, who, None, 0, place == 1, place, rated=True)
+              for i, (who, place) in enumerate(zip(players, rng.sample([1, 2, 3], 3),
+                                                   strict=True))] for _ in range(40)]
+    dbs = [PostgresDatabase(url, name_key) for _ in range(2)]
+    try:
+        def record(n: int) -> None:
+            for k in range(n, len(games), 2):
+                dbs[n].record_game(f"t{k}", "defausse", {}, 1.0, 2.0, 1, "", games[k])
+
+        threads = [threading.Thread(target=record, args=(n,)) for n in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        order = [int(table[1:]) for (table,) in dbs[0]._all(
+            "SELECT table_id FROM games ORDER BY id")]
+        assert sorted(order) == list(range(len(games)))
+        expected = {who: ratings.NEW for who in players}
+        for k in order:
+            seats = games[k]
+            after = ratings.rate([expected[s.identity or ""] for s in seats],
+                                 [s.place for s in seats])
+            expected.update({s.identity or "": r for s, r in zip(seats, after, strict=True)})
+        for who in players:
+            stored = dbs[0].rating(who, "defausse")
+            assert stored is not None
+            assert stored.mu == pytest.approx(expected[who].mu)
+            assert stored.sigma == pytest.approx(expected[who].sigma)
+    finally:
+        for db in dbs:
+            db.close()
 
 
 def test_results_wait_for_the_disk_the_rest_does_not(postgres: PostgresServer) -> None:
