@@ -5,12 +5,14 @@ be counted against that test's screens (``tests/hostile/test_screen_memory.py``)
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
+import pytest
 import pytest_asyncio
 
 from pioche_tui.bus.natsd import NatsServer
 from server import cycles
+from tests.store.postgres import NoPostgres, PostgresServer, postgres_server
 
 
 def pytest_configure() -> None:
@@ -27,3 +29,14 @@ async def nats_server() -> AsyncIterator[NatsServer]:
         yield server
     finally:
         await server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A real PostgreSQL server for the test process (tests/store/postgres.py; a fresh
+    database each: ``new_database()``). Skipped, saying why, where its binaries are absent."""
+    try:
+        with postgres_server() as server:
+            yield server
+    except NoPostgres as e:
+        pytest.skip(str(e))
