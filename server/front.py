@@ -220,8 +220,11 @@ class Front:
 
     def tree_stops(self) -> None:
         """The front stops with the whole tree (``workers.TREE_STOPS``, or the supervisor's
-        end), not alone."""
+        end), not alone. Said to the sessions' client at once: a coordinator or bus found
+        lost while the players are being told must not tell them it restarts."""
         self.with_tree = True
+        if self.desk is not None:
+            self.desk.remote.stops_with_tree = True
 
     async def stop(self) -> None:
         """The players told and their apps ended (``PiocheServer.close``), the front's last

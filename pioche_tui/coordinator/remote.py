@@ -339,8 +339,10 @@ class Remote:
 
     def _lost(self, link: _Link) -> None:
         """The session cannot go on from here: ended, and closed on the coordinator (if it
-        hears: else it closes it when this front's heartbeat is missed)."""
-        if not link.open:
+        hears: else it closes it when this front's heartbeat is missed). Not when the whole
+        tree stops: the coordinator and the bus go with it, and the front's own goodbye, not
+        « the server restarts », is what the player must read."""
+        if not link.open or self.stops_with_tree:
             return
         link.end("coordinator_lost", LOST)
         task = asyncio.create_task(self._close_quietly(link.sid))

@@ -29,6 +29,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+from pioche_tui import bus
 from pioche_tui.store.lock import LOCK_NAME, DataDirBusy, DataDirLock
 from pioche_tui.store.log import ACTION, read_log
 from server.serve import DEFAULT_APP
@@ -254,6 +255,14 @@ async def test_a_process_killed_mid_play_loses_no_accepted_move(tmp_path: Path) 
         # Last, the supervisor itself: its children stop in order by themselves (the players
         # are told), nats-server dies with it, the data directory is free again.
         everyone = [pid for pids in tree.values() for pid in pids]
+        # Each player connected at their seat first: a session the bus's loss ends (its front
+        # notices the reconnection) may end after carry_on saw its steps, and its last words
+        # are then « the server restarts », rightly.
+        await asyncio.sleep(bus.HEARTBEAT)
+        for player in (alice, bob):
+            assert player.client is not None
+            if player.client.closed.is_set():
+                await player.back()
         served.process.kill()
         served.wait()
         assert await asyncio.to_thread(wait_gone, everyone, 30) == []
@@ -263,7 +272,7 @@ async def test_a_process_killed_mid_play_loses_no_accepted_move(tmp_path: Path) 
             # (the coordinator and the fronts all see the supervisor's end at once: the
             # coordinator's goodbye may reach the app before its front's own does)
             assert MSG_SHUTDOWN in player.client.output or (
-                "Le serveur s'arrête" in player.client.output)
+                "Le serveur s'arrête" in player.client.output), player.client.output[-300:]
         with DataDirLock.acquire(tmp_path / "data"):
             pass
 
