@@ -6,7 +6,9 @@ be counted against that test's screens (``tests/hostile/test_screen_memory.py``)
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
+import pytest
 import pytest_asyncio
 
 from pioche_tui.bus.natsd import NatsServer
@@ -22,6 +24,20 @@ async def nats_server() -> AsyncIterator[NatsServer]:
     """A real nats-server on a free loopback port, with a drawn password, for the test module
     (``server.url`` has the credentials). No mock bus, ever."""
     server = NatsServer()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def jetstream_server(tmp_path_factory: pytest.TempPathFactory
+                           ) -> AsyncIterator[NatsServer]:
+    """A real nats-server with JetStream on (its store in a temporary directory), for the
+    test module. Tests that use it share its streams: each uses its own table ids."""
+    store: Path = tmp_path_factory.mktemp("jetstream")
+    server = NatsServer(jetstream=store)
     await server.start()
     try:
         yield server
