@@ -17,6 +17,7 @@ table each spectator watches, the last chat lines — is kept in the database as
 from __future__ import annotations
 
 import asyncio
+import functools
 import heapq
 import itertools
 import logging
@@ -26,16 +27,17 @@ import secrets
 import sqlite3
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..bus import log_subject
 from ..engine import GAMES
 from ..engine.base import BadOptions, Game
-from ..store import retention
+from ..store import jslog, retention
 from ..store.db import GUEST_PREFIX, KEY_PREFIX, Database, SeatResult
-from ..store.log import END, SEAT, LogError, LogWriter, by_stand_in, read_log
+from ..store.log import END, SEAT, LogContents, LogError, LogWriter, TableLog, by_stand_in, read_log
 from . import profiles
 from .admin import Console
 from .clock import later
@@ -56,6 +58,9 @@ from .table import NOT_SAVED, STAND_IN, STOPPED, Seat, Table
 from .text import NICKNAME_MAX, RateLimiter, mentions, name_key, nickname, sanitise
 
 if TYPE_CHECKING:
+    from nats.aio.client import Client
+    from nats.js import JetStreamContext
+
     from .inprocess import InProcessClient
 
 log = logging.getLogger("pioche.coordinator")
@@ -110,6 +115,11 @@ class Settings:
     retention_interval: float = 3600.0  # seconds between two retention passes (one at start)
     # The admins' file (coordinator/admin.py): None for DATA_DIR/admins.
     admins: Path | None = None
+    # Where the tables' logs live: "files" (DATA_DIR/tables, store/log.py) or "jetstream"
+    # (the bus's stream PIOCHE_LOGS, store/jslog.py; Coordinator.start is then given the bus),
+    # and the stream's replicas if it must be created (1 on one host, 3 in a cluster).
+    logs: str = "files"
+    log_replicas: int = 1
 
 
 class Session:
@@ -169,9 +179,11 @@ class Session:
         self.active = time.monotonic()
         self.coordinator.leave_table(self)
 
-    def act(self, action: Any, step: int | None = None) -> None:
+    def act(self, action: Any, step: int | None = None) -> Awaitable[None] | None:
+        """None once done (a table logged in files); otherwise what to await for the answer
+        (``Coordinator.act``)."""
         self.active = time.monotonic()
-        self.coordinator.act(self, action, step)
+        return self.coordinator.act(self, action, step)
 
     def rematch(self, accept: bool = True) -> None:
         self.coordinator.rematch(self, accept)
@@ -248,6 +260,10 @@ class Coordinator:
         self.stopping = False  # the server stops: no table moves any more (see freeze)
         self.console = Console(self, settings.admins or settings.data_dir / "admins")
         """The operator's side: admins, bans, the message of the day (coordinator/admin.py)."""
+        self.stream: JetStreamContext | None = None
+        """The tables' logs' stream (``Settings.logs`` "jetstream"), None for files."""
+        self._stream_ids: set[str] = set()  # the tables with a log in the stream (new ids)
+        self._discarding: set[asyncio.Task[None]] = set()  # logs being purged (kept alive)
 
     def client(self) -> InProcessClient:
         """A new app's client of this coordinator (``client.Connector``: the embedded mode)."""
@@ -264,19 +280,50 @@ class Coordinator:
     def log_path(self, table_id: str) -> Path:
         return self.tables_dir / f"{table_id}.log"
 
-    async def start(self) -> None:
-        """Open the database and bring back every unfinished table from its log."""
+    def open_log(self, table_id: str, header: dict[str, Any]
+                 ) -> tuple[TableLog, asyncio.Future[None] | None]:
+        """A new table's log and, unless it is immediate (a file's), the future of its header
+        (``Table.start``). OSError: a file log could not be created."""
+        if self.stream is None:
+            return LogWriter.create(self.log_path(table_id), header), None
+        self._stream_ids.add(table_id)
+        return jslog.JetStreamLog.create(self.stream, table_id, header)
+
+    def _remove_log(self, table: Table) -> None:
+        """A table closed before any player moved leaves no log."""
+        if isinstance(table.writer, jslog.JetStreamLog):
+            task = asyncio.create_task(table.writer.discard())
+            self._discarding.add(task)
+            task.add_done_callback(self._discarding.discard)
+        else:
+            self.log_path(table.id).unlink(missing_ok=True)
+
+    def log_name(self, table_id: str) -> str:
+        """The log's name the database keeps with a finished game (``games.log_file``)."""
+        return self.log_path(table_id).name if self.stream is None else log_subject(table_id)
+
+    async def start(self, bus: Client | None = None) -> None:
+        """Open the database and bring back every unfinished table from its log (``bus``:
+        the connection whose JetStream holds the logs, with ``Settings.logs`` "jetstream")."""
+        if self.settings.logs == "jetstream":
+            if bus is None:
+                raise ValueError("the tables' logs in JetStream need a bus")
+            self.stream = bus.jetstream(timeout=jslog.READ_TIMEOUT)
+            await jslog.ensure_stream(self.stream, self.settings.log_replicas)
         self.tables_dir.mkdir(parents=True, exist_ok=True)
         self.db = Database(self.settings.data_dir / "pioche.sqlite3", name_key)
         tokens = secrets.SystemRandom() if self.settings.seed is None else random.Random(
             self.settings.seed)  # (its own generator: tests' table ids do not depend on guests)
         self.guests = Guests.open(self.settings.data_dir / "guests.key", tokens)
         self._clocks, self._stopped_at = self.db.clocks(), self.db.alive()
-        for path in sorted(self.tables_dir.glob("*.log")):
-            try:
-                self.restore(path)
-            except (LogError, ValueError, KeyError, OSError) as e:
-                log.error("cannot restore %s: %s", path.name, e)
+        if self.stream is None:
+            for path in sorted(self.tables_dir.glob("*.log")):
+                try:
+                    self.restore(path)
+                except (LogError, ValueError, KeyError, OSError) as e:
+                    log.error("cannot restore %s: %s", path.name, e)
+        else:
+            await self._restore_stream(self.stream)
         self._restore_waiting()
         self._restore_chat()
         self.console.start()
@@ -361,8 +408,27 @@ class Coordinator:
 
     def restore(self, path: Path) -> None:
         contents = read_log(path)
-        if contents.ended:
-            return
+        if not contents.ended:
+            self._restore(contents, lambda: LogWriter.reopen(path, contents))
+
+    async def _restore_stream(self, stream: JetStreamContext) -> None:
+        """``restore`` for the logs in the stream: those that have not ended."""
+        self._stream_ids = set(await jslog.table_ids(stream))
+        for table_id in sorted(self._stream_ids):
+            try:
+                record, _when = await jslog.last_record(stream, table_id)
+                if isinstance(record, list) and record[:1] == [END]:
+                    continue
+                contents = await jslog.read_table(stream, table_id)
+                if not contents.ended:
+                    self._restore(contents, functools.partial(jslog.JetStreamLog.reopen,
+                                                              stream, contents))
+            except (LogError, ValueError, KeyError) as e:
+                log.error("cannot restore %s: %s", table_id, e)
+
+    def _restore(self, contents: LogContents, reopen: Callable[[], TableLog]) -> None:
+        """Bring back an unfinished table from its log's ``contents``, appending to it again
+        through ``reopen``'s writer."""
         h = contents.header
         table = self._table_from_header(h)
         game = table.game
@@ -381,7 +447,7 @@ class Coordinator:
                                           game.action_from_wire(record[2])))
                 table.count_move(record[1], by_stand_in(record))
                 table.step += 1
-        table.writer = LogWriter.reopen(path, contents)
+        table.writer = reopen()
         table.status = "playing"
         # Conservative: a stand-in's move for a player's seat counts too (the log does not say
         # who pressed the key), so a table is never closed for want of a move it had.
@@ -703,7 +769,7 @@ class Coordinator:
         while True:
             tid = "".join(self._ids.choice(ID_ALPHABET) for _ in range(length + attempt // 8))
             attempt += 1
-            if tid in self.tables or any(
+            if tid in self.tables or tid in self._stream_ids or any(
                 (self.tables_dir / name).exists() for name in retention.log_names(tid)
             ):
                 continue
@@ -968,7 +1034,7 @@ class Coordinator:
         if table.status == "playing":
             table.close_log("closed" if table.human_acted else None)
             if not table.human_acted:
-                self.log_path(table.id).unlink(missing_ok=True)
+                self._remove_log(table)
         log.info("table %s closed (%s)", table.id,
                  "abandoned" if table.status == "playing" else table.status,
                  extra={"event": "table_closed", "table": table.id, "status": table.status})
@@ -982,11 +1048,24 @@ class Coordinator:
 
     # --- play -----------------------------------------------------------------------------
 
-    def act(self, session: Session, action: Any, step: int | None) -> None:
+    def act(self, session: Session, action: Any, step: int | None) -> Awaitable[None] | None:
+        """A seated player's move (``Table.submit``). None once done; with a table whose log
+        is not immediate (JetStream), what to await for the answer: a move arriving while the
+        table's previous one is on its way to the log waits its turn, then is checked as if it
+        had arrived after it (a move for the step before is refused as stale then)."""
         table, seat_no = session.table, session.seat
         if table is None or seat_no is None or table.seats[seat_no].session is not session:
             raise Refused("not_seated", "Vous n'êtes assis à aucune table.")
-        table.submit(seat_no, action, step)
+        if table.appending is not None:
+            return self._act_in_turn(session, table.appending, action, step)
+        return table.submit(seat_no, action, step)
+
+    async def _act_in_turn(self, session: Session, appending: asyncio.Future[None],
+                           action: Any, step: int | None) -> None:
+        await asyncio.wait((appending,))
+        answer = self.act(session, action, step)
+        if answer is not None:
+            await answer
 
     # --- the rematch (« Revanche »: docs/server.md) ----------------------------------------
 
@@ -1091,7 +1170,7 @@ class Coordinator:
         finished again after a restart counts once."""
         recorded = self.db is None or table.learn or self._persist(
             "results", self.db.record_game, table.id, table.game.name, table.options,
-            table.started_at, time.time(), rounds, self.log_path(table.id).name, seats,
+            table.started_at, time.time(), rounds, self.log_name(table.id), seats,
             table.unrated)
         table.close_log("finished" if recorded else None)
         standing = sorted(seats, key=lambda r: r.place)
@@ -1340,7 +1419,8 @@ class Coordinator:
         now = asyncio.get_running_loop().time()
         for data in self.db.waiting_tables():
             table_id = str(data.get("table"))
-            if table_id in self.tables or self.log_path(table_id).exists():  # it started
+            if table_id in self.tables or table_id in self._stream_ids or self.log_path(
+                    table_id).exists():  # it started
                 self._persist("waiting tables", self.db.forget_waiting, table_id)
                 continue
             try:

@@ -127,7 +127,9 @@ class InProcessClient:
         self._session().rematch(accept)
 
     async def act(self, action: Any, step: int | None = None) -> None:
-        self._session().act(action, step)
+        answer = self._session().act(action, step)
+        if answer is not None:  # (a table whose log is not immediate: Coordinator.act)
+            await answer
 
     async def chat(self, text: str, to: str | None = None, me: bool = False) -> None:
         self._session().chat(text, to, me)

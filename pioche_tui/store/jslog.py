@@ -48,7 +48,7 @@ import logging
 import secrets
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import msgpack
 import nats.errors
@@ -116,6 +116,8 @@ class JetStreamLog:
     """One table's writer in the stream (see the module's doc). Satisfies ``log.TableLog``:
     each ``append_*`` returns a future resolved once the record is durable."""
 
+    immediate: ClassVar[bool] = False
+
     def __init__(self, js: JetStreamContext, table_id: str, last_seq: int,
                  records: list[list[Any]]) -> None:
         self.js = js
@@ -176,6 +178,14 @@ class JetStreamLog:
         """Take no more records; those queued are still sent."""
         self._closed = True
 
+    async def discard(self) -> None:
+        """Close, let the records queued go, then purge the log from the stream (a table
+        closed before any player moved leaves no log, as a file log is removed)."""
+        self.close()
+        while self._sender is not None:
+            await asyncio.wait((self._sender,))
+        await remove(self.js, self.table_id)
+
     # --- the writing ----------------------------------------------------------------------
 
     def _append(self, value: Any) -> asyncio.Future[None]:
@@ -197,7 +207,7 @@ class JetStreamLog:
                 self._count += 1
                 headers: dict[str, Any] = {
                     Header.EXPECTED_LAST_SUBJECT_SEQUENCE: str(self.last_seq),
-                           Header.MSG_ID: f"{self._token}-{self._count}"}
+                    Header.MSG_ID: f"{self._token}-{self._count}"}
                 try:
                     ack = await self.js.publish(self.subject, data, timeout=APPEND_TIMEOUT,
                                                 headers=headers)
