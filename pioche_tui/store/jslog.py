@@ -13,9 +13,8 @@ deposed owner's late write — the stream refuses it, and the writer raises :cla
 for this record and every later one: it will never write that table again. Each append also
 carries a ``Nats-Msg-Id`` (this writer's random token and a counter), so that:
 
-- a record whose acknowledgement was lost (a timeout: the outcome is unknown) and that landed
-  all the same is recognised as this writer's own (``probe``), not taken for another writer's;
-- a retry within the stream's duplicate window would not store it twice.
+- a record sent again by a probe (below), within the stream's duplicate window, is never
+  stored twice.
 
 **One writer per table, in order.** :class:`JetStreamLog` is a table's writer: ``append_*``
 queue the record and return a future, resolved when JetStream acknowledged it. Records are
@@ -25,10 +24,16 @@ The sending runs in a task started when the queue is no longer empty and ending 
 
 **A failed append** (no answer in ``APPEND_TIMEOUT``, no stream, a lost connection) fails that
 record and every record queued after it (:class:`LogUnavailable`), and the writer refuses
-records until ``probe`` says the stream is reachable again and tells what it holds: nothing
-new (the failed record did not land), or this writer's own records that landed after all
-(they are adopted: the table replays them, ``Table.try_log``), or another writer's
-(:class:`LogTaken`).
+records until a ``probe`` succeeds. The failed record's fate is unknown: it may have been
+stored and its acknowledgement lost, or it may still sit in a stalled server's socket and be
+stored when the server wakes. Reading the stream cannot tell the second case from "not
+there", so the probe settles it by sending the same record again, with its message id and its
+expected sequence: if the first copy had landed (or lands first, being ahead on the same
+connection), the stream refuses the second for its sequence and the subject's last record is
+the first copy (its message id says so); else the second lands. Once a probe succeeds the record is
+in the log, whatever happened: the table replays its log and resumes with that move in
+(``Table._probed``); the player who was told "not taken" sees it taken. If another writer
+appended meanwhile, the probe is refused (:class:`LogTaken`).
 
 The reading side: :func:`read_table` (a table's whole log, as :func:`.log.read_log` gives a
 file's), :func:`table_ids` (every table with a log in the stream), :func:`last_record` (a log's
@@ -130,6 +135,7 @@ class JetStreamLog:
         self._queue: deque[tuple[bytes, Any, asyncio.Future[None]]] = deque()
         self._sender: asyncio.Task[None] | None = None
         self._failed: BaseException | None = None  # refusing records until a probe clears it
+        self._unsure: _Sent | None = None  # the record whose append failed (see _probe)
         self._closed = False
 
     @classmethod
@@ -164,10 +170,10 @@ class JetStreamLog:
         return list(self._records)
 
     def probe(self) -> asyncio.Future[int]:
-        """After a failure: whether the stream answers again, and what it holds past the last
-        record this writer knows. Resolves to the number of this writer's records that landed
-        after all (adopted: ``read_back`` has them); raises LogTaken if another writer's are
-        there, LogUnavailable if the stream still does not answer."""
+        """After a failure: whether the stream takes records again (the module's doc).
+        Resolves to the number of records it settled into the log (0 or 1: ``read_back`` has
+        it); raises LogTaken if another writer appended, LogUnavailable if the stream still
+        does not answer."""
         return asyncio.ensure_future(self._probe())
 
     @property
@@ -205,30 +211,36 @@ class JetStreamLog:
             while self._queue:
                 data, value, future = self._queue[0]
                 self._count += 1
-                headers: dict[str, Any] = {
-                    Header.EXPECTED_LAST_SUBJECT_SEQUENCE: str(self.last_seq),
-                    Header.MSG_ID: f"{self._token}-{self._count}"}
+                unsure = _Sent(data, value, f"{self._token}-{self._count}", self.last_seq)
                 try:
-                    ack = await self.js.publish(self.subject, data, timeout=APPEND_TIMEOUT,
-                                                headers=headers)
-                except APIError as e:
-                    if e.err_code == WRONG_LAST_SEQUENCE:
-                        self._fail(LogTaken(f"{self.subject}: another writer appended "
-                                            f"(expected last sequence {self.last_seq})"))
-                    else:
-                        self._fail(LogUnavailable(f"{self.subject}: {e}"))
-                    return
-                except (TimeoutError, nats.errors.Error, OSError) as e:
-                    self._fail(LogUnavailable(f"{self.subject}: {type(e).__name__} {e}"))
+                    await self._publish(unsure)
+                except (LogTaken, LogUnavailable) as error:
+                    self._unsure = unsure if isinstance(error, LogUnavailable) else None
+                    self._fail(error)
                     return
                 self._queue.popleft()
-                self.last_seq = ack.seq
-                if not (isinstance(value, dict)):  # (the header is not a record)
-                    self._records.append(value)
                 if not future.done():
                     future.set_result(None)
         finally:
             self._sender = None
+
+    async def _publish(self, sent: _Sent) -> None:
+        """Append one record, expecting ``sent.after`` as the subject's last sequence."""
+        headers: dict[str, Any] = {Header.EXPECTED_LAST_SUBJECT_SEQUENCE: str(sent.after),
+                                   Header.MSG_ID: sent.msg_id}
+        try:
+            ack = await self.js.publish(self.subject, sent.data, timeout=APPEND_TIMEOUT,
+                                        headers=headers)
+        except APIError as e:
+            if e.err_code == WRONG_LAST_SEQUENCE:
+                raise LogTaken(f"{self.subject}: another writer appended (expected last "
+                               f"sequence {sent.after})") from e
+            raise LogUnavailable(f"{self.subject}: {e}") from e
+        except (TimeoutError, nats.errors.Error, OSError) as e:
+            raise LogUnavailable(f"{self.subject}: {type(e).__name__} {e}") from e
+        self.last_seq = ack.seq
+        if not isinstance(sent.value, dict):  # (the header is not a record)
+            self._records.append(sent.value)
 
     def _fail(self, error: BaseException) -> None:
         """This record and every one after it fail; the writer refuses records until a probe
@@ -241,30 +253,52 @@ class JetStreamLog:
                 future.set_exception(error)
 
     async def _probe(self) -> int:
+        """The record whose append failed may be in the stream or not, or still on its way
+        there (a stalled server stores it when it wakes): its fate is settled by sending it
+        again, with the same message id and expected sequence (the module's doc): once the
+        probe succeeds, the record is in the log, adopted."""
         if isinstance(self._failed, LogTaken):
             raise self._failed
-        try:
-            adopted = 0
-            seq = self.last_seq
-            while True:
-                msg = await _next(self.js, self.subject, seq)
-                if msg is None:
-                    break
-                assert msg.seq is not None
-                msg_id = (msg.headers or {}).get(Header.MSG_ID, "")
-                if not msg_id.startswith(self._token + "-"):
-                    self._failed = LogTaken(f"{self.subject}: another writer's record at "
-                                            f"sequence {msg.seq}")
-                    raise self._failed
-                value = _unpack(msg.data or b"")
-                if not isinstance(value, dict):
-                    self._records.append(value)
-                self.last_seq = seq = msg.seq
-                adopted += 1
-        except (TimeoutError, APIError, nats.errors.Error, OSError) as e:
-            raise LogUnavailable(f"{self.subject}: {type(e).__name__} {e}") from e
+        adopted = 0
+        if self._unsure is not None:
+            try:
+                await self._publish(self._unsure)
+            except LogTaken as error:
+                if not await self._landed(self._unsure):
+                    self._failed = error
+                    raise
+            self._unsure = None
+            adopted = 1
         self._failed = None
         return adopted
+
+    async def _landed(self, sent: _Sent) -> bool:
+        """Whether the subject's last record is ``sent`` (by its message id): then it is
+        adopted. (The stream checks the expected sequence before the duplicate: a copy that
+        landed makes the second one's sequence wrong, not a duplicate.)"""
+        try:
+            msg = await self.js.get_last_msg(LOG_STREAM, self.subject)
+        except NotFoundError as e:
+            if e.err_code == NO_MESSAGE:
+                return False
+            raise LogUnavailable(f"{self.subject}: {e}") from e
+        except (TimeoutError, APIError, nats.errors.Error, OSError) as e:
+            raise LogUnavailable(f"{self.subject}: {type(e).__name__} {e}") from e
+        if msg.seq is None or (msg.headers or {}).get(Header.MSG_ID) != sent.msg_id:
+            return False
+        self.last_seq = msg.seq
+        if not isinstance(sent.value, dict):
+            self._records.append(sent.value)
+        return True
+
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    """A record as sent: what a probe sends again when its fate is unknown."""
+
+    data: bytes
+    value: Any
+    msg_id: str
+    after: int  # the subject's last sequence it was sent to follow
 
 
 # --- the reading side ---------------------------------------------------------------------
