@@ -17,6 +17,7 @@ table each spectator watches, the last chat lines — is kept in the database as
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import heapq
 import itertools
@@ -32,7 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..bus import log_subject
+from ..bus import LOG_PREFIX, log_subject
 from ..engine import GAMES
 from ..engine.base import BadOptions, Game
 from ..store import jslog, retention
@@ -307,7 +308,8 @@ class Coordinator:
         the connection whose JetStream holds the logs, with ``Settings.logs`` "jetstream")."""
         if self.settings.logs == "jetstream":
             if bus is None:
-                raise ValueError("the tables' logs in JetStream need a bus")
+                raise ValueError("the tables' logs in JetStream need the bus: pioche coordinator, "
+                                 "or pioche serve --workers N")
             self.stream = bus.jetstream(timeout=jslog.READ_TIMEOUT)
             await jslog.ensure_stream(self.stream, self.settings.log_replicas)
         self.tables_dir.mkdir(parents=True, exist_ok=True)
@@ -388,6 +390,9 @@ class Coordinator:
         file that exists (a compacted copy before the original goes) or none ("")."""
         keep = retention.Retention(self.settings.keep_finished, self.settings.keep_abandoned)
         report = retention.PassReport()
+        if self.stream is not None:
+            await self._stream_retention(self.stream, keep, report)
+            return report
         ended = await asyncio.to_thread(retention.not_live, self.tables_dir, set(self.tables))
         for batch in retention.batches(ended, retention.BATCH):
             done = await asyncio.to_thread(retention.compact_all, batch, report)
@@ -405,6 +410,32 @@ class Coordinator:
                      report.compacted, report.bytes_in, report.bytes_out, report.removed,
                      report.bytes_removed)
         return report
+
+    async def _stream_retention(self, stream: JetStreamContext, keep: retention.Retention,
+                                report: retention.PassReport) -> None:
+        """The retention of the logs in the stream: an ended table's log is purged once its
+        retention is over, counted from its end record's time (the stream's own clock). There
+        is no compaction (the stream's store is the storage). One request per ended log and
+        pass: a few ms per hundred tables, on the loop's time only for the answers."""
+        now = time.time()
+        for table_id in await jslog.table_ids(stream):
+            if table_id in self.tables:
+                continue
+            try:
+                record, when = await jslog.last_record(stream, table_id)
+            except LogError:
+                continue
+            if not (isinstance(record, list) and record[:1] == [END]):
+                continue  # (not ended: a table to restore, or the operator's to look at)
+            finished = record == [END, "finished"]
+            if now - when < (keep.finished if finished else keep.abandoned):
+                continue
+            if finished and self.db is not None:  # (no replay any more; the result stays)
+                self.db.set_log_files({table_id: ""})
+            await jslog.remove(stream, table_id)
+            report.removed += 1
+        if report.removed:
+            log.info("retention: %d logs removed from the stream", report.removed)
 
     def restore(self, path: Path) -> None:
         contents = read_log(path)
@@ -1194,15 +1225,25 @@ class Coordinator:
 
     # --- replays (docs/server.md, « Profiles and replays ») ---------------------------------
 
-    def replay(self, player: Player, table_id: str, seat: int | None, first: int) -> Replay:
+    async def replay(self, player: Player, table_id: str, seat: int | None, first: int
+                     ) -> Replay:
         """A page of a finished game's replay for ``player`` (``profiles.replay``): refused
         past ``REPLAY_PAGES`` in 10 s, or twice that from their address (a page this refuses
-        counts for neither; one refused for another reason counts)."""
+        counts for neither; one refused for another reason counts). A game whose log is in
+        the stream is read from it (one request per record: a long game's page costs some
+        tens of ms of waiting, not of this loop's time)."""
         if self.db is None:
             raise Refused("no_game", "Aucune partie terminée sous ce numéro.")
         self._count_replay(player)
+        contents = None
+        if self.stream is not None:
+            record = self.db.game_record(table_id.strip().upper())
+            if record is not None and record[0].startswith(LOG_PREFIX):
+                with contextlib.suppress(LogError):  # (gone: purged past its retention)
+                    contents = await jslog.read_table(self.stream,
+                                                      record[0][len(LOG_PREFIX):])
         return profiles.replay(self.db, self.tables_dir, self.games, player.identity, table_id,
-                               seat, first)
+                               seat, first, contents)
 
     def _count_replay(self, player: Player) -> None:
         at = time.monotonic()

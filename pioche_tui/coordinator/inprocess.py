@@ -165,7 +165,7 @@ class InProcessClient:
 
     async def replay(self, table_id: str, seat: int | None = None, first: int = 0
                      ) -> Replay:
-        return self.coordinator.replay(self._session().player, table_id, seat, first)
+        return await self.coordinator.replay(self._session().player, table_id, seat, first)
 
     async def learned(self) -> tuple[str, ...]:
         return tuple(sorted(self.coordinator.learned(self._session().player.identity)))

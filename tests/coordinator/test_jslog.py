@@ -226,3 +226,28 @@ async def until_async(ask: Callable[[], Awaitable[Any]], holds: Callable[[Any], 
         if asyncio.get_running_loop().time() > end:
             raise AssertionError("condition not reached in time")
         await asyncio.sleep(0.01)
+
+
+async def test_a_finished_game_is_replayed_from_the_stream_then_purged_past_its_retention(
+    make: Make, nc: Client
+) -> None:
+    c = await make(keep_finished=0.0, keep_abandoned=3600.0)
+    ida, ann = c.connect(player("Ida")), c.connect(player("Ann"))
+    tid = ida.create_table("collection", seats=2, bots={0: "basic", 1: "basic"},
+                           options={"single_round": True}, sit=False)
+    live = ann.quick_play("defausse", seats=3)
+    await until(lambda: c.tables[tid].status == "finished", timeout=30)
+    assert c.db is not None and c.db.log_file(tid) == bus.log_subject(tid)
+    page = await c.replay(ida.player, tid, None, 0)
+    assert page.total > 0 and page.frames
+    ida.leave()
+    js = nc.jetstream()
+    await until_async(lambda: jslog.last_record(js, tid), lambda found: found[0] == [
+        "end", "finished"])
+    report = await c.retention_pass()
+    assert report.removed == 1
+    assert sorted(await jslog.table_ids(js)) == [live]  # (a live table's log is never touched)
+    assert c.db.log_file(tid) == ""
+    with pytest.raises(Refused) as refused:
+        await c.replay(ida.player, tid, None, 0)
+    assert refused.value.code == "replay_gone"
