@@ -263,7 +263,7 @@ class Coordinator:
         """The operator's side: admins, bans, the message of the day (coordinator/admin.py)."""
         self.stream: JetStreamContext | None = None
         """The tables' logs' stream (``Settings.logs`` "jetstream"), None for files."""
-        self._stream_ids: set[str] = set()  # the tables with a log in the stream (new ids)
+        self._stream_ids: set[str] = set()  # tables with a log in the stream (_new_id avoids)
         self._discarding: set[asyncio.Task[None]] = set()  # logs being purged (kept alive)
 
     def client(self) -> InProcessClient:
@@ -415,8 +415,8 @@ class Coordinator:
                                 report: retention.PassReport) -> None:
         """The retention of the logs in the stream: an ended table's log is purged once its
         retention is over, counted from its end record's time (the stream's own clock). There
-        is no compaction (the stream's store is the storage). One request per ended log and
-        pass: a few ms per hundred tables, on the loop's time only for the answers."""
+        is no compaction (the stream's store is the storage). Two requests per log and pass
+        (the list, then each log's last record): waiting, not this loop's work."""
         now = time.time()
         for table_id in await jslog.table_ids(stream):
             if table_id in self.tables:

@@ -27,8 +27,9 @@ the record (``appending``); until the acknowledgement:
 - the acknowledgement makes the copy the table's state and goes on exactly as an immediate
   append would (``_logged``): the step, the counts, the publishing, the next turn;
 - a failed append leaves the state as it was (the move is simply not taken: nothing to undo)
-  and pauses the table; its retries ask the stream what it holds (``TableLog.probe``), and if
-  the record landed after all, the table replays its log before it resumes;
+  and pauses the table; its retries settle the failed record's fate (``TableLog.probe``: it may
+  have been stored all the same, see ``store/jslog.py``), and the table replays its log, that
+  move in, before it resumes;
 - a refusal because another writer appended to the log (``jslog.LogTaken``: another coordinator
   took the table) stops the table here (``Coordinator.stop_table``): this coordinator never
   writes it again.
@@ -473,9 +474,12 @@ class Table:
                 self.game.apply(state, record[1], self.game.action_from_wire(record[2]))
                 self.count_move(record[1], by_stand_in(record))
                 step += 1
-        if step != self.step:  # the log lost moves it had said were on disk
+        if step < self.step:  # the log lost moves it had said were on disk
             log.error("table %s: its log holds %d moves, %d were acknowledged", self.id, step,
                       self.step)
+        elif step > self.step:  # (a JetStream log's record that landed after a failure)
+            log.warning("table %s: its log holds %d moves where the table had %d: it goes on "
+                        "from its log", self.id, step, self.step)
         self.state, self.step = state, step
 
     # --- a log that refuses writes --------------------------------------------------------
