@@ -259,42 +259,31 @@ async def test_a_move_waiting_for_the_stream_holds_no_other_request(
     """Under ``--workers`` (``coordinator/host.py``): while one move waits for the stream,
     another session's request is answered. (The stream is on a JetStream server of its own
     here, stalled; the requests go over another bus, which goes on.)"""
-    from pioche_tui.coordinator.host import CoordinatorHost
-    from pioche_tui.coordinator.remote import Remote
+    from tests.contract.conftest import hosted
 
     c = Coordinator(Settings(tmp_path / "data", bot_delay=(0.0, 0.0), turn_timer=None,
                              grace=60.0, logs="jetstream"))
     await c.start(nc)
-    coord_nc = await bus.connect(nats_server.url, "test-coordinator")
-    front_nc = await bus.connect(nats_server.url, "test-front")
-    host = CoordinatorHost(c, coord_nc)
-    remote = Remote(front_nc, "front1")
-    remote.stops_with_tree = True
-    await host.start()
-    await remote.start()
     try:
-        ann, bob, cid = (remote.connector().client() for _ in range(3))
-        for client, name in ((ann, "Ann"), (bob, "Bob"), (cid, "Cid")):
-            await client.connect(player(name))
-        tid = await ann.create_table("defausse", seats=2)
-        await bob.join(tid)
-        table = c.tables[tid]
-        writer = table.writer
-        assert isinstance(writer, jslog.JetStreamLog)
-        await until(lambda: writer.last_seq > 0)
-        seat = table.game.to_act(table.state)[0]
-        mover = ann if c.sessions[player("Ann").identity].seat == seat else bob
-        move = table.game.legal_actions(table.state, seat)[0]
-        with stalled(jetstream_server):
-            moving = asyncio.ensure_future(mover.act(move, table.step))
-            await until(lambda: table.appending is not None)
-            place = await asyncio.wait_for(cid.place(), jslog.APPEND_TIMEOUT / 2)
-            assert place.table is None and not moving.done()
-        await moving
-        assert table.step == 1
+        async with hosted(c, nats_server.url) as connector:
+            ann, bob, cid = (connector.client() for _ in range(3))
+            for client, name in ((ann, "Ann"), (bob, "Bob"), (cid, "Cid")):
+                await client.connect(player(name))
+            tid = await ann.create_table("defausse", seats=2)
+            await bob.join(tid)
+            table = c.tables[tid]
+            writer = table.writer
+            assert isinstance(writer, jslog.JetStreamLog)
+            await until(lambda: writer.last_seq > 0)
+            seat = table.game.to_act(table.state)[0]
+            mover = ann if c.sessions[player("Ann").identity].seat == seat else bob
+            move = table.game.legal_actions(table.state, seat)[0]
+            with stalled(jetstream_server):
+                moving = asyncio.ensure_future(mover.act(move, table.step))
+                await until(lambda: table.appending is not None)
+                place = await asyncio.wait_for(cid.place(), jslog.APPEND_TIMEOUT / 2)
+                assert place.table is None and not moving.done()
+            await moving
+            assert table.step == 1
     finally:
-        await remote.stop()
-        await host.stop()
         c.stop()
-        await front_nc.close()
-        await coord_nc.close()
