@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pioche_tui.coordinator.text import name_key  # noqa: E402
-from pioche_tui.store.db import Database, SeatResult  # noqa: E402
+from pioche_tui.store.db import Database, SeatResult, SQLiteDatabase  # noqa: E402
 
 PLAYERS = [f"SHA256:{'k' * 39}{i:04d}" for i in range(40)]  # a fingerprint's 50 characters
 WARM = 200
@@ -55,7 +55,7 @@ def main() -> None:
                               ("rated, 4 keys", True, True)):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "pioche.sqlite3"
-            db = Database(path, name_key)
+            db = SQLiteDatabase(path, name_key)
             for i in range(WARM):
                 record(db, i, keys, rated)
             before = size(path)

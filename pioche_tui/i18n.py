@@ -1164,6 +1164,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Le serveur ne peut rien enregistrer pour le moment (disque plein ?) ; réessayez.",
         "The server cannot store anything for now (disk full?); try again.",
     ),
+    "refused.store_read": (
+        "Le serveur ne peut pas lire ses données pour le moment ; réessayez dans un instant.",
+        "The server cannot read its data right now; try again in a moment.",
+    ),
     "refused.paused": (
         "Table en pause : ce coup n'est pas pris ; rejouez quand elle reprendra.",
         "Table paused: that move was not taken; play it again when the table resumes.",

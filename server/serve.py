@@ -13,7 +13,7 @@ import inspect
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from . import logs
 from .limits import Limits
@@ -172,16 +172,49 @@ def add_setting_flags(p: argparse.ArgumentParser) -> None:
         "when it changes). See docs/server.md",
     )
     p.add_argument(
+        "--db", type=database_url, default=argparse.SUPPRESS, metavar="URL",
+        help="the database: sqlite:PATH, or postgresql://USER@HOST/NAME for coordinators on "
+        f"several machines (default: ${DB_ENV} if set, else sqlite:DATA_DIR/pioche.sqlite3). "
+        f"A password goes in ${DB_ENV}, PGPASSWORD or ~/.pgpass, never here: every user sees "
+        "a command line",
+    )
+    p.add_argument(
         "--trace", type=Path, default=None, metavar="FILE",
         help="append a line per accepted move to FILE: monotonic time, table, step (bench/)",
     )
 
 
 SETTINGS = ("turn_timer", "bot_delay", "grace", "table_rate", "keep_finished", "keep_abandoned",
-            "public_host", "admins", "logs", "log_replicas")
+            "public_host", "admins", "db", "logs", "log_replicas")
 """Flags passed to the app's opener as keyword arguments, when given."""
 TRACE_LOGGER = "pioche.trace"
 """The logger of accepted moves (pioche_tui.coordinator.table writes it at DEBUG)."""
+DB_ENV = "PIOCHE_DB"
+"""The environment variable that may hold the database's URL, with its password (``--db``)."""
+
+
+def app_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings given (``SETTINGS``), for the app's opener; the database from ``DB_ENV``
+    when ``--db`` is not given."""
+    settings = {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
+    if "db" not in settings and os.environ.get(DB_ENV):
+        settings["db"] = os.environ[DB_ENV]
+    return settings
+
+
+def database_url(text: str) -> str:
+    """``--db``: a URL the store opens (store/db.py), without a password."""
+    from pioche_tui.store.db import has_password, sqlite_path
+
+    try:
+        sqlite_path(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if has_password(text):
+        raise argparse.ArgumentTypeError(
+            f"no password on the command line (every user sees it): put the URL in ${DB_ENV}, "
+            "or the password in PGPASSWORD or ~/.pgpass")
+    return text
 
 
 def positive(text: str) -> int:
@@ -332,6 +365,8 @@ async def serve_locked(args: argparse.Namespace, opener: ServiceOpener) -> int:
     import asyncio
     import signal
 
+    from pioche_tui.store.db import StoreError
+
     from .collector import Collector
     from .driver import configure_textual
     from .keys import HOST_KEY_NAME, ensure_host_key, fingerprint
@@ -342,7 +377,7 @@ async def serve_locked(args: argparse.Namespace, opener: ServiceOpener) -> int:
     if created:
         log.info("wrote a new host key: %s", args.keys_dir / HOST_KEY_NAME)
     configure_textual(args.colors)
-    settings = {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
+    settings = app_settings(args)
     try:  # an app may take no such setting (the test suite's demo): say so, start nothing
         inspect.signature(opener).bind(args.data_dir, **settings)
     except TypeError as error:
@@ -352,9 +387,12 @@ async def serve_locked(args: argparse.Namespace, opener: ServiceOpener) -> int:
         service = opener(args.data_dir, **settings)
         if inspect.isawaitable(service):  # opening the store may need the loop (the real app)
             service = await service
-    except ValueError as error:  # a setting's value the app refuses (--public-host)
+    except ValueError as error:  # a setting's value the app refuses (--public-host, --db)
         log.error("--app %s cannot start: %s", args.app, error)
         return 2
+    except StoreError as error:  # its database cannot be opened
+        log.error("cannot start: %s", error)
+        return 1
     collector = Collector()
     server = PiocheServer(
         service.make_app, key, name_owner=service.name_owner, holds_seat=service.holds_seat,

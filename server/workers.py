@@ -44,9 +44,9 @@ from typing import TYPE_CHECKING, Any
 from . import logs
 from .serve import (
     DEFAULT_APP,
-    SETTINGS,
     add_data_dir_flag,
     add_setting_flags,
+    app_settings,
     holding,
     trace_to,
 )
@@ -242,6 +242,7 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
     from pioche_tui.bus import connect
     from pioche_tui.bus.natsd import redact
     from pioche_tui.coordinator.host import CoordinatorHost
+    from pioche_tui.store.db import StoreError
 
     link = ParentLink(args.parent_fd) if args.parent_fd is not None else None
     stop = stop_event(link)
@@ -260,13 +261,16 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
     except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
         log.error("cannot reach the bus %s: %s", redact(url), error)
         return 1
-    settings = {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
     try:
-        service = await open_service(args.data_dir, bus=nc, **settings)
-    except ValueError as error:  # a setting's value the service refuses (--public-host)
+        service = await open_service(args.data_dir, bus=nc, **app_settings(args))
+    except ValueError as error:  # a setting's value the service refuses (--public-host, --db)
         log.error("cannot start: %s", error)
         await nc.close()
         return 2
+    except StoreError as error:  # its database cannot be opened
+        log.error("cannot start: %s", error)
+        await nc.close()
+        return 1
     host = CoordinatorHost(service.coordinator, nc)
     await host.start()
     log.info("coordinator of %s serving on the bus %s", args.data_dir, redact(url))
@@ -507,6 +511,8 @@ def coordinator_argv(args: argparse.Namespace, lock_fd: int) -> list[str]:
             argv += ["--" + name.replace("_", "-"), repr(getattr(args, name) / 86400.0)]
     if hasattr(args, "public_host"):
         argv += ["--public-host", args.public_host]
+    if hasattr(args, "db"):  # (without a password: --db refuses one; $PIOCHE_DB is inherited)
+        argv += ["--db", args.db]
     if hasattr(args, "logs"):
         argv += ["--logs", args.logs]
     if hasattr(args, "log_replicas"):

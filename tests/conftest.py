@@ -5,7 +5,7 @@ be counted against that test's screens (``tests/hostile/test_screen_memory.py``)
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +13,7 @@ import pytest_asyncio
 
 from pioche_tui.bus.natsd import NatsServer
 from server import cycles
+from tests.store.postgres import NoPostgres, PostgresServer, postgres_server
 
 
 def pytest_configure() -> None:
@@ -29,6 +30,17 @@ async def nats_server() -> AsyncIterator[NatsServer]:
         yield server
     finally:
         await server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A real PostgreSQL server for the test process (tests/store/postgres.py; a fresh
+    database each: ``new_database()``). Skipped, saying why, where its binaries are absent."""
+    try:
+        with postgres_server() as server:
+            yield server
+    except NoPostgres as e:
+        pytest.skip(str(e))
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

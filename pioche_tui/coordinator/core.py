@@ -25,19 +25,18 @@ import logging
 import math
 import random
 import secrets
-import sqlite3
 import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..bus import LOG_PREFIX, log_subject
 from ..engine import GAMES
 from ..engine.base import BadOptions, Game
 from ..store import jslog, retention
-from ..store.db import GUEST_PREFIX, KEY_PREFIX, Database, SeatResult
+from ..store.db import GUEST_PREFIX, KEY_PREFIX, Database, SeatResult, StoreError, open_database
 from ..store.log import END, SEAT, LogContents, LogError, LogWriter, TableLog, by_stand_in, read_log
 from . import profiles
 from .admin import Console
@@ -116,6 +115,9 @@ class Settings:
     retention_interval: float = 3600.0  # seconds between two retention passes (one at start)
     # The admins' file (coordinator/admin.py): None for DATA_DIR/admins.
     admins: Path | None = None
+    # The database (store/db.py, ``open_database``): sqlite:PATH or postgresql://…; None for
+    # DATA_DIR/pioche.sqlite3, the embedded default.
+    db: str | None = None
     # Where the tables' logs live: "files" (DATA_DIR/tables, store/log.py) or "jetstream"
     # (the bus's stream PIOCHE_LOGS, store/jslog.py; Coordinator.start is then given the bus),
     # and the stream's replicas if it must be created (1 on one host, 3 in a cluster).
@@ -207,6 +209,10 @@ class Session:
 
 
 
+
+STORE_READ = "Le serveur ne peut pas lire ses données pour le moment ; réessayez dans un instant."
+"""Said when the database fails a read the request needs (``Refused("store_read")``)."""
+T = TypeVar("T")
 
 REPLAY_PAGES = 20
 """Replay pages one player may ask for in 10 s (twice that from one address): a page is a
@@ -313,7 +319,8 @@ class Coordinator:
             self.stream = bus.jetstream(timeout=jslog.READ_TIMEOUT)
             await jslog.ensure_stream(self.stream, self.settings.log_replicas)
         self.tables_dir.mkdir(parents=True, exist_ok=True)
-        self.db = Database(self.settings.data_dir / "pioche.sqlite3", name_key)
+        self.db = open_database(self.settings.db, self.settings.data_dir, name_key)
+        log.info("database: %s", self.db.where)
         tokens = secrets.SystemRandom() if self.settings.seed is None else random.Random(
             self.settings.seed)  # (its own generator: tests' table ids do not depend on guests)
         self.guests = Guests.open(self.settings.data_dir / "guests.key", tokens)
@@ -561,7 +568,12 @@ class Coordinator:
         for other in self.sessions.values():
             if other.name_key == key and other.player.identity != identity:
                 return Refused("name_taken", f"Le pseudo {name} est déjà en ligne.")
-        if self.db is not None and self.db.name_owner(name) not in (None, identity):
+        try:
+            owner = self.db.name_owner(name) if self.db is not None else None
+        except StoreError as error:  # (unknown: not taken as free, an impostor would get it)
+            log.error("cannot read who owns %r: %s", name, error)
+            return Refused("store_read", STORE_READ)
+        if owner not in (None, identity):
             return Refused("name_owned", f"Le pseudo {name} appartient à un autre joueur.")
         for table in self.tables.values():
             for seat in table.seats:  # (a seated player online was found above)
@@ -1236,14 +1248,28 @@ class Coordinator:
             raise Refused("no_game", "Aucune partie terminée sous ce numéro.")
         self._count_replay(player)
         contents = None
-        if self.stream is not None:
-            record = self.db.game_record(table_id.strip().upper())
-            if record is not None and record[0].startswith(LOG_PREFIX):
-                with contextlib.suppress(LogError):  # (gone: purged past its retention)
-                    contents = await jslog.read_table(self.stream,
-                                                      record[0][len(LOG_PREFIX):])
-        return profiles.replay(self.db, self.tables_dir, self.games, player.identity, table_id,
-                               seat, first, contents)
+        try:
+            if self.stream is not None:
+                record = self.db.game_record(table_id.strip().upper())
+                if record is not None and record[0].startswith(LOG_PREFIX):
+                    with contextlib.suppress(LogError):  # (gone: purged past its retention)
+                        contents = await jslog.read_table(self.stream,
+                                                          record[0][len(LOG_PREFIX):])
+            return profiles.replay(self.db, self.tables_dir, self.games, player.identity,
+                                   table_id, seat, first, contents)
+        except StoreError as error:
+            log.error("cannot read the game %s: %s", table_id, error)
+            raise Refused("store_read", STORE_READ) from None
+
+    def read(self, what: str, read: Callable[..., T], *args: Any, default: T) -> T:
+        """One database read for a screen (the scores, a profile); ``default`` when the
+        database fails it (a lost PostgreSQL connection: the next query connects again), so
+        that the screen shows nothing rather than the session ending."""
+        try:
+            return read(*args)
+        except StoreError as error:
+            log.error("cannot read %s: %s", what, error)
+            return default
 
     def _count_replay(self, player: Player) -> None:
         at = time.monotonic()
@@ -1385,7 +1411,7 @@ class Coordinator:
             return set()
         try:
             return self.db.learned(identity)
-        except sqlite3.Error:
+        except StoreError:
             return set()
 
     def note_learned(self, identity: str, situation: str) -> None:
@@ -1402,7 +1428,7 @@ class Coordinator:
             return {}
         try:
             return self.db.preferences(identity)
-        except sqlite3.Error:
+        except StoreError:
             log.exception("could not read the settings of %s", identity)
             return {}
 
@@ -1420,7 +1446,7 @@ class Coordinator:
         logged once per kind of write, until one succeeds again."""
         try:
             write(*args)
-        except sqlite3.Error as e:
+        except StoreError as e:
             if what not in self._store_errors:
                 self._store_errors.add(what)
                 log.error("cannot store %s: %s", what, e)
@@ -1523,7 +1549,7 @@ class Coordinator:
             return
         try:
             table_id = self.db.watching(session.player.identity)
-        except sqlite3.Error:
+        except StoreError:
             return
         table = self.tables.get(table_id) if table_id is not None else None
         if table is None or table.status not in ("waiting", "playing"):

@@ -152,16 +152,20 @@ class InProcessClient:
 
     async def leaderboard(self, game: str | None, limit: int) -> tuple[LeaderboardRow, ...]:
         db = self.coordinator.db
-        return tuple(db.leaderboard(game, limit)) if db is not None else ()
+        return tuple(self.coordinator.read("the scores", db.leaderboard, game, limit,
+                                           default=[])) if db is not None else ()
 
     async def player_stats(self) -> PlayerStats | None:
         db = self.coordinator.db
-        return db.player_stats(self._session().player.identity) if db is not None else None
+        return self.coordinator.read("a player's results", db.player_stats,
+                                     self._session().player.identity,
+                                     default=None) if db is not None else None
 
     async def profile(self, name: str) -> Profile | None:
         self._session()
         db = self.coordinator.db
-        return profiles.profile(db, name) if db is not None else None
+        return self.coordinator.read("a profile", profiles.profile, db, name,
+                                     default=None) if db is not None else None
 
     async def replay(self, table_id: str, seat: int | None = None, first: int = 0
                      ) -> Replay:

@@ -12,7 +12,7 @@ import pytest
 from pioche_tui.coordinator.core import IGNORE_MAX, Coordinator, Session
 from pioche_tui.coordinator.model import ChatLine, Player, Refused
 from pioche_tui.coordinator.text import mentions, name_key
-from pioche_tui.store.db import Database
+from pioche_tui.store.db import SQLiteDatabase
 
 from .conftest import player
 
@@ -223,7 +223,7 @@ def test_a_chat_table_from_before_gets_its_kinds(tmp_path: Path) -> None:
                      " name TEXT NOT NULL, text TEXT NOT NULL, time REAL NOT NULL)")
         conn.execute("CREATE INDEX chat_scope ON chat (scope, id)")
         conn.execute("INSERT INTO chat (scope, name, text, time) VALUES ('lobby', 'a', 'b', 1)")
-    db = Database(path, str.lower)
+    db = SQLiteDatabase(path, str.lower)
     db.add_chat("lobby", "c", "d", 2.0, 30, True, False)
     assert db.chat_lines() == [("lobby", "a", "b", 1.0, False, False),
                                ("lobby", "c", "d", 2.0, True, False)]

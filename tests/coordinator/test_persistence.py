@@ -1,6 +1,8 @@
 """What a restart keeps beside the logs, and every other write the disk may refuse (issue 12,
-items 3 and 13): real engines, real msgpack logs, a real SQLite file; a refusing database is
-SQLite's own (``PRAGMA query_only``), a refusing disk a failed fsync."""
+items 3 and 13): real engines, real msgpack logs, and each test on both databases, a real
+SQLite file and a real PostgreSQL (``--db``: the ``postgres`` fixture); a refusing database is
+the backend's own (SQLite's ``PRAGMA query_only``, PostgreSQL's read-only transactions), a
+refusing disk a failed fsync."""
 
 from __future__ import annotations
 
@@ -9,11 +11,13 @@ import errno
 import os
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
 from pioche_tui.coordinator.core import CHAT_HISTORY, Coordinator
 from pioche_tui.coordinator.model import Refused
+from pioche_tui.store.db import PostgresDatabase
 from pioche_tui.store.log import read_log
 
 from .conftest import player, until
@@ -21,15 +25,31 @@ from .conftest import player, until
 Make = Callable[..., Awaitable[Coordinator]]
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def make_coordinator(request: pytest.FixtureRequest, make_coordinator: Make) -> Make:
+    """conftest.py's, each test on both databases (the coordinators of one test on one)."""
+    if request.param == "sqlite":
+        return make_coordinator
+    url = request.getfixturevalue("postgres").new_database()
+
+    async def make(games: Any = None, **settings: object) -> Coordinator:
+        return await make_coordinator(games, db=url, **settings)
+    return make
+
+
 @contextmanager
 def database_refusing(c: Coordinator) -> Iterator[None]:
-    """SQLite refuses every write meanwhile (as a full disk would: sqlite3.OperationalError)."""
+    """The database refuses every write meanwhile, as a full disk would (SQLite: an
+    OperationalError; PostgreSQL: a read-only transaction's error)."""
     assert c.db is not None
-    c.db._conn.execute("PRAGMA query_only = ON")
+    on, off = (("SET default_transaction_read_only = on", "SET default_transaction_read_only = off")
+               if isinstance(c.db, PostgresDatabase)
+               else ("PRAGMA query_only = ON", "PRAGMA query_only = OFF"))
+    c.db._run(on)
     try:
         yield
     finally:
-        c.db._conn.execute("PRAGMA query_only = OFF")
+        c.db._run(off)
 
 
 @contextmanager

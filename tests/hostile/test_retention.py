@@ -14,7 +14,7 @@ from pathlib import Path
 from pioche_tui.coordinator.core import Coordinator
 from pioche_tui.coordinator.model import Player
 from pioche_tui.coordinator.text import name_key
-from pioche_tui.store.db import Database
+from pioche_tui.store.db import SQLiteDatabase
 from tests.coordinator.conftest import until
 from tests.coordinator.test_churn import finished_game
 from tests.coordinator.test_lifecycle import moves_once
@@ -50,7 +50,7 @@ async def test_the_start_up_pass_compacts_removes_and_keeps_every_result(tmp_pat
     for tid, age in ((old, 31 * DAY), (forgotten, 8 * DAY)):
         then = time.time() - age
         os.utime(tables / f"{tid}.log", (then, then))
-    db = Database(data / "pioche.sqlite3", name_key)
+    db = SQLiteDatabase(data / "pioche.sqlite3", name_key)
     results = {tid: db.game_seats(tid) for tid in (recent, old)}
     db.close()
     told = replay(tables / f"{recent}.log").stdout
@@ -61,7 +61,7 @@ async def test_the_start_up_pass_compacts_removes_and_keeps_every_result(tmp_pat
         await until(lambda: sorted(p.name for p in tables.iterdir()) == expected, timeout=20)
         await until(lambda: "retention: 4 logs compacted" in served.log_text())
     assert "2 removed" in served.log_text()
-    db = Database(data / "pioche.sqlite3", name_key)
+    db = SQLiteDatabase(data / "pioche.sqlite3", name_key)
     assert {tid: db.game_seats(tid) for tid in (recent, old)} == results  # results stay
     assert (db.log_file(recent), db.log_file(old)) == (f"{recent}.log.gz", "")
     db.close()

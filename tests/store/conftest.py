@@ -1,4 +1,7 @@
-"""A database on a real SQLite file in a temporary directory."""
+"""The store's tests run on both backends: a real SQLite file in a temporary directory, and a
+fresh database on a real PostgreSQL server (``postgres.py``, the ``postgres`` fixture of
+tests/conftest.py: started once per test process from the machine's binaries; without them,
+the PostgreSQL cases are skipped, saying why)."""
 
 from __future__ import annotations
 
@@ -8,11 +11,18 @@ from pathlib import Path
 import pytest
 
 from pioche_tui.coordinator.text import name_key
-from pioche_tui.store.db import Database
+from pioche_tui.store.db import Database, PostgresDatabase, SQLiteDatabase
+
+from .postgres import PostgresServer
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[Database]:
-    d = Database(tmp_path / "pioche.sqlite3", name_key)
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    d: Database
+    if request.param == "sqlite":
+        d = SQLiteDatabase(tmp_path / "pioche.sqlite3", name_key)
+    else:
+        server: PostgresServer = request.getfixturevalue("postgres")
+        d = PostgresDatabase(server.new_database(), name_key)
     yield d
     d.close()

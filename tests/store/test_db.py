@@ -1,4 +1,5 @@
-"""The SQLite database: a real file, names bound to keys, leaderboard and stats."""
+"""The database, on SQLite and PostgreSQL (conftest.py): names bound to keys, leaderboard and
+stats; SQLite files of earlier versions brought up to date."""
 
 from __future__ import annotations
 
@@ -8,15 +9,19 @@ from pathlib import Path
 import pytest
 
 from pioche_tui.coordinator.text import name_key
-from pioche_tui.store.db import Database, SeatResult
+from pioche_tui.store.db import Conflict, Database, SeatResult, SQLiteDatabase
 
 ALICE = "SHA256:alice"
 BOB = "SHA256:bob"
 
 
-def test_wal_mode_on_a_real_file(db: Database) -> None:
-    assert db._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert db.path.exists()
+def test_wal_mode_on_a_real_file(tmp_path: Path) -> None:
+    db = SQLiteDatabase(tmp_path / "pioche.sqlite3", name_key)
+    try:
+        assert db._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.path.exists()
+    finally:
+        db.close()
 
 
 def test_a_name_bound_to_a_key_is_nobody_elses(db: Database) -> None:
@@ -70,8 +75,8 @@ def test_one_key_for_case_accents_and_look_alikes(db: Database, name: str) -> No
     with pytest.raises(ValueError, match="appartient"):
         db.seen(BOB, name, 2.0)
     # the unique index itself, whatever the callers do
-    with pytest.raises(sqlite3.IntegrityError):
-        db._conn.execute(
+    with pytest.raises(Conflict):
+        db._run(
             "INSERT INTO players VALUES ('SHA256:eve', ?, 3.0, 3.0, ?)", (name, name_key(name)))
 
 
@@ -104,7 +109,7 @@ def test_a_database_from_before_name_keys_keeps_its_owners(tmp_path: Path) -> No
     conn.commit()
     conn.close()
 
-    db = Database(path, name_key)
+    db = SQLiteDatabase(path, name_key)
     try:
         assert db.name_owner("ELISE") == "SHA256:elise"  # the first seen keeps the name
         assert db.name_owner("alice") == "SHA256:alice"
@@ -120,7 +125,7 @@ def test_a_database_from_before_name_keys_keeps_its_owners(tmp_path: Path) -> No
             "SHA256:aiice", "SHA256:alice", "SHA256:elise", "SHA256:other-elise", "local:zoe"]
     finally:
         db.close()
-    again = Database(path, name_key)  # opening it again changes nothing
+    again = SQLiteDatabase(path, name_key)  # opening it again changes nothing
     try:
         assert again.name_owner("élise") == "SHA256:elise"
         assert again.name_owner("Iris") == "SHA256:aiice"

@@ -20,7 +20,7 @@ from pioche_tui.coordinator.model import (
 from pioche_tui.coordinator.ratings import NEW, Rating, SeatPlay, rate, unrated_reason
 from pioche_tui.coordinator.text import name_key
 from pioche_tui.engine.base import Outcome, places_by
-from pioche_tui.store.db import Database, SeatResult
+from pioche_tui.store.db import Database, SeatResult, SQLiteDatabase
 
 
 def key(name: str) -> str:
@@ -173,7 +173,7 @@ def test_a_database_from_before_ratings_keeps_its_games_unrated(tmp_path: Path) 
     conn = sqlite3.connect(path)
     conn.executescript(OLD_GAMES)
     conn.close()
-    db = Database(path, name_key)
+    db = SQLiteDatabase(path, name_key)
     try:
         assert db.unrated("old1") == UNRATED_BEFORE
         assert [s.place for s in db.game_seats("old1")] == [0, 0]  # (unknown)
@@ -183,7 +183,7 @@ def test_a_database_from_before_ratings_keeps_its_games_unrated(tmp_path: Path) 
         assert bob is not None and bob.mu > NEW.mu
     finally:
         db.close()
-    db = Database(path, name_key)  # opening it again changes nothing
+    db = SQLiteDatabase(path, name_key)  # opening it again changes nothing
     try:
         assert db.unrated("old1") == UNRATED_BEFORE and db.unrated("new1") == ""
         assert db.rating(key("Bob"), "defausse") == bob and db.game_count() == 2
