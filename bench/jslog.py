@@ -11,7 +11,10 @@ record is a Défausse move as the log holds it (some 20 bytes). Measured:
 
 - the latency of each append, from the call to its record being durable (wall clock:
   latency is waiting, not work; the other core's load is printed beside it);
-- the CPU per append of this process (``time.process_time``) and of nats-server (psutil).
+- the CPU per append of this process (``time.process_time``) and of nats-server (psutil);
+- ``--games N``: the coordinator's CPU per move of whole games (four bots, Défausse to 200
+  points, the same seeded deals), files against JetStream: what a move costs with its log,
+  the engine, the bots and the copy of the state a JetStream table's move waits on.
 
 ``--url``: a running nats-server with JetStream (a cluster's node, when ``cluster`` lands: the
 stream then needs ``--replicas 3``); without it a ``NatsServer(jetstream=…)`` child is started
@@ -28,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -37,6 +41,8 @@ sys.path.insert(0, str(ROOT))
 from bench.measure import cpu_seconds, load_average  # noqa: E402
 from pioche_tui import bus  # noqa: E402
 from pioche_tui.bus.natsd import NatsServer  # noqa: E402
+from pioche_tui.coordinator.core import Coordinator, Settings  # noqa: E402
+from pioche_tui.coordinator.model import Player  # noqa: E402
 from pioche_tui.store import jslog  # noqa: E402
 from pioche_tui.store.log import LogWriter  # noqa: E402
 
@@ -93,6 +99,28 @@ async def stream_log(url: str, server: psutil.Process | None, tables: int, appen
     return samples, cpu / len(samples), server_share
 
 
+async def games(directory: Path, count: int, nc: Any = None) -> tuple[int, float]:
+    """Moves of ``count`` games of four bots and this process's CPU per move (``nc``: the
+    logs in its JetStream)."""
+    c = Coordinator(Settings(directory, bot_delay=(0.0, 0.0), turn_timer=None, seed=3,
+                             logs="jetstream" if nc is not None else "files"))
+    await c.start(nc)
+    watcher = c.connect(Player("SHA256:bench", "Banc"))
+    moves, cpu = 0, 0.0
+    for _ in range(count):
+        tid = watcher.create_table("defausse", seats=4, bots={i: "basic" for i in range(4)},
+                                   options={"target": 200}, sit=False)
+        table = c.tables[tid]
+        start = time.process_time()
+        while table.status == "playing":  # (not a busy loop: its CPU would be counted)
+            await asyncio.sleep(0.005)
+        cpu += time.process_time() - start
+        moves += table.step
+        watcher.leave()
+    c.stop()
+    return moves, cpu / moves
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--appends", type=int, default=2000)
@@ -100,6 +128,7 @@ async def main() -> None:
     parser.add_argument("--url", default=None)
     parser.add_argument("--replicas", type=int, default=1)
     parser.add_argument("--sync", choices=("default", "always"), default="default")
+    parser.add_argument("--games", type=int, default=0)
     args = parser.parse_args()
     print(f"load average before: {load_average()}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -123,6 +152,16 @@ async def main() -> None:
                           if server_cpu is not None else "")
                 print(f"JetStream log ({args.sync} sync), {tables} table(s) at once: "
                       f"{percentiles(samples)}; CPU {cpu * 1e3:.3f} ms per append here{served}")
+            for round_ in range(args.games and 3):  # (alternating: the load changes)
+                moves, per_move = await games(Path(tmp) / f"files{round_}", args.games)
+                print(f"games, file log: {moves} moves, {per_move * 1e6:.0f} µs CPU per move")
+                client = await bus.connect(url, "bench-jslog-games")
+                await client.jetstream().purge_stream(bus.LOG_STREAM)  # (no table to restore)
+                moves, per_move = await games(Path(tmp) / f"js{round_}", args.games, client)
+                await asyncio.sleep(0.5)  # (the last end records on their way)
+                await client.close()
+                print(f"games, JetStream log: {moves} moves, {per_move * 1e6:.0f} µs CPU per "
+                      "move")
         finally:
             if server is not None:
                 await server.stop()
