@@ -11,10 +11,8 @@ of the last record of this table this writer knows (0 for the header: nothing on
 yet). If anyone else appended meanwhile — a second coordinator that took the table, or a
 deposed owner's late write — the stream refuses it, and the writer raises :class:`LogTaken`
 for this record and every later one: it will never write that table again. Each append also
-carries a ``Nats-Msg-Id`` (this writer's random token and a counter), so that:
-
-- a record sent again by a probe (below), within the stream's duplicate window, is never
-  stored twice.
+carries a ``Nats-Msg-Id`` (this writer's random token and a counter): a probe (below) knows its
+own record by it, and the stream stores no message id twice within its duplicate window.
 
 **One writer per table, in order.** :class:`JetStreamLog` is a table's writer: ``append_*``
 queue the record and return a future, resolved when JetStream acknowledged it. Records are
@@ -29,17 +27,18 @@ stored and its acknowledgement lost, or it may still sit in a stalled server's s
 stored when the server wakes. Reading the stream cannot tell the second case from "not
 there", so the probe settles it by sending the same record again, with its message id and its
 expected sequence: if the first copy had landed (or lands first, being ahead on the same
-connection), the stream refuses the second for its sequence and the subject's last record is
-the first copy (its message id says so); else the second lands. Once a probe succeeds the record is
-in the log, whatever happened: the table replays its log and resumes with that move in
-(``Table._probed``); the player who was told "not taken" sees it taken. If another writer
-appended meanwhile, the probe is refused (:class:`LogTaken`).
+connection), the stream refuses the second for its sequence (it checks the sequence before the
+message id) and the subject's last record is the first copy, its message id says so; else the
+second lands. Once a probe succeeds the record is in the log, whatever happened: the table
+replays its log and resumes with that move in (``Table._probed``); the player who was told "not
+taken" sees it taken. If another writer appended meanwhile, the probe is refused
+(:class:`LogTaken`).
 
 The reading side: :func:`read_table` (a table's whole log, as :func:`.log.read_log` gives a
 file's), :func:`table_ids` (every table with a log in the stream), :func:`last_record` (a log's
 end and its time, for the restore and the retention), :func:`remove` (a log purged).
 
-Retention in the stream (``StreamLogs.retention_pass`` in the coordinator): an ended table's
+Retention in the stream (``Coordinator._stream_retention``): an ended table's
 log is purged from the stream once its retention is over, counted from its end record's time,
 as the files are; there is no compaction step (the stream's file store is the storage; gzip
 copies are the file logs' way to shrink).
@@ -68,8 +67,8 @@ log = logging.getLogger("pioche.jslog")
 
 APPEND_TIMEOUT = 2.0
 """Seconds an append waits for JetStream's acknowledgement before it counts as failed (the
-table pauses: docs/reliability.md). A cluster that loses its leader elects another in about
-this time."""
+table pauses: docs/server.md, « The tables' logs in JetStream »). A cluster that loses its
+stream's leader elects another in about this time."""
 READ_TIMEOUT = 5.0  # seconds for one request of the reading side
 WRONG_LAST_SEQUENCE = 10071  # JetStream's error code: the expected last sequence did not hold
 NO_MESSAGE = 10037  # JetStream's error code: no message found (another NotFound: no stream)
@@ -290,6 +289,7 @@ class JetStreamLog:
         if not isinstance(sent.value, dict):
             self._records.append(sent.value)
         return True
+
 
 @dataclass(frozen=True, slots=True)
 class _Sent:
