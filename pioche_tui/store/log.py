@@ -148,8 +148,8 @@ class TableLog(Protocol):
         ...
     def probe(self) -> asyncio.Future[int] | None:
         """After a failure: whether the log takes records again (immediate: raises OSError if
-        not). Not immediate: a future of the count of this writer's records that landed after
-        all (the table replays its log then)."""
+        not). Not immediate: a future of the count of records it settled into the log (a
+        failed one that is in the log after all: the table replays its log then)."""
         ...
     def close(self) -> None: ...
 
