@@ -262,7 +262,7 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
         log.error("cannot reach the bus %s: %s", redact(url), error)
         return 1
     try:
-        service = await open_service(args.data_dir, **app_settings(args))
+        service = await open_service(args.data_dir, bus=nc, **app_settings(args))
     except ValueError as error:  # a setting's value the service refuses (--public-host, --db)
         log.error("cannot start: %s", error)
         await nc.close()
@@ -513,6 +513,10 @@ def coordinator_argv(args: argparse.Namespace, lock_fd: int) -> list[str]:
         argv += ["--public-host", args.public_host]
     if hasattr(args, "db"):  # (without a password: --db refuses one; $PIOCHE_DB is inherited)
         argv += ["--db", args.db]
+    if hasattr(args, "logs"):
+        argv += ["--logs", args.logs]
+    if hasattr(args, "log_replicas"):
+        argv += ["--log-replicas", str(args.log_replicas)]
     if args.trace is not None:
         argv += ["--trace", str(args.trace)]
     return argv
@@ -543,7 +547,10 @@ async def supervise_locked(args: argparse.Namespace, lock: DataDirLock) -> int:
         return 1
     with reserved:
         port = reserved.getsockname()[1]
-        bus = NatsServer()
+        # With the tables' logs in JetStream, its store is DATA_DIR/bus (0700), kept across
+        # restarts of the tree as the data directory is.
+        logs = getattr(args, "logs", "files")
+        bus = NatsServer(jetstream=args.data_dir / "bus" if logs == "jetstream" else None)
         env = dict(os.environ)  # (and the bus's URL, once it runs: Tree.start)
         coordinator = Child("coordinator", coordinator_argv(args, lock.fd), env, (lock.fd,))
         fronts = [Child(f"front {n}", front_argv(args, port), env)

@@ -6,6 +6,7 @@ be counted against that test's screens (``tests/hostile/test_screen_memory.py``)
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -40,3 +41,17 @@ def postgres() -> Iterator[PostgresServer]:
             yield server
     except NoPostgres as e:
         pytest.skip(str(e))
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def jetstream_server(tmp_path_factory: pytest.TempPathFactory
+                           ) -> AsyncIterator[NatsServer]:
+    """A real nats-server with JetStream on (its store in a temporary directory), for the
+    test module. Tests that use it share its streams: each uses its own table ids."""
+    store: Path = tmp_path_factory.mktemp("jetstream")
+    server = NatsServer(jetstream=store)
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()

@@ -19,7 +19,7 @@ import textwrap
 from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.cells import cell_len
 
@@ -32,6 +32,9 @@ from ..i18n import Catalogue, pick_lang
 from .app import PiocheApp
 from .colours import terminal_depth
 from .prefs import Preferences
+
+if TYPE_CHECKING:
+    from nats.aio.client import Client
 
 
 class SessionFacts(Protocol):
@@ -316,7 +319,7 @@ class EmbeddedService(PiocheService):
 
 
 async def open_service(
-    data_dir: Path, public_host: str | None = None, **settings: Any
+    data_dir: Path, public_host: str | None = None, bus: Client | None = None, **settings: Any
 ) -> EmbeddedService:
     """The service over ``data_dir`` (tables' logs and the database), unfinished tables back,
     the retention of ended tables' logs running (a pass now, then periodically), and the
@@ -324,9 +327,11 @@ async def open_service(
 
     ``settings`` are the coordinator's (``turn_timer``, ``bot_delay``, ``grace``: ``pioche
     serve``'s flags); a name that is not one raises TypeError. ``public_host``: see
-    ``PiocheService``."""
+    ``PiocheService``. ``bus``: the coordinator's connection to the bus (``pioche
+    coordinator``), where its tables' logs are with ``logs="jetstream"`` (ValueError without
+    one)."""
     coordinator = Coordinator(Settings(data_dir, **settings))
-    await coordinator.start()
+    await coordinator.start(bus)
     service = EmbeddedService(coordinator, public_host)
     service.retention = asyncio.create_task(coordinator.keep_retention(), name="retention")
     service.control = ControlServer(coordinator, data_dir)

@@ -12,6 +12,8 @@ warning (``coordinator/host.py``, ``coordinator/remote.py``).
   coordinator has some.
 - ``pioche.lobby``: the ``LobbySnapshot``, each time the coordinator sends one.
 - ``pioche.coord.alive``: the coordinator's heartbeat (its boot id), every ``HEARTBEAT``.
+- ``pioche.log.<TABLE_ID>`` (stream ``PIOCHE_LOGS``, with ``--logs jetstream``): that table's
+  log, one msgpack record per message (``store/jslog.py``).
 - ``pioche.front.alive``: each front's heartbeat (``wire.FrontAlive``), every ``HEARTBEAT``
   and when its counts change; ``bye`` set when it stops cleanly.
 
@@ -40,6 +42,10 @@ COORD_ALIVE = "pioche.coord.alive"
 FRONT_ALIVE = "pioche.front.alive"
 SESSION_PREFIX = "pioche.s."
 
+# JetStream (issue 18): names of streams and buckets, in one place.
+LOG_STREAM = "PIOCHE_LOGS"  # the tables' logs (store/jslog.py), one subject per table
+LOG_PREFIX = "pioche.log."  # + table id: that table's log
+
 FRONT_HEADER = "Pioche-Front"
 SESSION_HEADER = "Pioche-Session"
 BOOT_HEADER = "Pioche-Boot"  # on an answer: the coordinator's boot id (as its heartbeat's)
@@ -60,6 +66,13 @@ def session_subject(sid: str) -> str:
     if not sid or set(sid) & _SUBJECT_TOKEN_FORBIDDEN:
         raise ValueError(f"session id {sid!r}: not a subject token")
     return SESSION_PREFIX + sid
+
+
+def log_subject(table_id: str) -> str:
+    """``pioche.log.<TABLE_ID>``; ValueError for an id that is not one NATS subject token."""
+    if not table_id or set(table_id) & _SUBJECT_TOKEN_FORBIDDEN:
+        raise ValueError(f"table id {table_id!r}: not a subject token")
+    return LOG_PREFIX + table_id
 
 
 def read(msg: Msg, expect: type[T], what: str) -> T | None:

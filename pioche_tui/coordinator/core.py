@@ -17,6 +17,8 @@ table each spectator watches, the last chat lines — is kept in the database as
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import heapq
 import itertools
 import logging
@@ -25,16 +27,17 @@ import random
 import secrets
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..bus import LOG_PREFIX, log_subject
 from ..engine import GAMES
 from ..engine.base import BadOptions, Game
-from ..store import retention
+from ..store import jslog, retention
 from ..store.db import GUEST_PREFIX, KEY_PREFIX, Database, SeatResult, StoreError, open_database
-from ..store.log import END, SEAT, LogError, LogWriter, by_stand_in, read_log
+from ..store.log import END, SEAT, LogContents, LogError, LogWriter, TableLog, by_stand_in, read_log
 from . import profiles
 from .admin import Console
 from .clock import later
@@ -55,6 +58,9 @@ from .table import NOT_SAVED, STAND_IN, STOPPED, Seat, Table
 from .text import NICKNAME_MAX, RateLimiter, mentions, name_key, nickname, sanitise
 
 if TYPE_CHECKING:
+    from nats.aio.client import Client
+    from nats.js import JetStreamContext
+
     from .inprocess import InProcessClient
 
 log = logging.getLogger("pioche.coordinator")
@@ -112,6 +118,11 @@ class Settings:
     # The database (store/db.py, ``open_database``): sqlite:PATH or postgresql://…; None for
     # DATA_DIR/pioche.sqlite3, the embedded default.
     db: str | None = None
+    # Where the tables' logs live: "files" (DATA_DIR/tables, store/log.py) or "jetstream"
+    # (the bus's stream PIOCHE_LOGS, store/jslog.py; Coordinator.start is then given the bus),
+    # and the stream's replicas if it must be created (1 on one host, 3 in a cluster).
+    logs: str = "files"
+    log_replicas: int = 1
 
 
 class Session:
@@ -171,9 +182,11 @@ class Session:
         self.active = time.monotonic()
         self.coordinator.leave_table(self)
 
-    def act(self, action: Any, step: int | None = None) -> None:
+    def act(self, action: Any, step: int | None = None) -> Awaitable[None] | None:
+        """None once done (a table logged in files); otherwise what to await for the answer
+        (``Coordinator.act``)."""
         self.active = time.monotonic()
-        self.coordinator.act(self, action, step)
+        return self.coordinator.act(self, action, step)
 
     def rematch(self, accept: bool = True) -> None:
         self.coordinator.rematch(self, accept)
@@ -254,6 +267,10 @@ class Coordinator:
         self.stopping = False  # the server stops: no table moves any more (see freeze)
         self.console = Console(self, settings.admins or settings.data_dir / "admins")
         """The operator's side: admins, bans, the message of the day (coordinator/admin.py)."""
+        self.stream: JetStreamContext | None = None
+        """The tables' logs' stream (``Settings.logs`` "jetstream"), None for files."""
+        self._stream_ids: set[str] = set()  # tables with a log in the stream (_new_id avoids)
+        self._discarding: set[asyncio.Task[None]] = set()  # logs being purged (kept alive)
 
     def client(self) -> InProcessClient:
         """A new app's client of this coordinator (``client.Connector``: the embedded mode)."""
@@ -270,8 +287,37 @@ class Coordinator:
     def log_path(self, table_id: str) -> Path:
         return self.tables_dir / f"{table_id}.log"
 
-    async def start(self) -> None:
-        """Open the database and bring back every unfinished table from its log."""
+    def open_log(self, table_id: str, header: dict[str, Any]
+                 ) -> tuple[TableLog, asyncio.Future[None] | None]:
+        """A new table's log and, unless it is immediate (a file's), the future of its header
+        (``Table.start``). OSError: a file log could not be created."""
+        if self.stream is None:
+            return LogWriter.create(self.log_path(table_id), header), None
+        self._stream_ids.add(table_id)
+        return jslog.JetStreamLog.create(self.stream, table_id, header)
+
+    def _remove_log(self, table: Table) -> None:
+        """A table closed before any player moved leaves no log."""
+        if isinstance(table.writer, jslog.JetStreamLog):
+            task = asyncio.create_task(table.writer.discard())
+            self._discarding.add(task)
+            task.add_done_callback(self._discarding.discard)
+        else:
+            self.log_path(table.id).unlink(missing_ok=True)
+
+    def log_name(self, table_id: str) -> str:
+        """The log's name the database keeps with a finished game (``games.log_file``)."""
+        return self.log_path(table_id).name if self.stream is None else log_subject(table_id)
+
+    async def start(self, bus: Client | None = None) -> None:
+        """Open the database and bring back every unfinished table from its log (``bus``:
+        the connection whose JetStream holds the logs, with ``Settings.logs`` "jetstream")."""
+        if self.settings.logs == "jetstream":
+            if bus is None:
+                raise ValueError("the tables' logs in JetStream need the bus: pioche coordinator, "
+                                 "or pioche serve --workers N")
+            self.stream = bus.jetstream(timeout=jslog.READ_TIMEOUT)
+            await jslog.ensure_stream(self.stream, self.settings.log_replicas)
         self.tables_dir.mkdir(parents=True, exist_ok=True)
         self.db = open_database(self.settings.db, self.settings.data_dir, name_key)
         log.info("database: %s", self.db.where)
@@ -279,11 +325,14 @@ class Coordinator:
             self.settings.seed)  # (its own generator: tests' table ids do not depend on guests)
         self.guests = Guests.open(self.settings.data_dir / "guests.key", tokens)
         self._clocks, self._stopped_at = self.db.clocks(), self.db.alive()
-        for path in sorted(self.tables_dir.glob("*.log")):
-            try:
-                self.restore(path)
-            except (LogError, ValueError, KeyError, OSError) as e:
-                log.error("cannot restore %s: %s", path.name, e)
+        if self.stream is None:
+            for path in sorted(self.tables_dir.glob("*.log")):
+                try:
+                    self.restore(path)
+                except (LogError, ValueError, KeyError, OSError) as e:
+                    log.error("cannot restore %s: %s", path.name, e)
+        else:
+            await self._restore_stream(self.stream)
         self._restore_waiting()
         self._restore_chat()
         self.console.start()
@@ -348,6 +397,9 @@ class Coordinator:
         file that exists (a compacted copy before the original goes) or none ("")."""
         keep = retention.Retention(self.settings.keep_finished, self.settings.keep_abandoned)
         report = retention.PassReport()
+        if self.stream is not None:
+            await self._stream_retention(self.stream, keep, report)
+            return report
         ended = await asyncio.to_thread(retention.not_live, self.tables_dir, set(self.tables))
         for batch in retention.batches(ended, retention.BATCH):
             done = await asyncio.to_thread(retention.compact_all, batch, report)
@@ -366,10 +418,55 @@ class Coordinator:
                      report.bytes_removed)
         return report
 
+    async def _stream_retention(self, stream: JetStreamContext, keep: retention.Retention,
+                                report: retention.PassReport) -> None:
+        """The retention of the logs in the stream: an ended table's log is purged once its
+        retention is over, counted from its end record's time (the stream's own clock). There
+        is no compaction (the stream's store is the storage). Two requests per log and pass
+        (the list, then each log's last record): waiting, not this loop's work."""
+        now = time.time()
+        for table_id in await jslog.table_ids(stream):
+            if table_id in self.tables:
+                continue
+            try:
+                record, when = await jslog.last_record(stream, table_id)
+            except LogError:
+                continue
+            if not (isinstance(record, list) and record[:1] == [END]):
+                continue  # (not ended: a table to restore, or the operator's to look at)
+            finished = record == [END, "finished"]
+            if now - when < (keep.finished if finished else keep.abandoned):
+                continue
+            if finished and self.db is not None:  # (no replay any more; the result stays)
+                self.db.set_log_files({table_id: ""})
+            await jslog.remove(stream, table_id)
+            report.removed += 1
+        if report.removed:
+            log.info("retention: %d logs removed from the stream", report.removed)
+
     def restore(self, path: Path) -> None:
         contents = read_log(path)
-        if contents.ended:
-            return
+        if not contents.ended:
+            self._restore(contents, lambda: LogWriter.reopen(path, contents))
+
+    async def _restore_stream(self, stream: JetStreamContext) -> None:
+        """``restore`` for the logs in the stream: those that have not ended."""
+        self._stream_ids = set(await jslog.table_ids(stream))
+        for table_id in sorted(self._stream_ids):
+            try:
+                record, _when = await jslog.last_record(stream, table_id)
+                if isinstance(record, list) and record[:1] == [END]:
+                    continue
+                contents = await jslog.read_table(stream, table_id)
+                if not contents.ended:
+                    self._restore(contents, functools.partial(jslog.JetStreamLog.reopen,
+                                                              stream, contents))
+            except (LogError, ValueError, KeyError) as e:
+                log.error("cannot restore %s: %s", table_id, e)
+
+    def _restore(self, contents: LogContents, reopen: Callable[[], TableLog]) -> None:
+        """Bring back an unfinished table from its log's ``contents``, appending to it again
+        through ``reopen``'s writer."""
         h = contents.header
         table = self._table_from_header(h)
         game = table.game
@@ -388,7 +485,7 @@ class Coordinator:
                                           game.action_from_wire(record[2])))
                 table.count_move(record[1], by_stand_in(record))
                 table.step += 1
-        table.writer = LogWriter.reopen(path, contents)
+        table.writer = reopen()
         table.status = "playing"
         # Conservative: a stand-in's move for a player's seat counts too (the log does not say
         # who pressed the key), so a table is never closed for want of a move it had.
@@ -715,7 +812,7 @@ class Coordinator:
         while True:
             tid = "".join(self._ids.choice(ID_ALPHABET) for _ in range(length + attempt // 8))
             attempt += 1
-            if tid in self.tables or any(
+            if tid in self.tables or tid in self._stream_ids or any(
                 (self.tables_dir / name).exists() for name in retention.log_names(tid)
             ):
                 continue
@@ -980,7 +1077,7 @@ class Coordinator:
         if table.status == "playing":
             table.close_log("closed" if table.human_acted else None)
             if not table.human_acted:
-                self.log_path(table.id).unlink(missing_ok=True)
+                self._remove_log(table)
         log.info("table %s closed (%s)", table.id,
                  "abandoned" if table.status == "playing" else table.status,
                  extra={"event": "table_closed", "table": table.id, "status": table.status})
@@ -994,11 +1091,24 @@ class Coordinator:
 
     # --- play -----------------------------------------------------------------------------
 
-    def act(self, session: Session, action: Any, step: int | None) -> None:
+    def act(self, session: Session, action: Any, step: int | None) -> Awaitable[None] | None:
+        """A seated player's move (``Table.submit``). None once done; with a table whose log
+        is not immediate (JetStream), what to await for the answer: a move arriving while the
+        table's previous one is on its way to the log waits its turn, then is checked as if it
+        had arrived after it (a move for the step before is refused as stale then)."""
         table, seat_no = session.table, session.seat
         if table is None or seat_no is None or table.seats[seat_no].session is not session:
             raise Refused("not_seated", "Vous n'êtes assis à aucune table.")
-        table.submit(seat_no, action, step)
+        if table.appending is not None:
+            return self._act_in_turn(session, table.appending, action, step)
+        return table.submit(seat_no, action, step)
+
+    async def _act_in_turn(self, session: Session, appending: asyncio.Future[None],
+                           action: Any, step: int | None) -> None:
+        await asyncio.wait((appending,))
+        answer = self.act(session, action, step)
+        if answer is not None:
+            await answer
 
     # --- the rematch (« Revanche »: docs/server.md) ----------------------------------------
 
@@ -1103,7 +1213,7 @@ class Coordinator:
         finished again after a restart counts once."""
         recorded = self.db is None or table.learn or self._persist(
             "results", self.db.record_game, table.id, table.game.name, table.options,
-            table.started_at, time.time(), rounds, self.log_path(table.id).name, seats,
+            table.started_at, time.time(), rounds, self.log_name(table.id), seats,
             table.unrated)
         table.close_log("finished" if recorded else None)
         standing = sorted(seats, key=lambda r: r.place)
@@ -1127,16 +1237,26 @@ class Coordinator:
 
     # --- replays (docs/server.md, « Profiles and replays ») ---------------------------------
 
-    def replay(self, player: Player, table_id: str, seat: int | None, first: int) -> Replay:
+    async def replay(self, player: Player, table_id: str, seat: int | None, first: int
+                     ) -> Replay:
         """A page of a finished game's replay for ``player`` (``profiles.replay``): refused
         past ``REPLAY_PAGES`` in 10 s, or twice that from their address (a page this refuses
-        counts for neither; one refused for another reason counts)."""
+        counts for neither; one refused for another reason counts). A game whose log is in
+        the stream is read from it (one request per record: a long game's page costs some
+        tens of ms of waiting, not of this loop's time)."""
         if self.db is None:
             raise Refused("no_game", "Aucune partie terminée sous ce numéro.")
         self._count_replay(player)
+        contents = None
         try:
+            if self.stream is not None:
+                record = self.db.game_record(table_id.strip().upper())
+                if record is not None and record[0].startswith(LOG_PREFIX):
+                    with contextlib.suppress(LogError):  # (gone: purged past its retention)
+                        contents = await jslog.read_table(self.stream,
+                                                          record[0][len(LOG_PREFIX):])
             return profiles.replay(self.db, self.tables_dir, self.games, player.identity,
-                                   table_id, seat, first)
+                                   table_id, seat, first, contents)
         except StoreError as error:
             log.error("cannot read the game %s: %s", table_id, error)
             raise Refused("store_read", STORE_READ) from None
@@ -1366,7 +1486,8 @@ class Coordinator:
         now = asyncio.get_running_loop().time()
         for data in self.db.waiting_tables():
             table_id = str(data.get("table"))
-            if table_id in self.tables or self.log_path(table_id).exists():  # it started
+            if table_id in self.tables or table_id in self._stream_ids or self.log_path(
+                    table_id).exists():  # it started
                 self._persist("waiting tables", self.db.forget_waiting, table_id)
                 continue
             try:

@@ -83,6 +83,7 @@ class CoordinatorHost:
         self._fronts: dict[str, _Front] = {}
         self._subscriptions: list[Subscription] = []
         self._tasks: list[asyncio.Task[None]] = []
+        self._requests: set[asyncio.Task[None]] = set()  # being answered (see _on_request)
         self._lobby: LobbySnapshot | None = None  # the newest sent to the lobby, to publish
         self._lobby_ready = asyncio.Event()
         self._lobby_seq = 0  # of the newest published on bus.LOBBY
@@ -118,9 +119,10 @@ class CoordinatorHost:
                    and r.client.session.mailbox.closed]
         if closing:  # (their last mails: Coordinator.stop closed every mailbox)
             await asyncio.wait(closing, timeout=STOP_FLUSH)
-        for task in [*pumps, *self._tasks]:
+        requests = list(self._requests)
+        for task in [*pumps, *self._tasks, *requests]:
             task.cancel()
-        await asyncio.gather(*pumps, *self._tasks, return_exceptions=True)
+        await asyncio.gather(*pumps, *self._tasks, *requests, return_exceptions=True)
         self._tasks = []
         self._remotes.clear()
         self._fronts.clear()
@@ -136,6 +138,18 @@ class CoordinatorHost:
     # --- requests -----------------------------------------------------------------------------
 
     async def _on_request(self, msg: Msg) -> None:
+        if self.coordinator.stream is not None:
+            # (tables logged in JetStream: a move's answer waits for its record to be in the
+            # stream; nats-py hands this callback one request at a time, so the others must
+            # not wait behind it. Each request's work on the coordinator still runs in the
+            # order they came: a task's first step, up to that wait, runs in FIFO order.)
+            task = asyncio.create_task(self._respond(msg))
+            self._requests.add(task)
+            task.add_done_callback(self._requests.discard)
+            return
+        await self._respond(msg)
+
+    async def _respond(self, msg: Msg) -> None:
         try:
             answer: Any = await self._answer(msg)
         except Refused as refusal:

@@ -127,7 +127,9 @@ class InProcessClient:
         self._session().rematch(accept)
 
     async def act(self, action: Any, step: int | None = None) -> None:
-        self._session().act(action, step)
+        answer = self._session().act(action, step)
+        if answer is not None:  # (a table whose log is not immediate: Coordinator.act)
+            await answer
 
     async def chat(self, text: str, to: str | None = None, me: bool = False) -> None:
         self._session().chat(text, to, me)
@@ -167,7 +169,7 @@ class InProcessClient:
 
     async def replay(self, table_id: str, seat: int | None = None, first: int = 0
                      ) -> Replay:
-        return self.coordinator.replay(self._session().player, table_id, seat, first)
+        return await self.coordinator.replay(self._session().player, table_id, seat, first)
 
     async def learned(self) -> tuple[str, ...]:
         return tuple(sorted(self.coordinator.learned(self._session().player.identity)))

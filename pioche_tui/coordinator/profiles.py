@@ -23,7 +23,7 @@ from typing import Any
 from ..engine.base import Game
 from ..replay import Replayer, find_log
 from ..store.db import Database
-from ..store.log import LogError, read_log
+from ..store.log import LogContents, LogError, read_log
 from .model import (
     PROFILE_GAMES,
     PROFILE_HISTORY,
@@ -58,11 +58,14 @@ def profile(db: Database, name: str) -> Profile | None:
 
 
 def replay(db: Database, tables_dir: Path, games: Mapping[str, Game[Any, Any]], identity: str,
-           table_id: str, seat: int | None, first: int = 0) -> Replay:
+           table_id: str, seat: int | None, first: int = 0,
+           contents: LogContents | None = None) -> Replay:
     """The finished game of ``table_id`` told for ``seat``'s eyes (None: a spectator's), for
     the player ``identity``: its steps from ``first`` (``REPLAY_PAGE`` of them at most).
     Refused: no such game, a seat that was not theirs, a private table they did not sit at,
-    its log gone (retention) or unreadable, a game too long, a step it does not have."""
+    its log gone (retention) or unreadable, a game too long, a step it does not have.
+    ``contents``: the log, read already (from the stream: ``Coordinator.replay``); else the
+    file ``games.log_file`` names is read."""
     table_id = table_id.strip().upper()
     record = db.game_record(table_id)
     if record is None:
@@ -73,7 +76,8 @@ def replay(db: Database, tables_dir: Path, games: Mapping[str, Game[Any, Any]], 
     if not log_file:
         raise gone
     try:
-        contents = read_log(find_log(tables_dir / log_file))
+        if contents is None:
+            contents = read_log(find_log(tables_dir / log_file))
     except FileNotFoundError:
         raise gone from None
     except (OSError, LogError) as e:

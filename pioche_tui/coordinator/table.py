@@ -10,23 +10,49 @@ write (a full disk, a quota, an I/O error), the move is undone and the table *pa
 move, its bots and turn timers stop (the time left is kept), everyone at the table is told, and
 every ``RETRY`` seconds it tries its log again; when the log takes a write, it resumes and says
 so (docs/reliability.md, round two, item 3).
+
+The log is a ``store.log.TableLog``. The file log (the default) is *immediate*: its append
+returns once the record is on disk, so all of the above happens within the one call, as it
+always has. A JetStream log (``--logs jetstream``, ``store/jslog.py``) is not: its append returns
+a future, and a record is durable when the stream acknowledges it. For such a log a move is
+applied to a copy of the game's state (``copy.deepcopy``, some 0.3 ms) and the copy waits with
+the record (``appending``); until the acknowledgement:
+
+- everything anyone sees of the table is the state before the move (nothing of it is
+  published, no subscriber arriving meanwhile sees it);
+- the table takes no other move: a player's move waits its turn (``Coordinator.act`` awaits
+  ``appending``, then checks the move again, as it would have been checked after the one before
+  it), a bot's or a turn timer's callback does nothing (``schedule`` arms them again once the
+  move is in);
+- the acknowledgement makes the copy the table's state and goes on exactly as an immediate
+  append would (``_logged``): the step, the counts, the publishing, the next turn;
+- a failed append leaves the state as it was (the move is simply not taken: nothing to undo)
+  and pauses the table; its retries settle the failed record's fate (``TableLog.probe``: it may
+  have been stored all the same, see ``store/jslog.py``), and the table replays its log, that
+  move in, before it resumes;
+- a refusal because another writer appended to the log (``jslog.LogTaken``: another coordinator
+  took the table) stops the table here (``Coordinator.stop_table``): this coordinator never
+  writes it again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
+import functools
 import logging
 import random
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, replace
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from ..engine.base import Event, Game, IllegalAction, Outcome, derive_seed, events_seen_by
 from ..store.db import KEY_PREFIX, SeatResult
-from ..store.log import ACTION, LogError, LogWriter, by_stand_in, read_log
+from ..store.jslog import LogTaken
+from ..store.log import ACTION, LogError, TableLog, by_stand_in
 from . import ratings
 from .clock import later
 from .mailbox import Notice
@@ -128,7 +154,10 @@ class Table:
         self.seed = 0
         self.step = 0
         self.started_at = 0.0  # wall clock, for the results
-        self.writer: LogWriter | None = None
+        self.writer: TableLog | None = None
+        # A move applied to a copy of the state, its record on its way to a log that is not
+        # immediate (the module's doc): resolved once the log holds it.
+        self.appending: asyncio.Future[None] | None = None
         self.subscribers: dict[Session, int | None] = {}
         self.bot_rng = random.Random()
         self.autoplay: set[int] = set()  # seats whose timer ran out: the stand-in ends the turn
@@ -277,7 +306,7 @@ class Table:
         self.seed = seed
         self.started_at = time.time()
         try:
-            self.writer = LogWriter.create(self.coordinator.log_path(self.id), self.header())
+            self.writer, written = self.coordinator.open_log(self.id, self.header())
         except OSError as e:
             log.error("table %s: cannot create its log (%s); not started", self.id, e)
             for i in free:
@@ -287,6 +316,8 @@ class Table:
         self.bot_rng.seed(derive_seed(seed, 0xB07))
         self.status = "playing"
         self.coordinator.keep_waiting(self)  # no longer waiting: its log holds it now
+        if written is not None:  # (not immediate: every move's record follows the header's)
+            written.add_done_callback(self._header_written)
         log.info("table %s started: %s, %s", self.id, self.game.name,
                  ", ".join(s.name for s in self.seats),
                  extra={"event": "table_started", "table": self.id, "game": self.game.name,
@@ -295,6 +326,15 @@ class Table:
         # The deal and the first card's effect, told as later rounds' are. Those seated now see
         # them in this update, whoever sits down afterwards in the history.
         self.after_change(list(getattr(self.state, "opening", ())))
+
+    def _header_written(self, written: asyncio.Future[None]) -> None:
+        """A log that is not immediate took the header, or did not: then the table stops (no
+        move of it was acknowledged: each one's record waits behind the header's)."""
+        error = written.exception()
+        if error is not None and self.status == "playing":
+            log.error("table %s: its log refused its header (%s); the table stops", self.id,
+                      error)
+            self.coordinator.stop_table(self)
 
     def header(self) -> dict[str, Any]:
         return {
@@ -310,8 +350,10 @@ class Table:
             **({"learn": True} if self.learn else {}),
         }
 
-    def submit(self, seat: int, action: Any, step: int | None) -> None:
-        """A player's action: checked for turn, staleness and legality, then applied."""
+    def submit(self, seat: int, action: Any, step: int | None) -> Awaitable[None] | None:
+        """A player's action: checked for turn, staleness and legality, then applied. With a
+        log that is not immediate, what to await for its answer: done once the move is in the
+        log, or the ``Refused`` an immediate log would have raised at once."""
         if self.status != "playing":
             raise Refused("not_playing", "La partie n'est pas en cours.")
         if self.paused:
@@ -323,36 +365,80 @@ class Table:
         ):
             raise Refused("not_your_turn", "Ce n'est pas à vous de jouer.")
         self.autoplay.discard(seat)  # back at the keyboard: the stand-in steps aside
-        self.apply(seat, action)
-        self.human_acted = True
+        appending = self.apply(seat, action, human=True)
+        return None if appending is None else self._answer(appending)
+
+    async def _answer(self, appending: asyncio.Future[None]) -> None:
+        try:
+            await appending
+        except Exception as e:  # (the log's reason: logged by _durable)
+            raise self._refusal() from e
+
+    def _refusal(self) -> Refused:
+        return Refused("paused", NOT_TAKEN) if self.paused else Refused("stopped", STOPPED)
 
     def apply(self, seat: int, action: Any, said: tuple[Event, ...] = (),
-              stand_in: bool = False) -> None:
+              stand_in: bool = False, human: bool = False) -> asyncio.Future[None] | None:
         """Apply an action (the rules check it), log it, then tell everyone, with the table
         events ``said`` before it (a stand-in's move). ``stand_in``: a player's stand-in made
-        it (the log marks it so). An action the log refuses is undone, and the table
-        pauses."""
+        it (the log marks it so); ``human``: the player did. An action the log refuses is
+        undone, and the table pauses. With a log that is not immediate, all that waits for
+        the future returned (the module's doc)."""
         if self.paused:
             raise Refused("paused", NOT_TAKEN)
+        assert self.writer is not None and self.appending is None
+        state = self.state if self.writer.immediate else copy.deepcopy(self.state)
         try:
-            events = self.game.apply(self.state, seat, action)
+            events = self.game.apply(state, seat, action)
         except IllegalAction as e:
             raise Refused("illegal", str(e)) from e
-        assert self.writer is not None
         try:
-            self.writer.append_action(seat, self.game.action_to_wire(action), stand_in)
+            appending = self.writer.append_action(seat, self.game.action_to_wire(action),
+                                                  stand_in)
         except OSError as e:
             log.error("table %s: its log refused step %d (%s); the move is undone and the "
                       "table paused", self.id, self.step + 1, e)
             self.undo_unlogged()
-            raise (Refused("paused", NOT_TAKEN) if self.paused else Refused("stopped", STOPPED)
-                   ) from e
+            raise self._refusal() from e
+        if appending is None:
+            self._logged(seat, stand_in, human, [*said, *events])
+        else:
+            self.appending = appending
+            appending.add_done_callback(functools.partial(
+                self._durable, state, seat, stand_in, human, [*said, *events]))
+        return appending
+
+    def _logged(self, seat: int, stand_in: bool, human: bool, events: list[Event]) -> None:
+        """A move is in the log: count it, then tell everyone and go on."""
         self.step += 1
         self.count_move(seat, stand_in)
+        self.human_acted = self.human_acted or human
         if trace.isEnabledFor(logging.DEBUG):
             trace.debug("%.6f %s %d", time.monotonic(), self.id, self.step)
         self.deadlines.pop(seat, None)
-        self.after_change([*said, *events])
+        self.after_change(events)
+
+    def _durable(self, state: Any, seat: int, stand_in: bool, human: bool,
+                 events: list[Event], appending: asyncio.Future[None]) -> None:
+        """A log that is not immediate answered for a move: in, or not (the module's doc)."""
+        self.appending = None
+        error = appending.exception()
+        if self.status != "playing":  # (stopped or closed meanwhile: nobody to tell)
+            return
+        if error is None:
+            self.state = state
+            self._logged(seat, stand_in, human, events)
+        elif isinstance(error, LogTaken):
+            self._taken(error)
+        else:
+            log.error("table %s: its log refused step %d (%s); the move is not taken and the "
+                      "table paused", self.id, self.step + 1, error)
+            self.pause()
+
+    def _taken(self, error: BaseException) -> None:
+        log.error("table %s: another writer has its log (%s); this coordinator stops serving "
+                  "it", self.id, error)
+        self.coordinator.stop_table(self)
 
     def count_move(self, seat: int, stand_in: bool) -> None:
         """Count a decision at a player's seat: the player's own, or their stand-in's."""
@@ -375,21 +461,25 @@ class Table:
         self.pause()
 
     def rebuild_from_log(self) -> None:
-        """Undo what the log does not hold: replay it from scratch (the engine is exact)."""
+        """Undo what the log does not hold (or take what it holds that the table did not
+        know): replay it from scratch (the engine is exact)."""
         assert self.writer is not None
-        contents = read_log(self.writer.path)
+        records = self.writer.read_back()
         state = self.game.new_game(len(self.seats), self.options, self.seed)
         step = 0
         self.own_moves.clear()
         self.stand_in_moves.clear()
-        for record in contents.records:
+        for record in records:
             if record[0] == ACTION:
                 self.game.apply(state, record[1], self.game.action_from_wire(record[2]))
                 self.count_move(record[1], by_stand_in(record))
                 step += 1
-        if step != self.step:  # the log lost moves it had said were on disk
+        if step < self.step:  # the log lost moves it had said were on disk
             log.error("table %s: its log holds %d moves, %d were acknowledged", self.id, step,
                       self.step)
+        elif step > self.step:  # (a JetStream log's record that landed after a failure)
+            log.warning("table %s: its log holds %d moves where the table had %d: it goes on "
+                        "from its log", self.id, step, self.step)
         self.state, self.step = state, step
 
     # --- a log that refuses writes --------------------------------------------------------
@@ -413,13 +503,39 @@ class Table:
         if not self.paused or self.writer is None:
             return
         try:
-            self.writer.probe()
-            for seat_no, info in list(self._unlogged_seats.items()):
-                self.writer.append_seat(seat_no, info)
-                del self._unlogged_seats[seat_no]
+            probing = self.writer.probe()
+            if probing is None:  # (immediate)
+                for seat_no, info in list(self._unlogged_seats.items()):
+                    self.writer.append_seat(seat_no, info)
+                    del self._unlogged_seats[seat_no]
         except OSError:
             self._retry = later(RETRY, self.try_log)
             return
+        if probing is None:
+            self.resume()
+        else:
+            probing.add_done_callback(self._probed)
+
+    def _probed(self, probing: asyncio.Future[int]) -> None:
+        """A log that is not immediate answered a paused table's probe."""
+        error = probing.exception()
+        if not self.paused or self.status != "playing":
+            return
+        if isinstance(error, LogTaken):
+            self._taken(error)
+            return
+        if error is not None:
+            self._retry = later(RETRY, self.try_log)
+            return
+        if probing.result():  # its records that landed after all: the log is the truth
+            self.rebuild_from_log()
+        unlogged, self._unlogged_seats = self._unlogged_seats, {}
+        for seat_no, info in unlogged.items():  # (a refusal comes later: it pauses again)
+            self._append_seat(seat_no, info)
+        self.resume()
+
+    def resume(self) -> None:
+        """The log takes writes again: the table goes on."""
         log.info("table %s: its log takes writes again; the table resumes", self.id)
         self.paused = False
         self.changed()
@@ -441,13 +557,33 @@ class Table:
         if self.paused:
             self._unlogged_seats[seat_no] = info
             return
+        self._append_seat(seat_no, info)
+
+    def _append_seat(self, seat_no: int, info: dict[str, Any]) -> None:
+        assert self.writer is not None
         try:
-            self.writer.append_seat(seat_no, info)
+            appending = self.writer.append_seat(seat_no, info)
         except OSError as e:
-            log.error("table %s: its log refused seat %d's change (%s); the table pauses",
-                      self.id, seat_no, e)
-            self._unlogged_seats[seat_no] = info
-            self.pause()
+            self._seat_refused(seat_no, info, e)
+            return
+        if appending is not None:
+            appending.add_done_callback(lambda done: self._seat_written(seat_no, info, done))
+
+    def _seat_written(self, seat_no: int, info: dict[str, Any],
+                      appending: asyncio.Future[None]) -> None:
+        error = appending.exception()
+        if error is None or self.status != "playing":
+            return
+        if isinstance(error, LogTaken):
+            self._taken(error)
+        else:
+            self._seat_refused(seat_no, info, error)
+
+    def _seat_refused(self, seat_no: int, info: dict[str, Any], error: BaseException) -> None:
+        log.error("table %s: its log refused seat %d's change (%s); the table pauses",
+                  self.id, seat_no, error)
+        self._unlogged_seats[seat_no] = info
+        self.pause()
 
     def close_log(self, reason: str | None) -> None:
         """End the log with ``reason`` (None: no end record) and close it. An end record the
@@ -457,11 +593,18 @@ class Table:
             return
         try:
             if reason is not None:
-                self.writer.end(reason)
+                appending = self.writer.end(reason)
+                if appending is not None:
+                    appending.add_done_callback(self._end_written)
         except OSError as e:
-            log.error("table %s: its log refused its end (%s); the next start ends it",
-                      self.id, e)
+            self._end_written(e)
         self.writer.close()
+
+    def _end_written(self, done: asyncio.Future[None] | OSError) -> None:
+        error = done if isinstance(done, OSError) else done.exception()
+        if error is not None:
+            log.error("table %s: its log refused its end (%s); the next start ends it",
+                      self.id, error)
 
     def after_change(self, events: list[Event]) -> None:
         self.remember(events)
@@ -561,7 +704,7 @@ class Table:
     def bot_move(self, seat: int, step: int, timed_out: bool = False) -> None:
         """The bot of a bot seat, or a player's stand-in, plays (``timed_out``: because the
         player's turn timer ran out). A stand-in's move is marked so in everyone's log."""
-        if self.status != "playing" or step != self.step:
+        if self.status != "playing" or step != self.step or self.appending is not None:
             return
         if seat not in self.game.to_act(self.state):
             return
@@ -585,7 +728,7 @@ class Table:
             log.exception("table %s: the bot of seat %d failed", self.id, seat)
 
     def bot_interject(self, seat: int, step: int) -> None:
-        if self.status != "playing" or step != self.step:
+        if self.status != "playing" or step != self.step or self.appending is not None:
             return
         if seat not in self.game.interjectors(self.state):
             return
@@ -601,7 +744,7 @@ class Table:
             log.exception("table %s: the bot of seat %d failed to interject", self.id, seat)
 
     def time_out(self, seat: int, step: int) -> None:
-        if self.status != "playing" or step != self.step:
+        if self.status != "playing" or step != self.step or self.appending is not None:
             return
         self.autoplay.add(seat)
         self.coordinator.notify_seat(self, seat, "timeout",

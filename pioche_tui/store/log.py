@@ -27,6 +27,7 @@ of any game.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import gzip
@@ -34,7 +35,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 import msgpack
 
@@ -123,12 +124,44 @@ def read_log(path: Path) -> LogContents:
     return LogContents(header, records, valid, len(data) - valid)
 
 
+class TableLog(Protocol):
+    """What a table writes its log through: :class:`LogWriter` (a file, the default) or
+    ``jslog.JetStreamLog`` (a JetStream stream, ``--logs jetstream``).
+
+    ``immediate``: each ``append_*`` returns None once its record is durable, and raises
+    OSError (with the log as it was) if it cannot be; the table then acts on the spot, as it
+    always has. Otherwise (JetStream) ``append_*`` returns at once with a future, resolved once
+    the record is durable or failed with the reason; records are written in the order given,
+    and a failed one fails every one after it (``coordinator/table.py`` says what a table does
+    meanwhile)."""
+
+    immediate: ClassVar[bool]
+
+    @property
+    def closed(self) -> bool: ...
+    def append_action(self, seat: int, action_wire: Any, stand_in: bool = False
+                      ) -> asyncio.Future[None] | None: ...
+    def append_seat(self, seat: int, info: dict[str, Any]) -> asyncio.Future[None] | None: ...
+    def end(self, reason: str) -> asyncio.Future[None] | None: ...
+    def read_back(self) -> list[list[Any]]:
+        """The records after the header that the log holds (the file's read again)."""
+        ...
+    def probe(self) -> asyncio.Future[int] | None:
+        """After a failure: whether the log takes records again (immediate: raises OSError if
+        not). Not immediate: a future of the count of records it settled into the log (a
+        failed one that is in the log after all: the table replays its log then)."""
+        ...
+    def close(self) -> None: ...
+
+
 class LogWriter:
     """Appends records to one table's log, each one on disk before ``append`` returns.
 
     Any failure leaves the file as it was after the last good record (or says it could not):
     ``good`` is that record's end, ``torn`` whether bytes past it may still be in the file.
     """
+
+    immediate: ClassVar[bool] = True  # (TableLog)
 
     def __init__(self, path: Path, fd: int, good: int) -> None:
         self.path = path
@@ -210,6 +243,9 @@ class LogWriter:
                 self.cut()
             raise
         self.torn = False
+
+    def read_back(self) -> list[list[Any]]:
+        return read_log(self.path).records
 
     def cut(self) -> None:
         """Truncate the file back to its last good record, on disk before returning."""

@@ -34,13 +34,15 @@ NEWS_TIMEOUT = 5.0  # seconds a test waits for news that must come
 
 
 @asynccontextmanager
-async def in_process(data: Path) -> AsyncIterator[Connector]:
-    """The embedded mode: the apps' clients call the coordinator of their own process."""
+async def in_process(data: Path, bus_client: Any = None, **settings: Any
+                     ) -> AsyncIterator[Connector]:
+    """The embedded mode: the apps' clients call the coordinator of their own process
+    (``bus_client`` and ``settings``: over_nats_jetstream's)."""
     coordinator = Coordinator(
         Settings(data, bot_delay=(0, 0), turn_timer=None, grace=60.0, seed=11,
-                 lobby_interval=0, table_rate=(1000, 1000)),
+                 lobby_interval=0, table_rate=(1000, 1000), **settings),
         games={**GAMES, "toy": TOY})
-    await coordinator.start()
+    await coordinator.start(bus_client)
     try:
         yield coordinator
     finally:
@@ -112,37 +114,54 @@ async def in_process_wire(data: Path) -> AsyncIterator[Connector]:
 
 
 @asynccontextmanager
-async def over_nats(data: Path) -> AsyncIterator[Connector]:
-    """The workers' mode (issue 16): the clients are a front's ``RemoteClient``s, over a real
-    nats-server, to a real ``CoordinatorHost`` over the coordinator (all in this process)."""
+async def hosted(coordinator: Coordinator, url: str) -> AsyncIterator[Connector]:
+    """Clients of ``coordinator`` as a front's ``RemoteClient``s, through a real
+    ``CoordinatorHost``, over the nats-server at ``url`` (all in this process)."""
     from pioche_tui import bus
-    from pioche_tui.bus.natsd import NatsServer
     from pioche_tui.coordinator.host import CoordinatorHost
     from pioche_tui.coordinator.remote import Remote
+
+    coord_nc = await bus.connect(url, "test-coordinator")
+    front_nc = await bus.connect(url, "test-front")
+    host = CoordinatorHost(coordinator, coord_nc)
+    remote = Remote(front_nc, "front1")
+    # (the contract's server_stopping is a whole server's: a front stopping with its
+    # coordinator; a front stopping alone: tests/bus/test_liveness.py)
+    remote.stops_with_tree = True
+    await host.start()
+    await remote.start()
+    try:
+        yield remote.connector()
+    finally:
+        await remote.stop()
+        await host.stop()
+        await front_nc.close()
+        await coord_nc.close()
+
+
+@asynccontextmanager
+async def over_nats(data: Path, jetstream: bool = False) -> AsyncIterator[Connector]:
+    """The workers' mode (issue 16): the clients are a front's ``RemoteClient``s, over a real
+    nats-server, to a real ``CoordinatorHost`` over the coordinator (all in this process).
+    ``jetstream``: the tables' logs in the bus's JetStream (issue 18, store/jslog.py)."""
+    from pioche_tui import bus
+    from pioche_tui.bus.natsd import NatsServer
     from tests.wire.through import register_toy
 
     register_toy()
-    server = NatsServer()
+    server = NatsServer(jetstream=data.parent / "bus" if jetstream else None)
     await server.start()
     try:
-        async with in_process(data) as coordinator:
-            assert isinstance(coordinator, Coordinator)
-            coord_nc = await bus.connect(server.url, "test-coordinator")
-            front_nc = await bus.connect(server.url, "test-front")
-            host = CoordinatorHost(coordinator, coord_nc)
-            remote = Remote(front_nc, "front1")
-            # (the contract's server_stopping is a whole server's: a front stopping with its
-            # coordinator; a front stopping alone: tests/bus/test_liveness.py)
-            remote.stops_with_tree = True
-            await host.start()
-            await remote.start()
-            try:
-                yield remote.connector()
-            finally:
-                await remote.stop()
-                await host.stop()
-                await front_nc.close()
-                await coord_nc.close()
+        stream_nc = await bus.connect(server.url, "test-stream") if jetstream else None
+        settings = {"logs": "jetstream"} if jetstream else {}
+        try:
+            async with in_process(data, stream_nc, **settings) as coordinator:
+                assert isinstance(coordinator, Coordinator)
+                async with hosted(coordinator, server.url) as connector:
+                    yield connector
+        finally:
+            if stream_nc is not None:
+                await stream_nc.close()
     finally:
         await server.stop()
 
@@ -151,6 +170,7 @@ IMPLEMENTATIONS: dict[str, Callable[[Path], AbstractAsyncContextManager[Connecto
     "in_process": in_process,
     "in_process_wire": in_process_wire,
     "over_nats": over_nats,
+    "over_nats_jetstream": lambda data: over_nats(data, jetstream=True),
 }
 
 

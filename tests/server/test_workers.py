@@ -341,3 +341,49 @@ def test_pioche_coordinator_alone_takes_the_lock_and_stops_while_it_waits_for_th
     assert "secret" not in log.read_text()
     with DataDirLock.acquire(data):  # free again
         pass
+
+
+async def test_with_the_logs_in_jetstream_no_accepted_move_is_lost(tmp_path: Path) -> None:
+    """``--logs jetstream``: the tables' logs in the bus's stream (store/jslog.py, its store
+    under DATA_DIR/bus). The coordinator, then nats-server, SIGKILLed mid-play: the table comes
+    back from the stream, and every move the player saw accepted is in it at the end."""
+    from pioche_tui import bus
+    from pioche_tui.bus.natsd import NatsServer
+    from pioche_tui.store import jslog
+
+    seen: list[int] = []
+    with serve_process(tmp_path, *SETTINGS, "--logs", "jetstream", app=DEFAULT_APP,
+                       workers=2) as served:
+        tree = tree_of(served)
+        alice = Player("alice", served.port)
+        await alice.sit()
+        table = alice.table
+        for victim in ("coordinator", "nats-server"):
+            await alice.carry_on()
+            playing = asyncio.create_task(alice.play())
+            await asyncio.sleep(0.3)  # (mid-play)
+            pid = tree[victim][0]
+            os.kill(pid, signal.SIGKILL)
+            alice.note()
+            seen.append(alice.seen)
+            playing.cancel()
+            await asyncio.gather(playing, return_exceptions=True)
+            tree = await asyncio.to_thread(wait_for_tree, served, pid)
+            if victim == "coordinator":
+                assert alice.client is not None
+                await asyncio.wait_for(alice.client.closed.wait(), 20)
+            await alice.carry_on()
+            assert alice.table == table, victim
+        seen.append(alice.seen)
+    assert table is not None
+    assert not list((tmp_path / "data" / "tables").glob("*.log"))  # (all in the stream)
+    store = NatsServer(jetstream=tmp_path / "data" / "bus")
+    await store.start()
+    try:
+        client = await bus.connect(store.url, "test-read-logs")
+        contents = await jslog.read_table(client.jetstream(), table)
+        await client.close()
+    finally:
+        await store.stop()
+    logged = sum(record[0] == ACTION for record in contents.records)
+    assert logged >= max(seen), (logged, seen)
