@@ -173,12 +173,31 @@ def texts_sent(raw: bytes) -> list[str]:
     return OTHER_SEQUENCE.split(stream)
 
 
+CURSOR_MOVE = re.compile(r"\x1b\[[0-9;]*H")
+
+
+def whole_writes(text: str) -> int:
+    """Where the last cursor move of ``text`` starts: the writes before it are whole. A screen
+    looked at in the middle of a write shows a line half rewritten, the new text over the old,
+    which no write made: « Gaspard pioche 1 » over « alice joue Passe vert — … » read
+    « Gaspard pioche 1 vert — … », found on a spectator's screen through the tree."""
+    moves = [move.start() for move in CURSOR_MOVE.finditer(text)]
+    return moves[-1] if moves else 0
+
+
 def screens_shown(raw: bytes, size: tuple[int, int], every: int = 2048) -> Iterable[str]:
+    """The screen rebuilt from ``raw``, looked at about every ``every`` characters (where the
+    cursor moves: ``whole_writes``), and at the end."""
     screen = Screen(*size)
     text = raw.decode("utf-8", "replace")
-    for start in range(0, len(text), every):
-        screen.feed(text[start : start + every])
+    start = 0
+    while len(text) - start > every:
+        end = start + every + whole_writes(text[start + every : start + 2 * every])
+        screen.feed(text[start:end])
+        start = end
         yield screen.text()
+    screen.feed(text[start:])
+    yield screen.text()
 
 
 @functools.cache
@@ -221,14 +240,20 @@ def found_in_time(raw: bytes, marks: list[tuple[int, int]], size: tuple[int, int
                   labels_at: Callable[[int], set[str]]) -> tuple[set[str], int]:
     """The labels ``labels_at`` a chunk's step (those forbidden then, say) found on the screen
     rebuilt up to that chunk; and how many chunks were searched with at least ten labels to
-    find."""
+    find. A write the chunk cuts (``whole_writes``) is looked at once whole, with the next
+    chunk: one write goes out at once (``server.driver.Terminal``), so both chunks came after
+    the same steps, but for a move made between the two reads."""
     screen = Screen(*size)
     decode = codecs.getincrementaldecoder("utf-8")("replace").decode
     found: set[str] = set()
     strong = start = 0
+    cut = ""
     for end, step in marks:
-        screen.feed(decode(raw[start:end]))
+        text = cut + decode(raw[start:end])
         start = end
+        whole = whole_writes(text) if end < len(raw) else len(text)
+        screen.feed(text[:whole])
+        cut = text[whole:]
         labels = labels_at(step)
         strong += len(labels) >= 10
         found |= find_labels([screen.text()], labels)
@@ -396,6 +421,21 @@ def test_a_leak_would_be_found() -> None:
     assert find_labels(["R 7 ne va pas : il faut du rouge ou un\nJoker."], {"Joker"}) == set()
     assert find_labels(["Ambre pioche 1 carte : Joker"], {"Joker"}) == {"Joker"}
     assert find_labels(["  1. ★ alice               120 pts"], {"★"}) == set()  # (the podium)
+
+
+def test_a_sequence_cut_between_reads_draws_nothing() -> None:
+    """The screen rebuilt from bytes cut anywhere is the screen rebuilt from them whole. Fed as
+    text, the tail of a sequence cut between two reads drew characters nobody sent: once
+    « [0 jaune » beside a log line on bob's screen, taken for a leak."""
+    raw = ("\x1b[1;1H\x1b[1;38;5;58;48;5;58mjaune (J)\x1b[0m\x1b[2;1H\x1b]8;id=1;https://x\x1b\\"
+           "lien\x1b]8;;\x1b\\\x1b[38;5;253;48;5;233m 4 jaune\x1b[0m\x1b[3;5H\x1b7+2 bleu\x1b8")
+    whole = Screen(20, 4)
+    whole.feed(raw)
+    for cut in range(len(raw)):
+        screen = Screen(20, 4)
+        screen.feed(raw[:cut])
+        screen.feed(raw[cut:])
+        assert screen.text() == whole.text(), cut
 
 
 def defausse_log(path: Path, seed: int, until: Callable[[list[Event]], bool]
