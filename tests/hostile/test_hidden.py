@@ -318,7 +318,6 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
                                   options={"single_round": True})
     table: Table = service.coordinator.tables[table_id]
     tables.append(table)
-    bob.join(table_id)
     # The spectator shares a screen (server/share.py): what it receives is the shared frames.
     await (await connected("watch", command=f"watch {table_id}")).wait_for("Vous regardez")
     assert server.hub is not None
@@ -334,6 +333,10 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
     await until(lambda: any(app.watch_only for app in service.apps
                             if app.client.session is not None
                             and not app.client.session.mirror))
+    # bob's seat starts the game, once everyone is watching: the turn timer plays for players
+    # who type nothing, and while spectators connect (seconds, under load) whole games went by.
+    bob.join(table_id)
+    assert table.status == "playing"
     alice.chat("Bonne chance à tous !")
 
     def over() -> bool:
