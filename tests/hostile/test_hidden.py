@@ -46,6 +46,7 @@ import pytest
 
 from pioche_tui.coordinator.table import Table
 from pioche_tui.engine import GAMES
+from pioche_tui.engine.base import Event
 from pioche_tui.engine.collection import rules as collection_rules
 from pioche_tui.engine.collection.cards import CLASSIC, KIND
 from pioche_tui.engine.defausse.cards import CARDS
@@ -53,7 +54,7 @@ from pioche_tui.i18n import Catalogue
 from pioche_tui.narrate.collection import card_name as collection_name
 from pioche_tui.narrate.defausse import card_name
 from pioche_tui.replay import replay_lines
-from pioche_tui.store.log import read_log
+from pioche_tui.store.log import LogWriter, read_log
 from server.serve import DEFAULT_APP
 from server.ssh import PiocheServer
 from tests.hostile.conftest import RecordingService, reset
@@ -100,6 +101,22 @@ def collection_visible(state: Any, viewer: int | None) -> set[int]:
     return (set(state.deck) - hidden) | seen
 
 
+def defausse_laid(events: Sequence[Event]) -> set[int]:
+    """The cards a step laid face up for everyone (played, or turned to start a discard), which
+    the state after it may no longer show: the card that ends a round (« Firmin joue 1 vert »)
+    is under the next round's deal by the end of its step, and a Joker +4 turned to start a
+    round goes back into the pile."""
+    return {event.args[0] for event in events if event.kind in ("play", "flip")}
+
+
+def collection_laid(events: Sequence[Event]) -> set[int]:
+    """Collection is searched over one round (``single_round``), whose last state still shows
+    every card its steps moved: nothing is laid out of sight. A next round would put cards back
+    in the piles within a step, which the search does not follow: refused."""
+    assert all(event.args[0] == 1 for event in events if event.kind == "round"), "one round"
+    return set()
+
+
 @dataclass(frozen=True)
 class Cards:
     """A game's cards as the search sees them."""
@@ -107,30 +124,34 @@ class Cards:
     all: Sequence[int]
     labels: Callable[[int], set[str]]
     visible: Callable[[Any, int | None], set[int]]
+    laid: Callable[[Sequence[Event]], set[int]]
 
 
 GAME_CARDS = {
-    "defausse": Cards(CARDS, defausse_labels, defausse_visible),
-    "collection": Cards(range(len(KIND)), collection_labels, collection_visible),
+    "defausse": Cards(CARDS, defausse_labels, defausse_visible, defausse_laid),
+    "collection": Cards(range(len(KIND)), collection_labels, collection_visible,
+                        collection_laid),
 }
 
 
 def allowed_cards(log: Path) -> dict[int | None, list[set[int]]]:
     """Per viewer (a seat, None for a spectator), per step of the game in ``log``: every card it
-    was allowed to see up to that step."""
+    was allowed to see up to that step (what the state after each step shows it, and what the
+    step laid face up for everyone)."""
     contents = read_log(log)
     header = contents.header
     game = GAMES[header["game"]]
-    visible = GAME_CARDS[header["game"]].visible
+    cards = GAME_CARDS[header["game"]]
     seats = len(header["seats"])
     state = game.new_game(seats, game.options(header["options"]), header["seed"])
+    laid = cards.laid(getattr(state, "opening", ()))
     viewers: list[int | None] = [*range(seats), None]
     allowed: dict[int | None, list[set[int]]] = {
-        viewer: [visible(state, viewer)] for viewer in viewers}
+        viewer: [cards.visible(state, viewer) | laid] for viewer in viewers}
     for seat, wire in contents.actions():
-        game.apply(state, seat, game.action_from_wire(wire))
+        laid = cards.laid(game.apply(state, seat, game.action_from_wire(wire)))
         for viewer in viewers:
-            allowed[viewer].append(allowed[viewer][-1] | visible(state, viewer))
+            allowed[viewer].append(allowed[viewer][-1] | cards.visible(state, viewer) | laid)
     return allowed
 
 
@@ -152,12 +173,31 @@ def texts_sent(raw: bytes) -> list[str]:
     return OTHER_SEQUENCE.split(stream)
 
 
+CURSOR_MOVE = re.compile(r"\x1b\[[0-9;]*H")
+
+
+def whole_writes(text: str) -> int:
+    """Where the last cursor move of ``text`` starts: the writes before it are whole. A screen
+    looked at in the middle of a write shows a line half rewritten, the new text over the old,
+    which no write made: « Gaspard pioche 1 » over « alice joue Passe vert — … » read
+    « Gaspard pioche 1 vert — … », found on a spectator's screen through the tree."""
+    moves = [move.start() for move in CURSOR_MOVE.finditer(text)]
+    return moves[-1] if moves else 0
+
+
 def screens_shown(raw: bytes, size: tuple[int, int], every: int = 2048) -> Iterable[str]:
+    """The screen rebuilt from ``raw``, looked at about every ``every`` characters (where the
+    cursor moves: ``whole_writes``), and at the end."""
     screen = Screen(*size)
     text = raw.decode("utf-8", "replace")
-    for start in range(0, len(text), every):
-        screen.feed(text[start : start + every])
+    start = 0
+    while len(text) - start > every:
+        end = start + every + whole_writes(text[start + every : start + 2 * every])
+        screen.feed(text[start:end])
+        start = end
         yield screen.text()
+    screen.feed(text[start:])
+    yield screen.text()
 
 
 @functools.cache
@@ -196,29 +236,44 @@ def note_steps(client: Client, step: Callable[[], int]) -> list[tuple[int, int]]
     return marks
 
 
-def leaks_in_time(raw: bytes, marks: list[tuple[int, int]], size: tuple[int, int],
-                  forbidden_at: Callable[[int], set[str]]) -> tuple[set[str], int]:
-    """Labels forbidden at a chunk's step found on the screen rebuilt up to that chunk; and how
-    many chunks were searched with at least ten labels to find."""
+def found_in_time(raw: bytes, marks: list[tuple[int, int]], size: tuple[int, int],
+                  labels_at: Callable[[int], set[str]]) -> tuple[set[str], int]:
+    """The labels ``labels_at`` a chunk's step (those forbidden then, say) found on the screen
+    rebuilt up to that chunk; and how many chunks were searched with at least ten labels to
+    find. A write the chunk cuts (``whole_writes``) is looked at once whole, with the next
+    chunk: one write goes out at once (``server.driver.Terminal``), so both chunks came after
+    the same steps, but for a move made between the two reads."""
     screen = Screen(*size)
     decode = codecs.getincrementaldecoder("utf-8")("replace").decode
     found: set[str] = set()
     strong = start = 0
+    cut = ""
     for end, step in marks:
-        screen.feed(decode(raw[start:end]))
+        text = cut + decode(raw[start:end])
         start = end
-        forbidden = forbidden_at(step)
-        strong += len(forbidden) >= 10
-        found |= find_labels([screen.text()], forbidden)
+        whole = whole_writes(text) if end < len(raw) else len(text)
+        screen.feed(text[:whole])
+        cut = text[whole:]
+        labels = labels_at(step)
+        strong += len(labels) >= 10
+        found |= find_labels([screen.text()], labels)
     return found, strong
 
 
 class Typist:
     """Presses the game's keys at random, fast, so the game moves (the turn timer plays for a
-    player who does nothing)."""
+    player who does nothing).
+
+    Keys typed before the game's end may reach the app after it (an app behind its input, under
+    load), on the podium, then the lobby: so none may start another game there, whose deal
+    would be this player's own cards, never allowed at the table searched. Défausse's keys have
+    no « a » (the lobby's « Apprendre », then « d » or Enter: a learn table); these games have
+    no announcement, where « a » is the key. Collection's « a », « r » (a rematch, once every
+    player asks) and the rest are needed to play: a new deal there would show nothing the
+    search looks for, every card of a round being in view by its end."""
 
     KEYS: ClassVar[dict[str, tuple[str, ...]]] = {
-        "defausse": ("\r", "\r", "d", "k", "1", "2", "3", "\x1b[C", "\x1b[D", "a", "x"),
+        "defausse": ("\r", "\r", "d", "k", "1", "2", "3", "\x1b[C", "\x1b[D", "x"),
         "collection": ("a", "b", "a", "s", "k", "r", "e", "\r", "\r", "1", "2", "\x1b[B"),
     }
 
@@ -263,7 +318,6 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
                                   options={"single_round": True})
     table: Table = service.coordinator.tables[table_id]
     tables.append(table)
-    bob.join(table_id)
     # The spectator shares a screen (server/share.py): what it receives is the shared frames.
     await (await connected("watch", command=f"watch {table_id}")).wait_for("Vous regardez")
     assert server.hub is not None
@@ -279,6 +333,10 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
     await until(lambda: any(app.watch_only for app in service.apps
                             if app.client.session is not None
                             and not app.client.session.mirror))
+    # bob's seat starts the game, once everyone is watching: the turn timer plays for players
+    # who type nothing, and while spectators connect (seconds, under load) whole games went by.
+    bob.join(table_id)
+    assert table.status == "playing"
     alice.chat("Bonne chance à tous !")
 
     def over() -> bool:
@@ -304,6 +362,8 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
     await asyncio.sleep(0.3)  # and the rest of that frame
     # (and the spectator shared its screen to the end: every byte it got was a shared frame)
     assert [len(group.members) for group in server.hub.groups.values()] == [1]
+    # Every byte searched is of this table: nobody's keys started another game (Typist).
+    assert set(service.coordinator.tables) <= {table_id}
 
     log = service.coordinator.log_path(table_id)
     allowed = allowed_cards(log)
@@ -322,7 +382,7 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
             raw = bytes(client.raw)
             assert find_labels(texts_sent(raw), forbidden) == set(), name
             assert find_labels(screens_shown(raw, size), forbidden) == set(), name
-            leaks, strong_chunks = leaks_in_time(raw, marks[id(client)], size, forbidden_at)
+            leaks, strong_chunks = found_in_time(raw, marks[id(client)], size, forbidden_at)
             assert leaks == set(), name
             strong += strong_chunks
         assert strong >= 10, f"too few labels to prove anything for {name} in time"
@@ -331,17 +391,20 @@ async def test_no_viewer_receives_a_card_it_may_not_see(
         assert find_labels(replayed, forbidden) == set(), f"replay as {name}"
     # The check does find labels where they are allowed: a player's own cards are on their
     # screen (Défausse), the cards drawn since the first steps on everybody's (Collection). In
-    # Défausse, take the player with the more cards the other never saw: one who emptied their
-    # hand may have none.
+    # Défausse, searched in time: each player's screen shows, at some moment, a card of theirs
+    # the spectator was not allowed then (their first hand, at least). Over the whole game a
+    # player may hold nothing the others never saw: in a long game every card they held may
+    # have been played, or its twin.
     if game == "defausse":
-        own = {name: forbidden_labels(allowed[1 - seat][-1], cards)
-               - forbidden_labels(allowed[seat][-1], cards)
-               for name, seat in (("alice", 0), ("bob", 1))}
-        name = max(own, key=lambda name: len(own[name]))
-        assert own[name], "neither player held a card the other never saw"
-        assert any(find_labels(texts_sent(bytes(client.raw)), own[name])
-                   | find_labels(screens_shown(bytes(client.raw), size), own[name])
-                   for client in clients[name]), name
+        for name, seat in (("alice", 0), ("bob", 1)):
+
+            def own_at(step: int, seat: int = seat) -> set[str]:
+                at = min(step, len(allowed[None]) - 1)
+                return (forbidden_labels(allowed[None][at], cards)
+                        - forbidden_labels(allowed[seat][at], cards))
+
+            assert any(found_in_time(bytes(client.raw), marks[id(client)], size, own_at)[0]
+                       for client in clients[name]), name
     else:
         drawn_later = forbidden_labels(allowed[None][1], cards) - forbidden_labels(
             allowed[None][-1], cards)
@@ -361,6 +424,72 @@ def test_a_leak_would_be_found() -> None:
     assert find_labels(["R 7 ne va pas : il faut du rouge ou un\nJoker."], {"Joker"}) == set()
     assert find_labels(["Ambre pioche 1 carte : Joker"], {"Joker"}) == {"Joker"}
     assert find_labels(["  1. ★ alice               120 pts"], {"★"}) == set()  # (the podium)
+
+
+def test_a_sequence_cut_between_reads_draws_nothing() -> None:
+    """The screen rebuilt from bytes cut anywhere is the screen rebuilt from them whole. Fed as
+    text, the tail of a sequence cut between two reads drew characters nobody sent: once
+    « [0 jaune » beside a log line on bob's screen, taken for a leak."""
+    raw = ("\x1b[1;1H\x1b[1;38;5;58;48;5;58mjaune (J)\x1b[0m\x1b[2;1H\x1b]8;id=1;https://x\x1b\\"
+           "lien\x1b]8;;\x1b\\\x1b[38;5;253;48;5;233m 4 jaune\x1b[0m\x1b[3;5H\x1b7+2 bleu\x1b8")
+    whole = Screen(20, 4)
+    whole.feed(raw)
+    for cut in range(len(raw)):
+        screen = Screen(20, 4)
+        screen.feed(raw[:cut])
+        screen.feed(raw[cut:])
+        assert screen.text() == whole.text(), cut
+
+
+def defausse_log(path: Path, seed: int, until: Callable[[list[Event]], bool]
+                 ) -> tuple[Any, list[Event]]:
+    """A game of Défausse for three bots written to a real table log at ``path`` until a step's
+    events satisfy ``until``: the state then, and that step's events."""
+    game = GAMES["defausse"]
+    options = game.options({})
+    state = game.new_game(3, options, seed)
+    writer = LogWriter.create(path, {"table": "TEST", "game": "defausse", "options": options,
+                                     "seed": seed, "seats": [{"name": n} for n in "abc"]})
+    bot, rng = game.bot("basic"), random.Random(seed)
+    try:
+        while True:
+            seat = game.to_act(state)[0]
+            action = bot.choose(state, seat, game.legal_actions(state, seat), rng)
+            events = game.apply(state, seat, action)
+            writer.append_action(seat, game.action_to_wire(action))
+            if until(events):
+                return state, events
+    finally:
+        writer.close()
+
+
+def test_what_a_step_laid_face_up_is_allowed(tmp_path: Path) -> None:
+    """A card seen face up only within a step is allowed to everyone from that step: the card
+    that ends a round (the next round's deal clears the discard in the same step; the tree's
+    capture once found « Firmin joue 1 vert » there and took it for a leak), and a Joker +4
+    turned to start a round, which goes back into the pile."""
+    log = tmp_path / "round.log"
+    state, events = defausse_log(log, 1, lambda events: any(e.kind == "round" for e in events))
+    last = next(e.args[0] for e in events if e.kind == "play")
+    assert last not in state.discard  # (under the new deal)
+    allowed = allowed_cards(log)
+    assert last not in allowed[None][-2]
+    for viewer in (0, 1, 2, None):
+        assert last in allowed[viewer][-1], viewer
+    # A seed whose first card is a Joker +4, turned back into the pile.
+    def flips(seed: int) -> list[int]:
+        game = GAMES["defausse"]
+        opening = game.new_game(3, game.options({}), seed).opening
+        return [event.args[0] for event in opening if event.kind == "flip"]
+
+    seed = next(seed for seed in range(1000) if len(flips(seed)) > 1)
+    log = tmp_path / "opening.log"
+    state, _events = defausse_log(log, seed, lambda events: True)
+    joker = flips(seed)[0]
+    assert face(joker, FRENCH("colour.letters")).strip() == "★+4"
+    assert joker not in state.discard
+    for viewer, steps in allowed_cards(log).items():
+        assert joker in steps[0], viewer
 
 
 async def test_no_viewer_receives_a_card_it_may_not_see_through_the_tree(

@@ -26,7 +26,9 @@ class Screen:
     """Just enough of a terminal to read what Textual draws: cursor moves and text.
 
     Textual paints with absolute cursor positioning (CSI row;col H) and styled text; every other
-    sequence (styles, modes, queries) changes no character, so it is skipped.
+    sequence (styles, modes, queries) changes no character, so it is skipped. A sequence cut
+    between two feeds (its bytes came in two reads) waits for its end, as in a terminal: fed
+    as text, its tail would draw characters nobody sent (« [1;38;5;58m » beside « jaune »).
     """
 
     _SEQUENCE = re.compile(
@@ -34,8 +36,10 @@ class Screen:
         r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC
         r"|\x1b[^\[\]]"  # any other escape
     )
+    _UNFINISHED = re.compile(r"\x1b(?:\[[0-9;?<>=$]*[ -/]*|\][^\x07\x1b]*\x1b?)?\Z")
 
     def __init__(self, width: int = 80, height: int = 24) -> None:
+        self._pending = ""  # the start of a sequence cut by the end of the last feed
         self.resize(width, height)
 
     def resize(self, width: int, height: int) -> None:
@@ -44,6 +48,7 @@ class Screen:
         self.x = self.y = 0
 
     def feed(self, text: str) -> None:
+        text, self._pending = self._pending + text, ""
         position = 0
         for match in self._SEQUENCE.finditer(text):
             self._put(text[position : match.start()])
@@ -52,7 +57,10 @@ class Screen:
                 row, _, col = (match["params"] or "1;1").partition(";")
                 self.y = max(int(row or 1) - 1, 0)
                 self.x = max(int(col or 1) - 1, 0)
-        self._put(text[position:])
+        rest = text[position:]
+        if cut := self._UNFINISHED.search(rest):
+            rest, self._pending = rest[: cut.start()], rest[cut.start() :]
+        self._put(rest)
 
     def _put(self, text: str) -> None:
         for char in text:
