@@ -136,6 +136,11 @@ def add_child_flags(p: argparse.ArgumentParser) -> None:
         help=f"the bus, nats://USER:PASSWORD@HOST:PORT (default: ${BUS_ENV}, which is better: "
         "every user sees a command line)",
     )
+    p.add_argument(
+        "--bus-replicas", type=int, default=1, metavar="N",
+        help="copies JetStream keeps of the lobby's and the online names' buckets, when the "
+        "bus runs JetStream (default 1: one host; 3 on a three-node cluster)",
+    )
 
 
 def bus_url(args: argparse.Namespace) -> str | None:
@@ -240,6 +245,7 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
     bus until told to stop."""
     from pioche_tui.app.service import open_service
     from pioche_tui.bus import connect
+    from pioche_tui.bus.directory import buckets_of
     from pioche_tui.bus.natsd import redact
     from pioche_tui.coordinator.host import CoordinatorHost
 
@@ -267,7 +273,14 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
         log.error("cannot start: %s", error)
         await nc.close()
         return 2
-    host = CoordinatorHost(service.coordinator, nc)
+    try:
+        buckets = await buckets_of(nc, args.bus_replicas)
+    except Exception as error:  # (JetStream there, its buckets refused)
+        log.error("cannot open the lobby's buckets: %s", error)
+        await service.close()
+        await nc.close()
+        return 1
+    host = CoordinatorHost(service.coordinator, nc, buckets)
     await host.start()
     log.info("coordinator of %s serving on the bus %s", args.data_dir, redact(url))
     if link is not None:
@@ -537,7 +550,8 @@ async def supervise_locked(args: argparse.Namespace, lock: DataDirLock) -> int:
         return 1
     with reserved:
         port = reserved.getsockname()[1]
-        bus = NatsServer()
+        # (JetStream for the lobby's and the online names' buckets: bus/directory.py)
+        bus = NatsServer(jetstream=args.data_dir / "bus")
         env = dict(os.environ)  # (and the bus's URL, once it runs: Tree.start)
         coordinator = Child("coordinator", coordinator_argv(args, lock.fd), env, (lock.fd,))
         fronts = [Child(f"front {n}", front_argv(args, port), env)
