@@ -84,6 +84,7 @@ class _Link:
         self.seq = 0  # of the last news read
         self.table_id: str | None = None  # the table of the newest news
         self.lobby_wanted = 0  # a lobby its news named, to put in its mailbox when it comes
+        self.mirror = False  # a table's mirror (``Remote.mirror``): never in the lobby
 
     @property
     def open(self) -> bool:
@@ -262,6 +263,7 @@ class Remote:
         """A mirror session of the table (``Coordinator.mirror``) opened under a new sid: its
         client is ``opened(sid)``."""
         link = self._link(f"{self.front_id}-m{next(self._numbers)}")
+        link.mirror = True
         await self._listen(link)
         try:
             await self.call("mirror", {"table_id": table_id}, link.sid)
@@ -374,7 +376,7 @@ class Remote:
         self.lobby = lobby
         self._lobby_seq += 1
         for link in self._links.values():
-            if link.open and (link.lobby_wanted or link.table_id is None):
+            if link.open and (link.lobby_wanted or (link.table_id is None and not link.mirror)):
                 link.lobby_wanted = 0
                 link.mailbox.put_lobby(lobby)
 
