@@ -449,16 +449,17 @@ class Remote:
         while True:
             await asyncio.sleep(bus.HEARTBEAT / 4)
             alive = self.coordinator_alive
+            reconnected = self.nc.stats["reconnects"] != reconnects
             why = None
             if not alive and not lost:
                 why = "the coordinator is silent"
-            elif self.nc.stats["reconnects"] != reconnects:
+            elif reconnected:
                 why = "the bus was lost a moment"
-                if self.lobby_watch is not None and self.nc.is_connected:
-                    if self._rewatch is not None:
-                        self._rewatch.cancel()
-                    self._rewatch = asyncio.create_task(self._read_buckets_again(),
-                                                        name="lobby read again")
+            if reconnected and self.lobby_watch is not None:
+                if self._rewatch is not None:
+                    self._rewatch.cancel()
+                self._rewatch = asyncio.create_task(self._read_buckets_again(),
+                                                    name="lobby read again")
             if why is not None and any(link.open for link in self._links.values()):
                 log.warning("%s: this front's sessions end", why)
                 for link in list(self._links.values()):

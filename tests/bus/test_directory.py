@@ -144,6 +144,26 @@ async def test_two_fronts_see_one_lobby(tmp_path: Path) -> None:
             assert names_online(front_c) == {"bob"}
 
 
+async def test_a_front_reads_the_buckets_again_when_the_bus_comes_back(tmp_path: Path
+                                                                      ) -> None:
+    """nats-server restarted (same port, JetStream's files kept): the front's watchers are
+    gone with it, and what changes afterwards reaches its lobby because it reads both buckets
+    again."""
+    async with jetstream_bus(tmp_path) as server, \
+            coordinator_with_buckets(server.url, tmp_path / "data") as host, \
+            front_with_buckets(server.url, "fa") as front:
+        server.kill()
+        await server.start()
+        await until(lambda: host.nc.is_connected and front.nc.is_connected
+                    and front._rewatch is not None and front._rewatch.done(),
+                    "both back on the bus, the buckets read again")
+        alice = front.client()
+        await alice.connect(player("alice"))
+        table = await alice.create_table("toy", seats=2)
+        await until(lambda: table in table_ids(front.lobby) and "alice" in names_online(front),
+                    "the new table and alice in the front's lobby")
+
+
 async def test_a_name_online_on_front_a_is_refused_on_front_b(tmp_path: Path) -> None:
     async with jetstream_bus(tmp_path) as server, \
             coordinator_with_buckets(server.url, tmp_path / "data"), \
