@@ -33,16 +33,14 @@ from pioche_tui.bus.directory import (
     Buckets,
     LobbyWatch,
     OnlineNames,
-    buckets_of,
     online_key,
     open_buckets,
 )
 from pioche_tui.bus.natsd import NatsServer
-from pioche_tui.coordinator.host import CoordinatorHost
 from pioche_tui.coordinator.model import LobbySnapshot, Player, Refused
 from pioche_tui.coordinator.remote import Remote
 from pioche_tui.coordinator.text import name_key
-from tests.bus.world import make_coordinator, until
+from tests.bus.world import coordinator_on, front_on, until
 from tests.contract.conftest import news_until
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
@@ -60,38 +58,6 @@ async def jetstream_bus(tmp_path: Path) -> AsyncIterator[NatsServer]:
         await server.stop()
 
 
-@asynccontextmanager
-async def coordinator_with_buckets(url: str, data: Path) -> AsyncIterator[CoordinatorHost]:
-    coordinator = make_coordinator(data)
-    await coordinator.start()
-    nc = await bus.connect(url, "test-coordinator")
-    buckets = await buckets_of(nc)
-    assert buckets is not None, "the bus runs JetStream"
-    host = CoordinatorHost(coordinator, nc, buckets)
-    await host.start()
-    try:
-        yield host
-    finally:
-        if coordinator.db is not None:
-            coordinator.stop()
-        await host.stop()
-        await nc.close()
-
-
-@asynccontextmanager
-async def front_with_buckets(url: str, front_id: str) -> AsyncIterator[Remote]:
-    nc = await bus.connect(url, f"test-{front_id}")
-    buckets = await buckets_of(nc)
-    assert buckets is not None
-    remote = Remote(nc, front_id, buckets=buckets)
-    await remote.start()
-    try:
-        yield remote
-    finally:
-        await remote.stop()
-        await nc.close()
-
-
 def player(name: str, key: str | None = None) -> Player:
     return Player(f"SHA256:{key or name}-key", name, address="192.0.2.1")
 
@@ -106,9 +72,9 @@ def table_ids(lobby: LobbySnapshot | None) -> set[str]:
 
 async def test_two_fronts_see_one_lobby(tmp_path: Path) -> None:
     async with jetstream_bus(tmp_path) as server, \
-            coordinator_with_buckets(server.url, tmp_path / "data") as host, \
-            front_with_buckets(server.url, "fa") as front_a, \
-            front_with_buckets(server.url, "fb") as front_b:
+            coordinator_on(server.url, tmp_path / "data", buckets=True) as host, \
+            front_on(server.url, "fa", buckets=True) as front_a, \
+            front_on(server.url, "fb", buckets=True) as front_b:
         alice = front_a.client()
         await alice.connect(player("alice"))
         bob = front_b.client()
@@ -139,7 +105,7 @@ async def test_two_fronts_see_one_lobby(tmp_path: Path) -> None:
         # a front that starts now reads the whole lobby at once
         again = await bob.create_table("toy", seats=2)
         await until(lambda: again in table_ids(front_a.lobby), "the new table on A")
-        async with front_with_buckets(server.url, "fc") as front_c:
+        async with front_on(server.url, "fc", buckets=True) as front_c:
             assert again in table_ids(front_c.lobby)
             assert names_online(front_c) == {"bob"}
 
@@ -150,8 +116,8 @@ async def test_a_front_reads_the_buckets_again_when_the_bus_comes_back(tmp_path:
     gone with it, and what changes afterwards reaches its lobby because it reads both buckets
     again."""
     async with jetstream_bus(tmp_path) as server, \
-            coordinator_with_buckets(server.url, tmp_path / "data") as host, \
-            front_with_buckets(server.url, "fa") as front:
+            coordinator_on(server.url, tmp_path / "data", buckets=True) as host, \
+            front_on(server.url, "fa", buckets=True) as front:
         server.kill()
         await server.start()
         await until(lambda: host.nc.is_connected and front.nc.is_connected
@@ -166,9 +132,9 @@ async def test_a_front_reads_the_buckets_again_when_the_bus_comes_back(tmp_path:
 
 async def test_a_name_online_on_front_a_is_refused_on_front_b(tmp_path: Path) -> None:
     async with jetstream_bus(tmp_path) as server, \
-            coordinator_with_buckets(server.url, tmp_path / "data"), \
-            front_with_buckets(server.url, "fa") as front_a, \
-            front_with_buckets(server.url, "fb") as front_b:
+            coordinator_on(server.url, tmp_path / "data", buckets=True), \
+            front_on(server.url, "fa", buckets=True) as front_a, \
+            front_on(server.url, "fb", buckets=True) as front_b:
         alice = front_a.client()
         await alice.connect(player("alice"))
         impostor = front_b.client()
@@ -285,8 +251,8 @@ FRONT_SCRIPT = textwrap.dedent("""
 
 async def test_a_front_sigkilled_frees_its_names_within_the_max_age(tmp_path: Path) -> None:
     async with jetstream_bus(tmp_path) as server, \
-            coordinator_with_buckets(server.url, tmp_path / "data") as host, \
-            front_with_buckets(server.url, "fb") as front_b:
+            coordinator_on(server.url, tmp_path / "data", buckets=True) as host, \
+            front_on(server.url, "fb", buckets=True) as front_b:
         process = subprocess.Popen(
             [sys.executable, "-c", FRONT_SCRIPT, server.url], stdout=subprocess.PIPE,
             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
