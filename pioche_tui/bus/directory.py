@@ -73,6 +73,14 @@ def name_taken(name: str) -> Refused:
     return Refused("name_taken", f"Le pseudo {name} est déjà en ligne.")
 
 
+UNAVAILABLE = "Le serveur ne répond pas ; réessayez dans un instant."
+
+
+def unavailable() -> Refused:
+    """The refusal of a request the bus could not carry (or a bucket not answer)."""
+    return Refused("unavailable", UNAVAILABLE)
+
+
 async def has_jetstream(nc: Client) -> bool:
     """Whether the bus runs JetStream (a plain nats-server answers no responder)."""
     try:
@@ -240,37 +248,36 @@ class OnlineNames:
         """Hold ``key`` for the session ``entry.sid``: created if free, taken over from a
         session of the same identity; Refused ``name_taken`` if another identity holds it,
         ``unavailable`` if the bucket does not answer."""
+        self._hold(key, await self._take(key, entry), entry)
+
+    async def _take(self, key: str, entry: wire.Online) -> int:
+        """``key`` written with ``entry``, if free or held by the same identity: its revision
+        (``claim``'s refusals otherwise)."""
         for _ in range(3):  # (a refresh of the key taken over may come between)
             try:
-                revision = await self.kv.create(key, wire.encode(entry))
+                return await self.kv.create(key, wire.encode(entry))
             except KeyWrongLastSequenceError:
                 pass
             except Exception as error:
                 self._errors.failed(error)
-                raise Refused("unavailable", "Le serveur ne répond pas ; réessayez dans un "
-                                             "instant.") from None
-            else:
-                self._hold(key, revision, entry)
-                return
+                raise unavailable() from None
             try:
                 held = await self.kv.get(key)
             except (KeyNotFoundError, NotFoundError):
                 continue  # (gone meantime: create again)
             except Exception as error:
                 self._errors.failed(error)
-                raise Refused("unavailable", "Le serveur ne répond pas.") from None
+                raise unavailable() from None
             holder = _decode(held.value or b"", wire.Online, "online entry")
             if holder is not None and holder.identity != entry.identity:
                 raise name_taken(entry.name)
             try:
-                revision = await self.kv.update(key, wire.encode(entry), last=held.revision)
+                return await self.kv.update(key, wire.encode(entry), last=held.revision)
             except KeyWrongLastSequenceError:
                 continue
             except Exception as error:
                 self._errors.failed(error)
-                raise Refused("unavailable", "Le serveur ne répond pas.") from None
-            self._hold(key, revision, entry)
-            return
+                raise unavailable() from None
         raise name_taken(entry.name)
 
     def _hold(self, key: str, revision: int, entry: wire.Online) -> None:
@@ -343,23 +350,24 @@ class OnlineNames:
             self._errors.failed(error)
 
     async def _create(self, key: str, entry: wire.Online) -> None:
-        """A session's key held by nobody yet (a watcher's, named by the coordinator; a key
-        expired while the bus was lost): created if free. A watcher's name is the coordinator's
-        choice among the names its sessions leave free; another coordinator's session under it
-        (none in this wave) leaves it unlisted, with a warning."""
+        """A session's key not held yet (a watcher's, named by the coordinator; a key expired
+        while the bus was lost): written if free or the same identity's (a watcher back after
+        a restart). A watcher's name is the coordinator's choice among the names its sessions
+        leave free; another identity's session under it (another coordinator's: none in this
+        wave) leaves it out of the online list, with a warning."""
         try:
-            revision = await self.kv.create(key, wire.encode(entry))
-        except KeyWrongLastSequenceError:
-            log.warning("online name %s of %s: held by another session", entry.name, entry.sid)
-            self._wanted.pop(entry.sid, None)
-            self._keys.pop(entry.sid, None)
-        except Exception as error:
-            self._errors.failed(error)
-        else:
-            if self._wanted.get(entry.sid) is not None:
-                self._claims[entry.sid] = _Claim(key, revision, entry)
-            else:  # (closed meanwhile)
-                await self._delete(_Claim(key, revision, entry))
+            revision = await self._take(key, entry)
+        except Refused as refusal:
+            if refusal.code == "name_taken":
+                log.warning("online name %s of %s: held by another session", entry.name,
+                            entry.sid)
+                self._wanted.pop(entry.sid, None)
+                self._keys.pop(entry.sid, None)
+            return
+        if self._wanted.get(entry.sid) is not None:
+            self._claims[entry.sid] = _Claim(key, revision, entry)
+        else:  # (closed meanwhile)
+            await self._delete(_Claim(key, revision, entry))
 
     async def _delete(self, claim: _Claim) -> None:
         try:

@@ -43,7 +43,7 @@ from nats.aio.subscription import Subscription
 
 from .. import bus, wire
 from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
-from ..bus.directory import Buckets, LobbyWatch
+from ..bus.directory import Buckets, LobbyWatch, unavailable
 from .mailbox import Mail, Mailbox, Notice
 from .model import (
     AdminView,
@@ -61,13 +61,8 @@ from .model import (
 
 log = logging.getLogger(__name__)
 
-UNAVAILABLE = "Le serveur ne répond pas ; réessayez dans un instant."
 LOST = "Le serveur redémarre : reconnectez-vous dans un instant."
 COUNTS_DEBOUNCE = 0.1  # seconds: a burst of connections makes one heartbeat
-
-
-def unavailable() -> Refused:
-    return Refused("unavailable", UNAVAILABLE)
 
 
 class _Link:

@@ -178,6 +178,15 @@ async def test_two_owners_cannot_hold_one_name(tmp_path: Path) -> None:
             assert "c0" in other.held
             await holder.sync(refresh=True)  # (its refresh finds the name taken: let go)
             assert not any(k == key for k in holder.held.values())
+            # a watcher named by the coordinator (``want``, not ``claim``) under a key still
+            # held by their own session of a dead owner: the same identity, taken over
+            key = online_key(name_key("spectateur"))
+            await names_one.claim(key, wire.Online("spectateur", "SHA256:w", True, None, "f",
+                                                   "w1"))
+            names_two.want({"w2": (key, wire.Online("spectateur", "SHA256:w", True, None, "g",
+                                                    "w2"))})
+            await names_two.sync()
+            assert names_two.held.get("w2") == key
         finally:
             await one.close()
             await two.close()
