@@ -15,6 +15,8 @@ notes when the change first appears in a snapshot it built. Two rounds:
 - ``busy``: changes ``--every`` apart: the front builds at most every ``BUILD_INTERVAL`` (0.5 s),
   so a change waits up to that for the next build.
 
+Then 300 names held one after another, as at login (``OnlineNames.claim``: an atomic create).
+
 Printed: p50/p99/max of change → snapshot, the bytes of one change on the bus (its value, and the
 message as JetStream stores it: subject and headers), against one whole snapshot (what
 ``pioche.lobby`` carried per change), and this process's CPU per change (owner and front both).
@@ -37,8 +39,11 @@ sys.path.insert(0, str(ROOT))
 from pioche_tui import bus, wire  # noqa: E402
 from pioche_tui.bus.directory import (  # noqa: E402
     BUILD_INTERVAL,
+    ONLINE_MAX_AGE,
     LobbyBoard,
     LobbyWatch,
+    OnlineNames,
+    online_key,
     open_buckets,
 )
 from pioche_tui.bus.natsd import NatsServer  # noqa: E402
@@ -48,6 +53,7 @@ from pioche_tui.coordinator.model import (  # noqa: E402
     SeatInfo,
     TableSummary,
 )
+from pioche_tui.coordinator.text import name_key  # noqa: E402
 
 
 def lobby(tables: int) -> LobbySnapshot:
@@ -112,6 +118,22 @@ def summary(name: str, latencies: list[float], cpu: float) -> None:
           f"max={ms[-1]:7.1f} ms  CPU/change={cpu * 1e6:6.0f} µs")
 
 
+async def claims(url: str, count: int) -> list[float]:
+    """A player's name held at login (``OnlineNames.claim``: an atomic create), one after
+    another: each one's time."""
+    nc = await bus.connect(url, "bench-names")
+    names = OnlineNames((await open_buckets(nc)).online, ONLINE_MAX_AGE)
+    times = []
+    for n in range(count):
+        entry = wire.Online(f"joueur{n}", f"SHA256:{n}", False, None, "f", f"s{n}")
+        start = time.perf_counter()
+        await names.claim(online_key(name_key(entry.name)), entry)
+        times.append(time.perf_counter() - start)
+    await names.close()
+    await nc.close()
+    return times
+
+
 async def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tables", type=int, default=100)
@@ -133,6 +155,9 @@ async def main() -> None:
             summary("quiet", *await round_(server.url, snapshot, args.quiet_changes,
                                            args.quiet_every))
             summary("busy", *await round_(server.url, snapshot, args.changes, args.every))
+            ms = sorted(1000 * x for x in await claims(server.url, 300))
+            print(f"claim  n={len(ms):4d} p50={statistics.median(ms):7.2f} ms "
+                  f"p99={ms[int(0.99 * len(ms))]:7.2f} ms max={ms[-1]:7.2f} ms")
         finally:
             await server.stop()
 
