@@ -175,9 +175,13 @@ class LobbyBoard:
         tables = {table.id: table for table in snapshot.tables}
         gone = set(self._written) - set(tables)
         if not self._swept:
-            with contextlib.suppress(NoKeysError):
+            try:
                 gone |= {key for key in await self.kv.keys() if key != MOTD_KEY} - set(tables)
-            self._swept = True
+                self._swept = True
+            except NoKeysError:
+                self._swept = True
+            except Exception as error:  # (swept at the next snapshot)
+                self._errors.failed(error)
         jobs = [self._put(tid, table) for tid, table in tables.items()
                 if self._written.get(tid) != table]
         jobs += [self._delete(tid) for tid in gone]

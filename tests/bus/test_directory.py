@@ -37,7 +37,7 @@ from pioche_tui.bus.directory import (
     open_buckets,
 )
 from pioche_tui.bus.natsd import NatsServer
-from pioche_tui.coordinator.model import LobbySnapshot, Player, Refused
+from pioche_tui.coordinator.model import LobbySnapshot, Player, Refused, TableSummary
 from pioche_tui.coordinator.remote import Remote
 from pioche_tui.coordinator.text import name_key
 from tests.bus.world import coordinator_on, front_on, until
@@ -128,6 +128,23 @@ async def test_a_front_reads_the_buckets_again_when_the_bus_comes_back(tmp_path:
         table = await alice.create_table("toy", seats=2)
         await until(lambda: table in table_ids(front.lobby) and "alice" in names_online(front),
                     "the new table and alice in the front's lobby")
+
+
+async def test_a_coordinator_starting_sweeps_the_tables_it_does_not_hold(tmp_path: Path
+                                                                         ) -> None:
+    """A table left in the bucket by a coordinator killed before it could delete it is gone
+    once a coordinator starts (one coordinator holds every table in this wave)."""
+    async with jetstream_bus(tmp_path) as server:
+        nc = await bus.connect(server.url, "dead-owner")
+        try:
+            stale = TableSummary("ZZZZ", "toy", "Toy", (), (), "playing", 0, False, None, "x")
+            await (await open_buckets(nc)).lobby.put("ZZZZ", wire.encode(stale))
+            async with front_on(server.url, "fa", buckets=True) as front:
+                assert table_ids(front.lobby) == {"ZZZZ"}
+                async with coordinator_on(server.url, tmp_path / "data", buckets=True):
+                    await until(lambda: not table_ids(front.lobby), "the stale table swept")
+        finally:
+            await nc.close()
 
 
 async def test_a_name_online_on_front_a_is_refused_on_front_b(tmp_path: Path) -> None:
