@@ -141,7 +141,8 @@ class CoordinatorHost:
         self._tasks = []
         self._remotes.clear()
         self._fronts.clear()
-        if self.names is not None:  # (a clean stop: the names are free at once)
+        # (a clean stop: the names are free at once; with the bus gone, they expire)
+        if self.names is not None and self.nc.is_connected:
             await self.names.close()
         if self.nc.is_connected:
             with contextlib.suppress(Exception):
