@@ -458,6 +458,28 @@ class FrontAlive:
 
 
 @dataclass(frozen=True)
+class Online:
+    """Who is online under one name, as the bucket ``bus.ONLINE_BUCKET`` holds it (one key per
+    session, keyed by the name's ``name_key``: bus/directory.py): the name shown, the
+    session's identity (a newer connection of the same identity takes the name over), whether
+    it only watches, the table it sits at or watches, and the front and session holding it."""
+
+    name: str
+    identity: str
+    watch_only: bool
+    table: str | None
+    front: str
+    sid: str
+
+
+@dataclass(frozen=True)
+class Motd:
+    """The message of the day in the lobby's bucket (``bus.LOBBY_BUCKET``, key ``motd``)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class Request:
     """What one request takes (its arguments' names and kinds, in order) and returns."""
 
@@ -617,6 +639,10 @@ CODECS: tuple[Codec, ...] = (
     record(CoordAlive, "CoordAlive", boot=STR),
     record(FrontAlive, "FrontAlive", front=STR, sessions=INT,
            addresses=Tuple(Fixed(STR, INT)), bye=BOOL),
+    # --- the directory's buckets (pioche_tui/bus/directory.py) ---
+    record(Online, "Online", name=STR, identity=STR, watch_only=BOOL, table=Optional(STR),
+           front=STR, sid=STR),
+    record(Motd, "Motd", text=STR),
     record(Place, "Place", table=Optional(STR), seat=OPT_INT,
            status=Optional(Choice(*get_args(TableStatus)))),
     record(GameInfo, "GameInfo", name=STR, min_seats=INT, max_seats=INT, bots=Tuple(STR)),

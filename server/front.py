@@ -180,6 +180,7 @@ class Front:
     async def start(self) -> None:
         from pioche_tui.app.service import PiocheService
         from pioche_tui.bus import connect
+        from pioche_tui.bus.directory import buckets_of
         from pioche_tui.bus.natsd import redact
         from pioche_tui.coordinator.remote import Remote
 
@@ -193,7 +194,12 @@ class Front:
         except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
             log.error("cannot reach the bus %s: %s", redact(self.url), error)
             raise CannotStart(1) from None
-        desk = self.desk = RemoteFront(Remote(self.nc, self.front_id))
+        try:
+            buckets = await buckets_of(self.nc, args.bus_replicas)
+        except Exception as error:  # (JetStream there, its buckets refused)
+            log.error("cannot open the lobby's buckets: %s", error)
+            raise CannotStart(1) from None
+        desk = self.desk = RemoteFront(Remote(self.nc, self.front_id, buckets=buckets))
         try:
             self.service = PiocheService(desk, getattr(args, "public_host", None))
         except ValueError as error:  # --public-host

@@ -160,11 +160,6 @@ def add_setting_flags(p: argparse.ArgumentParser) -> None:
         help="where the tables' logs live: files under DATA_DIR/tables (default), or the bus's "
         "JetStream stream PIOCHE_LOGS (pioche coordinator, pioche serve --workers N only)",
     )
-    p.add_argument(
-        "--log-replicas", type=positive, default=argparse.SUPPRESS, metavar="N",
-        help="with --logs jetstream: the stream's replicas when it is created (default 1; 3 on "
-        "a three-node cluster)",
-    )
     add_public_host_flag(p)
     p.add_argument(
         "--admins", type=Path, default=argparse.SUPPRESS, metavar="FILE",
@@ -185,7 +180,7 @@ def add_setting_flags(p: argparse.ArgumentParser) -> None:
 
 
 SETTINGS = ("turn_timer", "bot_delay", "grace", "table_rate", "keep_finished", "keep_abandoned",
-            "public_host", "admins", "db", "logs", "log_replicas")
+            "public_host", "admins", "db", "logs")
 """Flags passed to the app's opener as keyword arguments, when given."""
 TRACE_LOGGER = "pioche.trace"
 """The logger of accepted moves (pioche_tui.coordinator.table writes it at DEBUG)."""

@@ -48,6 +48,7 @@ from .serve import (
     add_setting_flags,
     app_settings,
     holding,
+    positive,
     trace_to,
 )
 
@@ -135,6 +136,12 @@ def add_child_flags(p: argparse.ArgumentParser) -> None:
         "--bus", default=None, metavar="URL",
         help=f"the bus, nats://USER:PASSWORD@HOST:PORT (default: ${BUS_ENV}, which is better: "
         "every user sees a command line)",
+    )
+    p.add_argument(
+        "--bus-replicas", type=positive, default=1, metavar="N",
+        help="copies JetStream keeps of what Pioche stores in it when it creates them: the "
+        "tables' logs (--logs jetstream), the lobby's and the online names' buckets (default "
+        "1: one host; 3 on a three-node cluster)",
     )
 
 
@@ -240,6 +247,7 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
     bus until told to stop."""
     from pioche_tui.app.service import open_service
     from pioche_tui.bus import connect
+    from pioche_tui.bus.directory import buckets_of
     from pioche_tui.bus.natsd import redact
     from pioche_tui.coordinator.host import CoordinatorHost
     from pioche_tui.store.db import StoreError
@@ -262,7 +270,8 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
         log.error("cannot reach the bus %s: %s", redact(url), error)
         return 1
     try:
-        service = await open_service(args.data_dir, bus=nc, **app_settings(args))
+        service = await open_service(args.data_dir, bus=nc, log_replicas=args.bus_replicas,
+                                     **app_settings(args))
     except ValueError as error:  # a setting's value the service refuses (--public-host, --db)
         log.error("cannot start: %s", error)
         await nc.close()
@@ -271,7 +280,14 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
         log.error("cannot start: %s", error)
         await nc.close()
         return 1
-    host = CoordinatorHost(service.coordinator, nc)
+    try:
+        buckets = await buckets_of(nc, args.bus_replicas)
+    except Exception as error:  # (JetStream there, its buckets refused)
+        log.error("cannot open the lobby's buckets: %s", error)
+        await service.close()
+        await nc.close()
+        return 1
+    host = CoordinatorHost(service.coordinator, nc, buckets)
     await host.start()
     log.info("coordinator of %s serving on the bus %s", args.data_dir, redact(url))
     if link is not None:
@@ -515,8 +531,6 @@ def coordinator_argv(args: argparse.Namespace, lock_fd: int) -> list[str]:
         argv += ["--db", args.db]
     if hasattr(args, "logs"):
         argv += ["--logs", args.logs]
-    if hasattr(args, "log_replicas"):
-        argv += ["--log-replicas", str(args.log_replicas)]
     if args.trace is not None:
         argv += ["--trace", str(args.trace)]
     return argv
@@ -547,10 +561,8 @@ async def supervise_locked(args: argparse.Namespace, lock: DataDirLock) -> int:
         return 1
     with reserved:
         port = reserved.getsockname()[1]
-        # With the tables' logs in JetStream, its store is DATA_DIR/bus (0700), kept across
-        # restarts of the tree as the data directory is.
-        logs = getattr(args, "logs", "files")
-        bus = NatsServer(jetstream=args.data_dir / "bus" if logs == "jetstream" else None)
+        # (JetStream for the lobby's and the online names' buckets: bus/directory.py)
+        bus = NatsServer(jetstream=args.data_dir / "bus")
         env = dict(os.environ)  # (and the bus's URL, once it runs: Tree.start)
         coordinator = Child("coordinator", coordinator_argv(args, lock.fd), env, (lock.fd,))
         fronts = [Child(f"front {n}", front_argv(args, port), env)

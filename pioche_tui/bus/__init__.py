@@ -10,12 +10,22 @@ warning (``coordinator/host.py``, ``coordinator/remote.py``).
   ``wire.Answer`` or the ``Refused`` the request raised.
 - ``pioche.s.<sid>``: one remote session's news, a ``Mail`` each time its mailbox on the
   coordinator has some.
-- ``pioche.lobby``: the ``LobbySnapshot``, each time the coordinator sends one.
+- ``pioche.lobby``: the ``LobbySnapshot``, each time the coordinator sends one (a bus without
+  JetStream only; with it, the lobby's key-value buckets replace it: ``directory``).
 - ``pioche.coord.alive``: the coordinator's heartbeat (its boot id), every ``HEARTBEAT``.
 - ``pioche.log.<TABLE_ID>`` (stream ``PIOCHE_LOGS``, with ``--logs jetstream``): that table's
   log, one msgpack record per message (``store/jslog.py``).
 - ``pioche.front.alive``: each front's heartbeat (``wire.FrontAlive``), every ``HEARTBEAT``
   and when its counts change; ``bye`` set when it stops cleanly.
+
+Key-value buckets (JetStream, when the bus has it: ``directory``):
+
+- ``pioche_lobby`` (``LOBBY_BUCKET``): table id → its ``TableSummary``, written by the table's
+  owner when it changes, deleted when the table closes; key ``motd``: the message of the day.
+- ``pioche_online`` (``ONLINE_BUCKET``): a name's key (``directory.online_key``) → the
+  ``wire.Online`` session under it, created atomically (a name online once across the
+  cluster), refreshed while the session lives, gone within the bucket's max age after its
+  owner dies.
 
 A side silent for ``SILENCE`` seconds is taken for dead (the coordinator closes a dead front's
 sessions; a front ends its sessions when the coordinator is lost or restarted).
@@ -45,6 +55,8 @@ SESSION_PREFIX = "pioche.s."
 # JetStream (issue 18): names of streams and buckets, in one place.
 LOG_STREAM = "PIOCHE_LOGS"  # the tables' logs (store/jslog.py), one subject per table
 LOG_PREFIX = "pioche.log."  # + table id: that table's log
+LOBBY_BUCKET = "pioche_lobby"
+ONLINE_BUCKET = "pioche_online"
 
 FRONT_HEADER = "Pioche-Front"
 SESSION_HEADER = "Pioche-Session"

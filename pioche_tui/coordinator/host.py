@@ -16,6 +16,13 @@ One ``CoordinatorHost`` per coordinator process, over its NATS connection (``bus
 - **Lobby** (``bus.LOBBY``): each snapshot the coordinator sends its lobby's sessions
   (``Coordinator.lobby_listeners``), numbered (``Pioche-Lobby``), for the fronts' caches; a
   session's mail that holds that snapshot names it instead of carrying it.
+  With ``buckets`` (the bus has JetStream: ``bus.directory``), each snapshot is written to the
+  lobby's bucket instead (the tables changed since the last one), every session's mail names
+  its front's lobby (built from the bucket) instead of carrying one, and the sessions' names
+  are held in the online bucket: a player's is created before the coordinator connects them
+  (Refused ``name_taken`` when another identity holds it anywhere), a watcher's once the
+  coordinator has named them, each refreshed while its session lives and deleted when it
+  ends.
 - **Liveness**: the coordinator's heartbeat (its boot id) every ``bus.HEARTBEAT``, and the boot
   id on every answer (``Pioche-Boot``); the sessions of
   a front silent for ``bus.SILENCE`` (no heartbeat, no request), or that said ``bye``, are
@@ -41,10 +48,12 @@ from nats.aio.subscription import Subscription
 
 from .. import bus, wire
 from ..bus import BOOT_HEADER, FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
+from ..bus.directory import Buckets, LobbyBoard, OnlineNames, entries_of, online_key
 from .core import Coordinator
 from .inprocess import InProcessClient, InProcessFront
 from .mailbox import Mail
 from .model import LobbySnapshot, Player, Refused
+from .text import name_key
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +81,13 @@ class _Front:
 
 
 class CoordinatorHost:
-    def __init__(self, coordinator: Coordinator, nc: Client) -> None:
+    def __init__(self, coordinator: Coordinator, nc: Client, buckets: Buckets | None = None
+                 ) -> None:
         self.coordinator = coordinator
         self.nc = nc
+        self.board = LobbyBoard(buckets.lobby) if buckets is not None else None
+        self.names = OnlineNames(buckets.online, buckets.max_age) \
+            if buckets is not None else None
         self.boot = secrets.token_hex(8)
         self._answer_headers = {BOOT_HEADER: self.boot}  # (every answer says whose it is)
         self._free = InProcessClient(coordinator)  # requests before a session, or without one
@@ -103,6 +116,10 @@ class CoordinatorHost:
         self.coordinator.lobby_listeners.append(self._lobby_sent)
         self._tasks = [asyncio.create_task(self._beat(), name="bus heartbeat"),
                        asyncio.create_task(self._publish_lobby(), name="bus lobby")]
+        if self.names is not None:
+            self._tasks.append(asyncio.create_task(self.names.run(), name="online names"))
+        if self.board is not None:  # (the tables restored at start, written at once)
+            self._lobby_sent(self.coordinator.snapshot())
         await self.nc.flush()
         log.info("coordinator on the bus (boot %s)", self.boot)
 
@@ -126,6 +143,9 @@ class CoordinatorHost:
         self._tasks = []
         self._remotes.clear()
         self._fronts.clear()
+        # (a clean stop: the names are free at once; with the bus gone, they expire)
+        if self.names is not None and self.nc.is_connected:
+            await self.names.close()
         if self.nc.is_connected:
             with contextlib.suppress(Exception):
                 await self.nc.flush(timeout=int(STOP_FLUSH) or 1)
@@ -209,15 +229,46 @@ class CoordinatorHost:
                 raise Refused("connected", "Session déjà ouverte.")
             client = InProcessClient(self.coordinator)
             if name == "connect":
-                result = await client.connect(**args)
+                await self._claim(args["player"], front, sid)
+                try:
+                    result = await client.connect(**args)
+                except BaseException:
+                    if self.names is not None:
+                        self.names.release(sid)
+                    raise
             else:
                 client.session = self.coordinator.mirror(args["table_id"])
                 result = None
             self._open(sid, front, client)
+            if self.names is not None:
+                self.names.want(self._online())
             return result
         client = remote.client if remote is not None else self._free
         result = await getattr(client, name)(**args)
         return result
+
+    async def _claim(self, player: Any, front: str, sid: str) -> None:
+        """A player's name held in the online bucket before the coordinator connects them
+        (a watcher's once it has named them: ``_online``)."""
+        if self.names is None or not isinstance(player, Player) or player.watch_only:
+            return
+        key = name_key(player.name)
+        if key:
+            await self.names.claim(online_key(key), wire.Online(
+                player.name, player.identity, False, None, front, sid))
+
+    def _online(self) -> dict[str, tuple[str, wire.Online]]:
+        """The online bucket's entry of every session open here."""
+        entries = []
+        for sid, remote in self._remotes.items():
+            session = remote.client.session
+            if session is None or not session.open or session.mirror:
+                continue
+            player = session.player
+            entries.append((sid, session.name_key, wire.Online(
+                player.name, player.identity, player.watch_only,
+                session.table.id if session.table is not None else None, remote.front, sid)))
+        return entries_of(entries)
 
     def _open(self, sid: str, front: str, client: InProcessClient) -> None:
         remote = _Remote(sid, front, client)
@@ -246,6 +297,9 @@ class CoordinatorHost:
             await self._publish(subject, player, remote)
             remote.player = player
         headers = {}
+        if mail.lobby is not None and self.board is not None:
+            mail = replace(mail, lobby=None)  # (the front's own, from the lobby's bucket)
+            headers[LOBBY_HEADER] = "1"
         if mail.lobby is not None and mail.lobby is self._lobby:
             await self._send_lobby()  # (first: the mail below names it)
         if mail.lobby is not None and mail.lobby is self._lobby_published:
@@ -270,6 +324,8 @@ class CoordinatorHost:
             front = self._fronts.get(remote.front)
             if front is not None:
                 front.sids.discard(remote.sid)
+            if self.names is not None:
+                self.names.release(remote.sid)
         if remote.pump is not None and remote.pump is not asyncio.current_task():
             remote.pump.cancel()
 
@@ -313,7 +369,14 @@ class CoordinatorHost:
         while True:
             await self._lobby_ready.wait()
             self._lobby_ready.clear()
-            await self._send_lobby()
+            if self.board is None:
+                await self._send_lobby()
+                continue
+            snapshot, self._lobby = self._lobby, None
+            if self.names is not None:
+                self.names.want(self._online())
+            if snapshot is not None:
+                await self.board.write(snapshot)
 
     async def _send_lobby(self) -> None:
         """Publish the newest snapshot the coordinator sent its lobby, numbered: the sessions'

@@ -15,6 +15,12 @@ A connected session's news comes on ``pioche.s.<sid>`` and is put into a ``Mailb
 merges it as the coordinator's does (latest-wins) and takes off a table update's ``time_left``
 the time it waits here; the app reads it through ``mail()`` as in the embedded mode.
 
+With ``buckets`` (the bus has JetStream: ``bus.directory``), the lobby is this front's own,
+built from the lobby's and the online names' buckets (``LobbyWatch``, at most every
+``directory.BUILD_INTERVAL``; read whole at start and after the bus was lost): each new one goes
+to every session in the lobby here, and a session's news naming a lobby gets it (one decode per
+change per front, never one per session).
+
 A session ends here, its mail saying ``closed`` with the notice ``coordinator_lost`` (the app
 says goodbye, the player reconnects and gets their seat back), when the coordinator is lost:
 silent for ``bus.SILENCE``, restarted (a new boot id), or news of the session lost on the way
@@ -37,6 +43,7 @@ from nats.aio.subscription import Subscription
 
 from .. import bus, wire
 from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
+from ..bus.directory import Buckets, LobbyWatch, unavailable
 from .mailbox import Mail, Mailbox, Notice
 from .model import (
     AdminView,
@@ -54,13 +61,8 @@ from .model import (
 
 log = logging.getLogger(__name__)
 
-UNAVAILABLE = "Le serveur ne répond pas ; réessayez dans un instant."
 LOST = "Le serveur redémarre : reconnectez-vous dans un instant."
 COUNTS_DEBOUNCE = 0.1  # seconds: a burst of connections makes one heartbeat
-
-
-def unavailable() -> Refused:
-    return Refused("unavailable", UNAVAILABLE)
 
 
 class _Link:
@@ -77,6 +79,7 @@ class _Link:
         self.seq = 0  # of the last news read
         self.table_id: str | None = None  # the table of the newest news
         self.lobby_wanted = 0  # a lobby its news named, to put in its mailbox when it comes
+        self.mirror = False  # a table's mirror (``Remote.mirror``): never in the lobby
 
     @property
     def open(self) -> bool:
@@ -118,8 +121,8 @@ class Peer:
 class Remote:
     """``timeout``: how long a request waits for its answer (``bus.REQUEST_TIMEOUT``)."""
 
-    def __init__(self, nc: Client, front_id: str, timeout: float = bus.REQUEST_TIMEOUT
-                 ) -> None:
+    def __init__(self, nc: Client, front_id: str, timeout: float = bus.REQUEST_TIMEOUT,
+                 buckets: Buckets | None = None) -> None:
         if set(front_id) & set(" .*>-") or not front_id:
             raise ValueError(f"front id {front_id!r}: no space, '.', '*', '>' nor '-'")
         self.nc = nc
@@ -130,8 +133,11 @@ class Remote:
         ``server_stopping`` holds every table still. False: it stops alone, and that changes
         nothing at the coordinator (``RemoteClient.server_stopping``)."""
         self.lobby: LobbySnapshot | None = None
-        """The newest lobby snapshot the coordinator sent (None before the first)."""
-        self._lobby_seq = 0  # the newest lobby's number (bus.LOBBY_HEADER)
+        """The newest lobby snapshot the coordinator sent, or this front built from the
+        buckets (None before the first)."""
+        self._lobby_seq = 0  # the newest lobby's number (bus.LOBBY_HEADER; built: counted)
+        self.lobby_watch = LobbyWatch(buckets, self._built) if buckets is not None else None
+        self._rewatch: asyncio.Task[None] | None = None  # the buckets read again
         self.boot: str | None = None  # the coordinator's, as its heartbeat says
         self._heard = -1e9  # loop time of its last heartbeat
         self._links: dict[str, _Link] = {}
@@ -149,12 +155,16 @@ class Remote:
         self._heard = self._now()  # (the coordinator has SILENCE to be heard from)
         self._subscriptions = [
             await self.nc.subscribe(bus.COORD_ALIVE, cb=self._on_coord_alive),
-            await self.nc.subscribe(bus.LOBBY, cb=self._on_lobby),
             await self.nc.subscribe(bus.FRONT_ALIVE, cb=self._on_front_alive),
         ]
+        if self.lobby_watch is None:
+            self._subscriptions.append(await self.nc.subscribe(bus.LOBBY, cb=self._on_lobby))
         self._tasks = [asyncio.create_task(self._beat(), name="front heartbeat"),
                        asyncio.create_task(self._watch(), name="coordinator watch")]
         await self.nc.flush()
+        if self.lobby_watch is not None:
+            await self.lobby_watch.start()
+            return
         with contextlib.suppress(Refused):  # (none yet: the first one published will do)
             lobby = await self.call("lobby", {})
             if self.lobby is None:
@@ -162,10 +172,13 @@ class Remote:
 
     async def stop(self) -> None:
         """Say goodbye (the coordinator closes this front's sessions at once) and stop."""
-        for task in [*self._tasks, *self._closing]:
+        rewatch = [self._rewatch] if self._rewatch is not None else []
+        for task in [*self._tasks, *self._closing, *rewatch]:
             task.cancel()
-        await asyncio.gather(*self._tasks, *self._closing, return_exceptions=True)
-        self._tasks = []
+        await asyncio.gather(*self._tasks, *self._closing, *rewatch, return_exceptions=True)
+        self._tasks, self._rewatch = [], None
+        if self.lobby_watch is not None:
+            await self.lobby_watch.stop()
         with contextlib.suppress(Exception):
             await self.nc.publish(bus.FRONT_ALIVE, wire.encode(
                 wire.FrontAlive(self.front_id, 0, (), bye=True)))
@@ -245,6 +258,7 @@ class Remote:
         """A mirror session of the table (``Coordinator.mirror``) opened under a new sid: its
         client is ``opened(sid)``."""
         link = self._link(f"{self.front_id}-m{next(self._numbers)}")
+        link.mirror = True
         await self._listen(link)
         try:
             await self.call("mirror", {"table_id": table_id}, link.sid)
@@ -353,6 +367,25 @@ class Remote:
         with contextlib.suppress(Refused):
             await self.call("close", {}, sid)
 
+    def _built(self, lobby: LobbySnapshot) -> None:
+        """A lobby built from the buckets: this front's newest, for every session in the lobby
+        here and every one whose news named a lobby."""
+        self.lobby = lobby
+        self._lobby_seq += 1
+        for link in self._links.values():
+            if link.open and (link.lobby_wanted or (link.table_id is None and not link.mirror)):
+                link.lobby_wanted = 0
+                link.mailbox.put_lobby(lobby)
+
+    async def _read_buckets_again(self) -> None:
+        """The bus was lost a moment: the buckets are read whole again (changes made meanwhile
+        were never delivered to this front's watchers)."""
+        assert self.lobby_watch is not None
+        try:
+            await self.lobby_watch.start()
+        except Exception as error:  # (tried again at the next reconnection)
+            log.warning("the lobby's buckets cannot be read: %s", error)
+
     async def _on_lobby(self, msg: Msg) -> None:
         try:
             lobby = wire.decode(msg.data, expect=LobbySnapshot)
@@ -385,7 +418,8 @@ class Remote:
             if self.boot is not None:
                 log.warning("the coordinator restarted (boot %s): this front's sessions end",
                             boot)
-                self._lobby_seq = 0  # (it numbers its lobbies from 1)
+                if self.lobby_watch is None:
+                    self._lobby_seq = 0  # (it numbers its lobbies from 1)
             # (A session this very answer opens is not connected yet: it stays.)
             for link in list(self._links.values()):
                 link.end("coordinator_lost", LOST)
@@ -412,11 +446,17 @@ class Remote:
         while True:
             await asyncio.sleep(bus.HEARTBEAT / 4)
             alive = self.coordinator_alive
+            reconnected = self.nc.stats["reconnects"] != reconnects
             why = None
             if not alive and not lost:
                 why = "the coordinator is silent"
-            elif self.nc.stats["reconnects"] != reconnects:
+            elif reconnected:
                 why = "the bus was lost a moment"
+            if reconnected and self.lobby_watch is not None:
+                if self._rewatch is not None:
+                    self._rewatch.cancel()
+                self._rewatch = asyncio.create_task(self._read_buckets_again(),
+                                                    name="lobby read again")
             if why is not None and any(link.open for link in self._links.values()):
                 log.warning("%s: this front's sessions end", why)
                 for link in list(self._links.values()):

@@ -8,7 +8,10 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from nats.aio.client import Client
+
 from pioche_tui import bus
+from pioche_tui.bus.directory import Buckets, buckets_of
 from pioche_tui.coordinator.client import CoordinatorClient
 from pioche_tui.coordinator.core import Coordinator, Settings
 from pioche_tui.coordinator.host import CoordinatorHost
@@ -30,14 +33,25 @@ def make_coordinator(data: Path) -> Coordinator:
         games={**GAMES, "toy": TOY})
 
 
+async def buckets_on(nc: Client, wanted: bool) -> Buckets | None:
+    """The lobby's and the online names' buckets when ``wanted`` (the bus runs JetStream)."""
+    if not wanted:
+        return None
+    buckets = await buckets_of(nc)
+    assert buckets is not None, "the bus runs JetStream"
+    return buckets
+
+
 @asynccontextmanager
-async def coordinator_on(url: str, data: Path) -> AsyncIterator[CoordinatorHost]:
+async def coordinator_on(url: str, data: Path, buckets: bool = False
+                         ) -> AsyncIterator[CoordinatorHost]:
     """A coordinator served on the bus; stopped as the coordinator process stops (its sessions
-    told, their last mail sent, then the host)."""
+    told, their last mail sent, then the host). ``buckets``: the lobby and the online names in
+    JetStream's buckets (bus/directory.py)."""
     coordinator = make_coordinator(data)
     await coordinator.start()
     nc = await bus.connect(url, "test-coordinator")
-    host = CoordinatorHost(coordinator, nc)
+    host = CoordinatorHost(coordinator, nc, await buckets_on(nc, buckets))
     await host.start()
     try:
         yield host
@@ -57,9 +71,9 @@ async def vanish(host: CoordinatorHost) -> None:
 
 
 @asynccontextmanager
-async def front_on(url: str, front_id: str) -> AsyncIterator[Remote]:
+async def front_on(url: str, front_id: str, buckets: bool = False) -> AsyncIterator[Remote]:
     nc = await bus.connect(url, f"test-{front_id}")
-    remote = Remote(nc, front_id)
+    remote = Remote(nc, front_id, buckets=await buckets_on(nc, buckets))
     await remote.start()
     try:
         yield remote

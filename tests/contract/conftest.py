@@ -116,15 +116,19 @@ async def in_process_wire(data: Path) -> AsyncIterator[Connector]:
 @asynccontextmanager
 async def hosted(coordinator: Coordinator, url: str) -> AsyncIterator[Connector]:
     """Clients of ``coordinator`` as a front's ``RemoteClient``s, through a real
-    ``CoordinatorHost``, over the nats-server at ``url`` (all in this process)."""
+    ``CoordinatorHost``, over the nats-server at ``url`` (all in this process). The bus runs
+    JetStream, as under ``pioche serve --workers``: the lobby and the online names go through
+    its buckets (issue 18, bus/directory.py); tests/bus covers a bus without it."""
     from pioche_tui import bus
+    from pioche_tui.bus.directory import buckets_of
     from pioche_tui.coordinator.host import CoordinatorHost
     from pioche_tui.coordinator.remote import Remote
 
     coord_nc = await bus.connect(url, "test-coordinator")
     front_nc = await bus.connect(url, "test-front")
-    host = CoordinatorHost(coordinator, coord_nc)
-    remote = Remote(front_nc, "front1")
+    host = CoordinatorHost(coordinator, coord_nc, await buckets_of(coord_nc))
+    remote = Remote(front_nc, "front1", buckets=await buckets_of(front_nc))
+    assert remote.lobby_watch is not None, "the bus runs JetStream"
     # (the contract's server_stopping is a whole server's: a front stopping with its
     # coordinator; a front stopping alone: tests/bus/test_liveness.py)
     remote.stops_with_tree = True
@@ -142,14 +146,15 @@ async def hosted(coordinator: Coordinator, url: str) -> AsyncIterator[Connector]
 @asynccontextmanager
 async def over_nats(data: Path, jetstream: bool = False) -> AsyncIterator[Connector]:
     """The workers' mode (issue 16): the clients are a front's ``RemoteClient``s, over a real
-    nats-server, to a real ``CoordinatorHost`` over the coordinator (all in this process).
-    ``jetstream``: the tables' logs in the bus's JetStream (issue 18, store/jslog.py)."""
+    nats-server with JetStream, to a real ``CoordinatorHost`` over the coordinator (all in this
+    process). ``jetstream``: the tables' logs in the bus's JetStream too (issue 18,
+    store/jslog.py)."""
     from pioche_tui import bus
     from pioche_tui.bus.natsd import NatsServer
     from tests.wire.through import register_toy
 
     register_toy()
-    server = NatsServer(jetstream=data.parent / "bus" if jetstream else None)
+    server = NatsServer(jetstream=data.parent / "bus")
     await server.start()
     try:
         stream_nc = await bus.connect(server.url, "test-stream") if jetstream else None
