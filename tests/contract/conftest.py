@@ -116,9 +116,9 @@ async def in_process_wire(data: Path) -> AsyncIterator[Connector]:
 @asynccontextmanager
 async def hosted(coordinator: Coordinator, url: str) -> AsyncIterator[Connector]:
     """Clients of ``coordinator`` as a front's ``RemoteClient``s, through a real
-    ``CoordinatorHost``, over the nats-server at ``url`` (all in this process). The bus runs
-    JetStream, as under ``pioche serve --workers``: the lobby and the online names go through
-    its buckets (issue 18, bus/directory.py); tests/bus covers a bus without it."""
+    ``CoordinatorHost``, over the nats-server at ``url`` (all in this process). When that bus
+    runs JetStream, as under ``pioche serve --workers``, the lobby and the online names go
+    through its buckets (issue 18, bus/directory.py)."""
     from pioche_tui import bus
     from pioche_tui.bus.directory import buckets_of
     from pioche_tui.coordinator.host import CoordinatorHost
@@ -128,7 +128,6 @@ async def hosted(coordinator: Coordinator, url: str) -> AsyncIterator[Connector]
     front_nc = await bus.connect(url, "test-front")
     host = CoordinatorHost(coordinator, coord_nc, await buckets_of(coord_nc))
     remote = Remote(front_nc, "front1", buckets=await buckets_of(front_nc))
-    assert remote.lobby_watch is not None, "the bus runs JetStream"
     # (the contract's server_stopping is a whole server's: a front stopping with its
     # coordinator; a front stopping alone: tests/bus/test_liveness.py)
     remote.stops_with_tree = True
