@@ -3,17 +3,20 @@ replicated stream costs, and how long a steady writer stalls when a node dies. N
 the test run; results go to docs/performance.md (« Several machines (issue 18) », « The
 cluster »).
 
-    uv run --group bench python bench/cluster.py [--appends 2000] [--tables 1,20]
-        [--kills 5] [--interval 0.02] [--parts latency,stall]
+    uv run --group bench python bench/cluster.py [--appends 2000] [--loads 1:0,20:0,200:1]
+        [--kills 5] [--interval 0.02] [--parts latency,stall] [--syncs default,always]
 
-``latency``: appends to one stream, ``--tables`` writers at once (each a table: its own
-subject ``pioche.log.<n>``, one append in flight, the next sent when the last is
+``latency``: ``--appends`` appends to one stream by several writers at once (each a table: its
+own subject ``pioche.log.<n>``, one append in flight, the next sent when the last is
 acknowledged, as a table's log is written), records of 120 bytes (about a move's), after a
-warm-up; wall-clock latency of each append (send to acknowledgement), p50/p99/max, and the CPU
-per append of the nats-server nodes (/proc, through psutil) and of this process
-(``time.process_time``). Three set-ups, each on fresh servers: one node, R1 (what ``pioche
-serve --workers`` has); three nodes, R3, nats-server's default flush (``sync_interval`` 2 min);
-three nodes, R3, ``sync_interval: always`` (a flush before each acknowledgement).
+warm-up. ``--loads``: TABLES:PACE, the writers and the seconds between two appends of one table
+(0: back to back, the most the set-up can take; 200:1 is 200 tables each moving once a second,
+a busy server's play). Wall-clock latency of each append (send to acknowledgement),
+p50/p99/max, and the CPU per append of the nats-server nodes (/proc, through psutil) and of
+this process (``time.process_time``). Four set-ups, each on fresh servers: one node, R1 (what
+``pioche serve --workers`` has), and three nodes, R3; each with nats-server's default flush
+(``sync_interval`` 2 min) and with ``sync_interval: always`` (a flush before each
+acknowledgement).
 
 ``stall``: one writer appends every ``--interval`` seconds (the next one waits for the last
 acknowledgement, then for its tick); an append that fails (no answer in 0.5 s, JetStream
@@ -35,6 +38,7 @@ import contextlib
 import itertools
 import json
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -72,16 +76,23 @@ async def make_stream(js: JetStreamContext, replicas: int) -> None:
                         storage=StorageType.FILE)
 
 
-async def writer(js: JetStreamContext, table: int, count: int, latencies: list[float]) -> None:
+async def writer(js: JetStreamContext, table: int, count: int, latencies: list[float],
+                 pace: float = 0.0) -> None:
+    """``count`` appends to ``pioche.log.<table>``, one in flight; with ``pace``, one every
+    ``pace`` seconds (from a random phase: tables do not move together), else back to back."""
     subject = f"pioche.log.{table}"
+    tick = time.perf_counter() + random.uniform(0, pace)
     for _ in range(count):
+        if pace:
+            await asyncio.sleep(max(0.0, tick - time.perf_counter()))
+            tick += pace
         start = time.perf_counter()
         await js.publish(subject, RECORD, timeout=5.0)
         latencies.append(time.perf_counter() - start)
 
 
-async def latency(url: str, pids: Sequence[int], replicas: int, tables: int, appends: int
-                  ) -> dict[str, Any]:
+async def latency(url: str, pids: Sequence[int], replicas: int, tables: int, appends: int,
+                  pace: float) -> dict[str, Any]:
     client = await bus.connect(url, "bench-latency")
     try:
         js = client.jetstream(timeout=5.0)
@@ -93,7 +104,8 @@ async def latency(url: str, pids: Sequence[int], replicas: int, tables: int, app
         latencies: list[float] = []
         start = time.perf_counter()
         per_table = appends // tables
-        await asyncio.gather(*(writer(js, t, per_table, latencies) for t in range(tables)))
+        await asyncio.gather(*(writer(js, t, per_table, latencies, pace)
+                               for t in range(tables)))
         wall = time.perf_counter() - start
         server_cpu = sum(cpu_seconds(p) for p in servers) - server_cpu
         own_cpu = time.process_time() - own_cpu
@@ -106,29 +118,39 @@ async def latency(url: str, pids: Sequence[int], replicas: int, tables: int, app
             "client_cpu_ms_per_append": round(own_cpu / n * 1000, 3)}
 
 
-async def latency_part(tables_list: Sequence[int], appends: int) -> list[dict[str, Any]]:
+def flush(sync: str | None) -> str:
+    return "default flush" if sync is None else f"sync_interval {sync}"
+
+
+async def latency_part(loads: Sequence[tuple[int, float]], appends: int,
+                       syncs: Sequence[str | None]) -> list[dict[str, Any]]:
+    """For each load (tables, pace), each set-up on fresh servers: one node then three, with
+    each ``sync_interval`` (None: nats-server's default)."""
     rows = []
-    for tables in tables_list:
-        with tempfile.TemporaryDirectory(prefix="pioche-bench-js-") as store:
-            one = NatsServer(jetstream=Path(store))
-            await one.start()
-            try:
-                assert one.pid is not None
-                rows.append({"setup": "one node, R1", "tables": tables,
-                             **await latency(one.url, [one.pid], 1, tables, appends)})
-            finally:
-                await one.stop()
-        for sync, label in ((None, "three nodes, R3, default flush"),
-                            ("always", "three nodes, R3, sync_interval always")):
+    for tables, pace in loads:
+        load = {"tables": tables, "pace_s": pace}
+        for sync in syncs:
+            label = f"one node, R1, {flush(sync)}"
+            with tempfile.TemporaryDirectory(prefix="pioche-bench-js-") as store:
+                one = NatsServer(jetstream=Path(store), sync_interval=sync)
+                await one.start()
+                try:
+                    assert one.pid is not None
+                    rows.append({"setup": label, **load, **await latency(
+                        one.url, [one.pid], 1, tables, appends, pace)})
+                finally:
+                    await one.stop()
+        for sync in syncs:
+            label = f"three nodes, R3, {flush(sync)}"
             cluster = NatsCluster(sync_interval=sync)
             await cluster.start()
             try:
                 pids = [node.pid for node in cluster.nodes if node.pid is not None]
-                rows.append({"setup": label, "tables": tables,
-                             **await latency(cluster.url, pids, 3, tables, appends)})
+                rows.append({"setup": label, **load,
+                             **await latency(cluster.url, pids, 3, tables, appends, pace)})
             finally:
                 await cluster.stop()
-        for row in rows[-3:]:
+        for row in rows[-2 * len(syncs):]:
             print(json.dumps(row), flush=True)
     return rows
 
@@ -234,7 +256,7 @@ async def one_kill(cluster: NatsCluster, control: JetStreamContext, case: str,
     try:
         await asyncio.sleep(SETTLE)
         assert client.connected_url is not None
-        on = [n.port for n in cluster.nodes].index(client.connected_url.port)
+        on = [n.port for n in cluster.nodes].index(client.connected_url.port or 0)
         killed_at = time.perf_counter()
         if clean:
             await cluster.nodes[victim].stop()
@@ -290,15 +312,21 @@ def summary(rows: list[dict[str, Any]]) -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--appends", type=int, default=2000)
-    parser.add_argument("--tables", default="1,20")
+    parser.add_argument("--loads", default="1:0,20:0,200:1",
+                        help="TABLES:PACE,…: writers at once, seconds between a table's "
+                             "appends (0: back to back)")
     parser.add_argument("--kills", type=int, default=5, help="kills per case")
     parser.add_argument("--interval", type=float, default=0.02)
     parser.add_argument("--parts", default="latency,stall")
+    parser.add_argument("--syncs", default="default,always",
+                        help="sync_interval values of the latency part (default: the server's)")
     args = parser.parse_args()
     parts = args.parts.split(",")
     print(json.dumps({"load_average": load_average(), "cpus": os.cpu_count()}), flush=True)
     if "latency" in parts:
-        await latency_part([int(t) for t in args.tables.split(",")], args.appends)
+        loads = [(int(t), float(p)) for t, p in (x.split(":") for x in args.loads.split(","))]
+        syncs = [None if x == "default" else x for x in args.syncs.split(",")]
+        await latency_part(loads, args.appends, syncs)
     if "stall" in parts:
         summary(await stall_part(args.kills, args.interval))
     print(json.dumps({"load_average": load_average()}), flush=True)

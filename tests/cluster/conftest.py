@@ -41,9 +41,9 @@ async def nats_cluster() -> AsyncIterator[NatsCluster]:
 @pytest_asyncio.fixture(loop_scope="module")
 async def cluster(nats_cluster: NatsCluster) -> AsyncIterator[NatsCluster]:
     """The module's cluster, every node up; its streams and buckets removed after the test."""
-    await heal(nats_cluster)
+    await nats_cluster.heal()
     yield nats_cluster
-    await heal(nats_cluster)
+    await nats_cluster.heal()
     client = await nats.connect(servers=nats_cluster.urls, connect_timeout=2)
     try:
         js = client.jetstream(timeout=5.0)
@@ -52,9 +52,3 @@ async def cluster(nats_cluster: NatsCluster) -> AsyncIterator[NatsCluster]:
     finally:
         await client.close()
 
-
-async def heal(cluster: NatsCluster) -> None:
-    """Every node running: the killed ones restarted (same ports, same stores)."""
-    for index, node in enumerate(cluster.nodes):
-        if not node.running:
-            await cluster.restart(index)
