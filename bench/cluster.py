@@ -198,8 +198,13 @@ async def connect_first(cluster: NatsCluster, index: int) -> Client:
     """A client whose first server is node ``index`` (then the others): bus.connect's options,
     the pool kept in that order."""
     order = [cluster.urls[index], *(u for i, u in enumerate(cluster.urls) if i != index)]
+
+    async def quiet(error: Exception) -> None:  # (the kills' errors are the point)
+        pass
+
     return await nats.connect(
-        servers=order, dont_randomize=True, allow_reconnect=True, max_reconnect_attempts=-1,
+        servers=order, error_cb=quiet, dont_randomize=True, allow_reconnect=True,
+        max_reconnect_attempts=-1,
         reconnect_time_wait=bus.RECONNECT_WAIT,  # type: ignore[arg-type,unused-ignore]
         connect_timeout=bus.CONNECT_TIMEOUT, ping_interval=5, max_outstanding_pings=2,
         name="bench-steady")
