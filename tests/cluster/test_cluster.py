@@ -171,6 +171,12 @@ async def test_a_client_with_the_three_urls_fails_over(cluster: NatsCluster) -> 
         await client.close()
 
 
+async def test_the_urls_are_redacted_for_logs_one_by_one(nats_cluster: NatsCluster) -> None:
+    public = natsd.redact(nats_cluster.url)
+    assert nats_cluster.password not in public
+    assert public == ",".join(nats_cluster.public_urls)
+
+
 @contextlib.contextmanager
 def a_taken_port() -> Iterator[int]:
     with socket.socket() as sock:
