@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+import nats
+
 log = logging.getLogger(__name__)
 
 USER = "pioche"
@@ -97,6 +99,16 @@ class ClusterNode:
     routes: tuple[int, ...]
 
 
+def _password(given: str | None) -> str:
+    """``given``, checked (it goes between quotes in a config file: letters, digits, '-' and
+    '_' only, else ValueError); None: one drawn."""
+    if given is None:
+        return secrets.token_urlsafe(24)
+    if not (given and set(given) <= _PASSWORD_ALPHABET):
+        raise ValueError("bus password: letters, digits, '-' and '_' only")
+    return given
+
+
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
@@ -120,10 +132,8 @@ class NatsServer:
                  workdir: Path | None = None, jetstream: Path | None = None, *,
                  sync_interval: str | None = None, cluster: ClusterNode | None = None
                  ) -> None:
-        if password is not None and not (password and set(password) <= _PASSWORD_ALPHABET):
-            raise ValueError("bus password: letters, digits, '-' and '_' only")
         self.port = port
-        self.password = password if password is not None else secrets.token_urlsafe(24)
+        self.password = _password(password)
         self._own_workdir = workdir is None
         self.workdir = Path(tempfile.mkdtemp(prefix="pioche-bus-")) if workdir is None \
             else workdir
@@ -327,7 +337,7 @@ class NatsCluster:
         if size < 1:
             raise ValueError("a cluster has at least one node")
         self.size = size
-        self.password = password if password is not None else secrets.token_urlsafe(24)
+        self.password = _password(password)
         self._own_workdir = workdir is None
         self.workdir = Path(tempfile.mkdtemp(prefix="pioche-cluster-")) if workdir is None \
             else workdir
@@ -431,8 +441,6 @@ class NatsCluster:
 
     async def _answers(self, node: NatsServer, deadline: float) -> None:
         """Until JetStream answers an account info request sent through ``node`` alone."""
-        import nats  # (only here: NatsServer alone needs no client)
-
         client = await nats.connect(servers=[node.url], allow_reconnect=False,
                                     connect_timeout=2, max_reconnect_attempts=0)
         try:

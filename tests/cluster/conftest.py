@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-import nats
 import pytest_asyncio
 
+from pioche_tui import bus
 from pioche_tui.bus.natsd import NatsCluster
 
 REPLICAS = 3
@@ -44,7 +44,7 @@ async def cluster(nats_cluster: NatsCluster) -> AsyncIterator[NatsCluster]:
     await nats_cluster.heal()
     yield nats_cluster
     await nats_cluster.heal()
-    client = await nats.connect(servers=nats_cluster.urls, connect_timeout=2)
+    client = await bus.connect(nats_cluster.url, "test-cleanup")
     try:
         js = client.jetstream(timeout=5.0)
         for stream in await js.streams_info():
