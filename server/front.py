@@ -32,7 +32,16 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .serve import add_limit_flags, add_listen_flags, add_public_host_flag, limits_of
-from .workers import BUS_ENV, ParentLink, add_child_flags, bus_url, setup_logging, stop_event
+from .workers import (
+    BUS_ENV,
+    ParentLink,
+    add_child_flags,
+    bus_tls,
+    bus_url,
+    redact_error,
+    setup_logging,
+    stop_event,
+)
 
 if TYPE_CHECKING:
     import asyncssh
@@ -179,7 +188,7 @@ class Front:
 
     async def start(self) -> None:
         from pioche_tui.app.service import PiocheService
-        from pioche_tui.bus import connect
+        from pioche_tui.bus import FRONT, bus_name, connect
         from pioche_tui.bus.natsd import redact
         from pioche_tui.coordinator.remote import Remote
 
@@ -189,11 +198,13 @@ class Front:
 
         args = self.args
         try:
-            self.nc = await connect(self.url, f"front-{self.front_id}")
+            name = bus_name(self.url)
+            self.nc = await connect(self.url, f"front-{self.front_id}", FRONT, bus_tls(args))
         except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
-            log.error("cannot reach the bus %s: %s", redact(self.url), error)
+            log.error("cannot reach the bus %s: %s", redact(self.url),
+                      redact_error(error, self.url))
             raise CannotStart(1) from None
-        desk = self.desk = RemoteFront(Remote(self.nc, self.front_id))
+        desk = self.desk = RemoteFront(Remote(self.nc, self.front_id, name=name))
         try:
             self.service = PiocheService(desk, getattr(args, "public_host", None))
         except ValueError as error:  # --public-host
@@ -213,9 +224,10 @@ class Front:
             log.error("cannot listen on %s port %d: %s", args.host, args.port, error)
             self.server = None
             raise CannotStart(1) from None
-        log.info("front %s (pid %d) listening on %s port %d; host key %s; bus %s",
+        log.info("front %s (pid %d) listening on %s port %d; host key %s; bus %s as %s%s",
                  self.front_id, os.getpid(), args.host, self.server.port,
-                 fingerprint(self.key), redact(self.url))
+                 fingerprint(self.key), redact(self.url), name,
+                 " (TLS)" if args.bus_ca is not None else "")
         self.collector.start()
 
     def tree_stops(self) -> None:

@@ -39,6 +39,7 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import logs
@@ -52,6 +53,7 @@ from .serve import (
 )
 
 if TYPE_CHECKING:
+    from pioche_tui.bus import BusTLS
     from pioche_tui.bus.natsd import NatsServer
     from pioche_tui.store.lock import DataDirLock
 
@@ -133,14 +135,48 @@ def add_child_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--bus", default=None, metavar="URL",
-        help=f"the bus, nats://USER:PASSWORD@HOST:PORT (default: ${BUS_ENV}, which is better: "
-        "every user sees a command line)",
+        help=f"the bus, nats://USER:PASSWORD@HOST:PORT, or tls://… (default: ${BUS_ENV}, "
+        "which is better: every user sees a command line)",
+    )
+    p.add_argument(
+        "--bus-ca", type=Path, default=None, metavar="FILE",
+        help="TLS to the bus: the CA (PEM) its servers' certificates must chain to",
+    )
+    p.add_argument(
+        "--bus-cert", type=Path, default=None, metavar="FILE",
+        help="mutual TLS: this machine's certificate (PEM), for a bus that asks for one",
+    )
+    p.add_argument(
+        "--bus-key", type=Path, default=None, metavar="FILE",
+        help="mutual TLS: the key of --bus-cert (PEM, unencrypted, readable by this user only)",
     )
 
 
 def bus_url(args: argparse.Namespace) -> str | None:
     url: str | None = args.bus or os.environ.get(BUS_ENV)
     return url
+
+
+def redact_error(error: BaseException, url: str) -> str:
+    """An error met reaching the bus, fit for a log (the URL's password masked)."""
+    from pioche_tui.bus.natsd import scrub
+
+    return scrub(str(error) or type(error).__name__, url)
+
+
+def bus_tls(args: argparse.Namespace) -> BusTLS | None:
+    """``--bus-ca`` (and ``--bus-cert``, ``--bus-key``); ValueError for a certificate without
+    a CA or a key."""
+    from pioche_tui.bus import BusTLS
+
+    ca, cert, key = args.bus_ca, args.bus_cert, args.bus_key
+    if (cert is None) != (key is None):
+        raise ValueError("--bus-cert and --bus-key go together")
+    if ca is None:
+        if cert is not None:
+            raise ValueError("--bus-cert needs --bus-ca (the bus's CA)")
+        return None
+    return BusTLS(ca, cert, key)
 
 
 async def cancel_until_done(task: asyncio.Task[Any]) -> None:
@@ -239,13 +275,19 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
     mode (``open_service``: the coordinator, its store, the retention task), served on the
     bus until told to stop."""
     from pioche_tui.app.service import open_service
-    from pioche_tui.bus import connect
+    from pioche_tui.bus import COORDINATOR, connect
     from pioche_tui.bus.natsd import redact
     from pioche_tui.coordinator.host import CoordinatorHost
 
+    try:
+        tls = bus_tls(args)
+    except ValueError as error:
+        log.error("%s", error)
+        return 2
     link = ParentLink(args.parent_fd) if args.parent_fd is not None else None
     stop = stop_event(link)
-    connecting = asyncio.create_task(connect(url, f"coordinator-{os.getpid()}"))
+    connecting = asyncio.create_task(connect(url, f"coordinator-{os.getpid()}", COORDINATOR,
+                                             tls))
     stopped = asyncio.create_task(stop.wait())
     await asyncio.wait((connecting, stopped), timeout=BUS_TIMEOUT,
                        return_when=asyncio.FIRST_COMPLETED)
@@ -258,7 +300,7 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
     try:
         nc = connecting.result()
     except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
-        log.error("cannot reach the bus %s: %s", redact(url), error)
+        log.error("cannot reach the bus %s: %s", redact(url), redact_error(error, url))
         return 1
     settings = {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
     try:

@@ -30,8 +30,13 @@ import sys
 import sysconfig
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    from .roles import ServerTLS, User
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +78,12 @@ def redact(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+def scrub(text: str, url: str) -> str:
+    """``text`` (an error's) with the password of ``url`` masked, should it hold it."""
+    password = urlsplit(url).password
+    return text.replace(password, "***") if password else text
+
+
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
@@ -84,10 +95,13 @@ class NatsServer:
     restart: ``start`` again after ``stop`` or ``kill`` comes back on the same port with the
     same password). ``workdir`` holds the config, the ports file and the server's log (a
     private temporary directory if None, removed by ``stop``). ``jetstream``: JetStream on,
-    its files in that directory (created 0700; kept by ``stop``: it is the bus's data)."""
+    its files in that directory (created 0700; kept by ``stop``: it is the bus's data).
+    ``users``: these users with their roles' permissions (``bus/roles.py``; ``url_of``) instead
+    of the one user ``pioche``; ``tls``: clients connect over TLS."""
 
     def __init__(self, port: int = 0, password: str | None = None,
-                 workdir: Path | None = None, jetstream: Path | None = None) -> None:
+                 workdir: Path | None = None, jetstream: Path | None = None,
+                 users: Sequence[User] = (), tls: ServerTLS | None = None) -> None:
         if password is not None and not (password and set(password) <= _PASSWORD_ALPHABET):
             raise ValueError("bus password: letters, digits, '-' and '_' only")
         self.port = port
@@ -96,6 +110,8 @@ class NatsServer:
         self.workdir = Path(tempfile.mkdtemp(prefix="pioche-bus-")) if workdir is None \
             else workdir
         self.jetstream = jetstream
+        self.users = {user.name: user for user in users}
+        self.tls = tls
         self._process: asyncio.subprocess.Process | None = None
         self._killed = False  # kill() signalled the child (not reaped yet)
 
@@ -103,6 +119,10 @@ class NatsServer:
     def url(self) -> str:
         """nats://pioche:PASSWORD@127.0.0.1:PORT: for children's environment, never a log."""
         return f"nats://{USER}:{self.password}@{HOST}:{self.port}"
+
+    def url_of(self, name: str) -> str:
+        """The URL of the user ``name`` (of ``users``), with its credentials."""
+        return f"nats://{name}:{self.users[name].password}@{HOST}:{self.port}"
 
     @property
     def public_url(self) -> str:
@@ -123,9 +143,17 @@ class NatsServer:
         text = (
             f"listen: \"{HOST}:{self.port if self.port else -1}\"\n"
             f"ports_file_dir: \"{self.workdir}\"\n"
-            f"authorization {{\n  user: \"{USER}\"\n  password: \"{self.password}\"\n}}\n"
             "no_sys_acc: true\n"
         )
+        from .roles import authorization, tls_block
+
+        if self.users:
+            text += authorization(list(self.users.values()))
+        else:
+            text += (f"authorization {{\n  user: \"{USER}\"\n"
+                     f"  password: \"{self.password}\"\n}}\n")
+        if self.tls is not None:
+            text += tls_block(self.tls)
         if self.jetstream is not None:
             self.jetstream.mkdir(mode=0o700, parents=True, exist_ok=True)
             text += f"jetstream {{\n  store_dir: \"{self.jetstream}\"\n}}\n"

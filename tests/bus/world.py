@@ -36,7 +36,7 @@ async def coordinator_on(url: str, data: Path) -> AsyncIterator[CoordinatorHost]
     told, their last mail sent, then the host)."""
     coordinator = make_coordinator(data)
     await coordinator.start()
-    nc = await bus.connect(url, "test-coordinator")
+    nc = await bus.connect(url, "test-coordinator", bus.COORDINATOR)
     host = CoordinatorHost(coordinator, nc)
     await host.start()
     try:
@@ -58,8 +58,8 @@ async def vanish(host: CoordinatorHost) -> None:
 
 @asynccontextmanager
 async def front_on(url: str, front_id: str) -> AsyncIterator[Remote]:
-    nc = await bus.connect(url, f"test-{front_id}")
-    remote = Remote(nc, front_id)
+    nc = await bus.connect(url, f"test-{front_id}", bus.FRONT)
+    remote = Remote(nc, front_id, name=bus.bus_name(url))
     await remote.start()
     try:
         yield remote

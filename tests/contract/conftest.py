@@ -114,23 +114,30 @@ async def in_process_wire(data: Path) -> AsyncIterator[Connector]:
 @asynccontextmanager
 async def over_nats(data: Path) -> AsyncIterator[Connector]:
     """The workers' mode (issue 16): the clients are a front's ``RemoteClient``s, over a real
-    nats-server, to a real ``CoordinatorHost`` over the coordinator (all in this process)."""
+    nats-server, to a real ``CoordinatorHost`` over the coordinator (all in this process).
+    Each side is a user of its role (``bus/roles.py``): the roles' permissions allow all the
+    contract does."""
+    import secrets
+
     from pioche_tui import bus
     from pioche_tui.bus.natsd import NatsServer
+    from pioche_tui.bus.roles import User
     from pioche_tui.coordinator.host import CoordinatorHost
     from pioche_tui.coordinator.remote import Remote
     from tests.wire.through import register_toy
 
     register_toy()
-    server = NatsServer()
+    server = NatsServer(users=[User("core", bus.COORDINATOR, secrets.token_urlsafe(24)),
+                               User("paris", bus.FRONT, secrets.token_urlsafe(24))])
     await server.start()
     try:
         async with in_process(data) as coordinator:
             assert isinstance(coordinator, Coordinator)
-            coord_nc = await bus.connect(server.url, "test-coordinator")
-            front_nc = await bus.connect(server.url, "test-front")
+            coord_nc = await bus.connect(server.url_of("core"), "test-coordinator",
+                                         bus.COORDINATOR)
+            front_nc = await bus.connect(server.url_of("paris"), "test-front", bus.FRONT)
             host = CoordinatorHost(coordinator, coord_nc)
-            remote = Remote(front_nc, "front1")
+            remote = Remote(front_nc, "front1", name="paris")
             # (the contract's server_stopping is a whole server's: a front stopping with its
             # coordinator; a front stopping alone: tests/bus/test_liveness.py)
             remote.stops_with_tree = True
