@@ -155,9 +155,11 @@ def _fatal(error: Exception, tls: BusTLS | None) -> str | None:
     """What an operator must fix, when ``error`` on a first connection is one that trying again
     cannot cure; None for the others (the bus not up yet, the network)."""
     if isinstance(error, ssl.SSLCertVerificationError):
-        where = f"--bus-ca {tls.ca}" if tls is not None else "the system's CAs"
-        return (f"the bus's TLS certificate is not trusted by {where} "
-                f"({error.verify_message or error.reason})")
+        why = error.verify_message or error.reason
+        if tls is None:
+            return (f"the bus uses TLS, its certificate not trusted by the system's CAs "
+                    f"({why}): give --bus-ca")
+        return f"the bus's TLS certificate is not trusted by --bus-ca {tls.ca} ({why})"
     if isinstance(error, ssl.SSLError):
         return f"TLS refused ({error.reason or error}): check --bus-ca, --bus-cert, --bus-key"
     if isinstance(error, errors.SecureConnRequiredError):
@@ -228,7 +230,7 @@ async def connect(url: str, name: str, role: str | None = None,
         await _cancel_until_done(connecting)
         with contextlib.suppress(Exception):
             await client.close()
-        raise BusRefused(f"bus {public}: {refused.result()}")
+        raise BusRefused(refused.result())
     connecting.result()
     first = False
     return client

@@ -31,12 +31,13 @@ def make_coordinator(data: Path) -> Coordinator:
 
 
 @asynccontextmanager
-async def coordinator_on(url: str, data: Path) -> AsyncIterator[CoordinatorHost]:
+async def coordinator_on(url: str, data: Path, tls: bus.BusTLS | None = None
+                         ) -> AsyncIterator[CoordinatorHost]:
     """A coordinator served on the bus; stopped as the coordinator process stops (its sessions
     told, their last mail sent, then the host)."""
     coordinator = make_coordinator(data)
     await coordinator.start()
-    nc = await bus.connect(url, "test-coordinator", bus.COORDINATOR)
+    nc = await bus.connect(url, "test-coordinator", bus.COORDINATOR, tls)
     host = CoordinatorHost(coordinator, nc)
     await host.start()
     try:
@@ -57,8 +58,9 @@ async def vanish(host: CoordinatorHost) -> None:
 
 
 @asynccontextmanager
-async def front_on(url: str, front_id: str) -> AsyncIterator[Remote]:
-    nc = await bus.connect(url, f"test-{front_id}", bus.FRONT)
+async def front_on(url: str, front_id: str, tls: bus.BusTLS | None = None
+                   ) -> AsyncIterator[Remote]:
+    nc = await bus.connect(url, f"test-{front_id}", bus.FRONT, tls)
     remote = Remote(nc, front_id, name=bus.bus_name(url))
     await remote.start()
     try:

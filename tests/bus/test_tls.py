@@ -1,0 +1,106 @@
+"""The bus over TLS (``bus.BusTLS``): a nats-server whose certificate a CA made here signed, and
+which asks its clients for theirs (mutual TLS). A client that trusts another CA, or has no
+certificate, or no TLS, is refused at once with a line that says what to fix; ``pioche front``
+with a wrong CA exits with that line, the password nowhere."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from pioche_tui import bus
+from pioche_tui.bus.natsd import NatsServer
+from pioche_tui.bus.roles import ServerTLS, User
+from server.keys import ensure_host_key
+from server.workers import BUS_ENV
+from tests.bus.certs import CA, Pair
+from tests.bus.world import WAIT, coordinator_on, front_on, seated
+from tests.server.process import ROOT
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@dataclass
+class TLSBus:
+    server: NatsServer
+    ca: CA
+    core: Pair  # the coordinator machine's certificate
+    paris: Pair  # a front machine's
+    wrong: CA  # another CA, that signed nothing of this bus
+
+    def url(self, name: str) -> str:
+        return self.server.url_of(name).replace("nats://", "tls://", 1)
+
+    def tls(self, pair: Pair | None) -> bus.BusTLS:
+        return bus.BusTLS(self.ca.path, pair.cert if pair else None,
+                          pair.key if pair else None)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def tls_bus(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[TLSBus]:
+    where = tmp_path_factory.mktemp("tls")
+    ca = CA(where / "ca")
+    server_pair = ca.issue("bus", server=True)
+    server = NatsServer(
+        users=[User("core", bus.COORDINATOR, secrets.token_urlsafe(24)),
+               User("paris", bus.FRONT, secrets.token_urlsafe(24))],
+        tls=ServerTLS(server_pair.cert, server_pair.key, ca.path, verify=True))
+    await server.start()
+    try:
+        yield TLSBus(server, ca, ca.issue("core", server=False),
+                     ca.issue("paris", server=False), CA(where / "wrong", "another-ca"))
+    finally:
+        await server.stop()
+
+
+async def test_a_front_plays_over_mutual_tls(tls_bus: TLSBus, tmp_path: Path) -> None:
+    async with coordinator_on(tls_bus.url("core"), tmp_path / "data",
+                              tls_bus.tls(tls_bus.core)), \
+            front_on(tls_bus.url("paris"), "fronta", tls_bus.tls(tls_bus.paris)) as front:
+        client, _table = await seated(front, "Alice")
+        assert client.open and front.nc.connected_url is not None
+        assert front.nc.connected_url.scheme == "tls"
+
+
+@pytest.mark.parametrize("case", ["wrong CA", "no certificate", "no TLS"])
+async def test_a_client_the_bus_cannot_trust_is_refused_at_once(tls_bus: TLSBus,
+                                                                 case: str) -> None:
+    tls, url, said = {
+        "wrong CA": (bus.BusTLS(tls_bus.wrong.path, tls_bus.paris.cert, tls_bus.paris.key),
+                     tls_bus.url("paris"),
+                     f"not trusted by --bus-ca {tls_bus.wrong.path}"),
+        "no certificate": (tls_bus.tls(None), tls_bus.url("paris"), "TLS refused"),
+        "no TLS": (None, tls_bus.server.url_of("paris"), "the bus uses TLS"),
+    }[case]
+    with pytest.raises(bus.BusRefused) as refused:
+        await asyncio.wait_for(bus.connect(url, "test-refused", bus.FRONT, tls), WAIT)
+    assert said in str(refused.value)
+    assert tls_bus.server.users["paris"].password not in str(refused.value)
+
+
+async def test_pioche_front_with_a_wrong_ca_says_so_and_exits(tls_bus: TLSBus,
+                                                              tmp_path: Path) -> None:
+    keys = tmp_path / "keys"
+    ensure_host_key(keys)
+    url = tls_bus.url("paris")
+    result = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "pioche_tui.cli", "front", "--host", "127.0.0.1", "--port", "0",
+         "--keys-dir", str(keys), "--bus-ca", str(tls_bus.wrong.path),
+         "--bus-cert", str(tls_bus.paris.cert), "--bus-key", str(tls_bus.paris.key)],
+        cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+        env={**os.environ, BUS_ENV: url})
+    text = (result.stdout + result.stderr).decode(errors="replace")
+    assert result.returncode == 1, text
+    assert (f"cannot reach the bus {bus.redact(url)}: the bus's TLS certificate is not "
+            f"trusted by --bus-ca {tls_bus.wrong.path}") in text
+    assert tls_bus.server.users["paris"].password not in text
