@@ -104,3 +104,46 @@ async def test_pioche_front_with_a_wrong_ca_says_so_and_exits(tls_bus: TLSBus,
     assert (f"cannot reach the bus {bus.redact(url)}: the bus's TLS certificate is not "
             f"trusted by --bus-ca {tls_bus.wrong.path}") in text
     assert tls_bus.server.users["paris"].password not in text
+
+
+async def test_pioche_front_serves_over_mutual_tls(tls_bus: TLSBus, tmp_path: Path) -> None:
+    """The whole front process (``--bus-ca``, ``--bus-cert``, ``--bus-key``, its user in
+    ``PIOCHE_BUS``): a player logs in through it to the coordinator across the TLS bus."""
+    from tests.server.test_front_process import LISTENING, log_in
+
+    keys = tmp_path / "keys"
+    ensure_host_key(keys)
+    url = tls_bus.url("paris")
+    log = tmp_path / "front.log"
+    async with coordinator_on(tls_bus.url("core"), tmp_path / "data",
+                              tls_bus.tls(tls_bus.core)):
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "pioche_tui.cli", "front", "--host", "127.0.0.1",
+                 "--port", "0", "--keys-dir", str(keys), "--bus-ca", str(tls_bus.ca.path),
+                 "--bus-cert", str(tls_bus.paris.cert), "--bus-key", str(tls_bus.paris.key)],
+                cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                env={**os.environ, BUS_ENV: url})
+        try:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 60
+            while not (found := LISTENING.search(log.read_text(errors="replace"))):
+                assert process.poll() is None and loop.time() < deadline, log.read_text()
+                await asyncio.sleep(0.05)
+            alice = await log_in(_Port(int(found[1])), "alice")  # type: ignore[arg-type]
+            await alice.wait_for("Bonjour alice")
+            assert alice.conn is not None
+            alice.conn.close()
+        finally:
+            process.terminate()
+            await asyncio.to_thread(process.wait, WAIT)
+    text = log.read_text(errors="replace")
+    assert f"bus {bus.redact(url)} as paris (TLS)" in text
+    assert tls_bus.server.users["paris"].password not in text
+
+
+@dataclass
+class _Port:
+    """What ``log_in`` reads of its world: the front's port."""
+
+    port: int
