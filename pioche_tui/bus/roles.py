@@ -23,9 +23,12 @@ The coordinator checks, besides, that a request's front owns the session it name
 name, which the permissions pin) and that the answer goes into that front's inbox: a front cannot
 have the coordinator publish on a subject of its choosing.
 
-JetStream (the table logs, the lobby's and the online names' buckets of issue 18) is not in
-these permissions yet: the coordinator's role gets it whole when its parts land, the fronts'
-only the reads they need (marked in docs/deploy.md as the next wave).
+JetStream (issue 18): the coordinator's role has its API whole (the table logs' stream, the
+buckets); a front's, only what a front does with the two buckets of the directory: read and
+watch the lobby (``pioche_lobby``, written by the coordinators alone), and read, watch and write
+the online names (``pioche_online``: whoever holds a session keeps its key). NATS permissions
+go by subject, not by key: a front could write any online name's key (a front machine's user is
+trusted that far), never a table's log, the lobby, or a stream's configuration.
 
 ``server_config`` writes the ``authorization`` block (and TLS) of a nats-server config for
 these users: the one-host tree's ``NatsServer(users=…)``, the tests, and ``pioche bus-config``
@@ -56,6 +59,23 @@ from . import (
 )
 
 ROLES = (FRONT, COORDINATOR)
+LOGS_STREAM = "PIOCHE_LOGS"  # (issue 18's names: bus/__init__.py's shared decisions)
+LOGS_SUBJECTS = "pioche.log.>"
+LOBBY_BUCKET = "pioche_lobby"
+ONLINE_BUCKET = "pioche_online"
+_JS = "$JS.API"
+
+
+def _bucket_reads(bucket: str) -> list[str]:
+    """What reading and watching a key-value bucket publishes (nats-py's ``key_value``,
+    ``get``, ``watch``): its stream's info, direct gets, an ordered consumer made and
+    deleted, and the flow control of its deliveries."""
+    stream = f"KV_{bucket}"
+    return [f"{_JS}.STREAM.INFO.{stream}", f"{_JS}.DIRECT.GET.{stream}",
+            f"{_JS}.DIRECT.GET.{stream}.>", f"{_JS}.STREAM.MSG.GET.{stream}",
+            f"{_JS}.CONSUMER.CREATE.{stream}", f"{_JS}.CONSUMER.CREATE.{stream}.>",
+            f"{_JS}.CONSUMER.DELETE.{stream}.>", f"{_JS}.CONSUMER.INFO.{stream}.>",
+            f"$JS.FC.{stream}.>"]
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
@@ -90,7 +110,10 @@ def permissions(role: str, name: str) -> dict[str, dict[str, list[str]]]:
     else is refused)."""
     if role == FRONT:
         return {
-            "publish": {"allow": [request_subject(name), front_alive_subject(name)]},
+            "publish": {"allow": [
+                request_subject(name), front_alive_subject(name), f"{_JS}.INFO",
+                *_bucket_reads(LOBBY_BUCKET), *_bucket_reads(ONLINE_BUCKET),
+                f"$KV.{ONLINE_BUCKET}.>"]},
             "subscribe": {"allow": [
                 f"{SESSION_PREFIX}{name}.>", LOBBY, COORD_ALIVE, f"{FRONT_ALIVE}.*",
                 f"{inbox_prefix(FRONT, name)}.>"]},
@@ -98,7 +121,8 @@ def permissions(role: str, name: str) -> dict[str, dict[str, list[str]]]:
     if role == COORDINATOR:
         return {
             "publish": {"allow": [f"{SESSION_PREFIX}>", LOBBY, COORD_ALIVE,
-                                  f"{INBOX}.{FRONT}.>"]},
+                                  f"{INBOX}.{FRONT}.>", f"{_JS}.>", "$JS.ACK.>", "$JS.FC.>",
+                                  "$KV.>", LOGS_SUBJECTS]},
             "subscribe": {"allow": [f"{COORD_REQ}.*", f"{FRONT_ALIVE}.*",
                                     f"{inbox_prefix(COORDINATOR, name)}.>"]},
         }

@@ -162,3 +162,64 @@ async def test_a_front_cannot_act_for_a_session_of_another_name(
             assert client.open and host.sessions[client.sid] == "fronta"
         finally:
             await paris.close()
+
+
+async def test_jetstream_a_front_reads_the_lobby_and_keeps_online_names(tmp_path: Path
+                                                                       ) -> None:
+    """With JetStream on: the coordinator makes the buckets and a table log; a front reads
+    and watches the lobby, writes an online name, and may neither write the lobby nor read or
+    write a table's log."""
+    import nats
+    from nats.js.api import KeyValueConfig, StreamConfig
+
+    from pioche_tui.bus.roles import LOBBY_BUCKET, LOGS_STREAM, ONLINE_BUCKET
+
+    server = NatsServer(jetstream=tmp_path / "js",
+                        users=[User("core", bus.COORDINATOR, secrets.token_urlsafe(24)),
+                               User("paris", bus.FRONT, secrets.token_urlsafe(24))])
+    await server.start()
+    errors = Errors()
+    try:
+        core = await bus.connect(server.url_of("core"), "test-core", bus.COORDINATOR)
+        front = await nats.connect(server.url_of("paris"), error_cb=errors.record,
+                                   allow_reconnect=False,
+                                   inbox_prefix=bus.inbox_prefix(bus.FRONT, "paris"))
+        try:
+            cjs = core.jetstream()
+            lobby = await cjs.create_key_value(KeyValueConfig(bucket=LOBBY_BUCKET))
+            await cjs.create_key_value(KeyValueConfig(bucket=ONLINE_BUCKET))
+            await cjs.add_stream(StreamConfig(name=LOGS_STREAM, subjects=["pioche.log.>"]))
+            await lobby.put("T1", b"summary 1")
+            await cjs.publish("pioche.log.T1", b"header")
+
+            fjs = front.jetstream()
+            seen = await fjs.key_value(LOBBY_BUCKET)
+            assert (await seen.get("T1")).value == b"summary 1"
+            watcher = await seen.watchall()
+            assert (await watcher.updates(timeout=5)).value == b"summary 1"
+            await lobby.put("T1", b"summary 2")
+            update = await watcher.updates(timeout=5)
+            while update is None:  # (None marks the end of the values there at the start)
+                update = await watcher.updates(timeout=5)
+            assert update.value == b"summary 2"
+            await watcher.stop()
+            online = await fjs.key_value(ONLINE_BUCKET)
+            await online.create("alice", b"paris")
+            assert (await online.get("alice")).value == b"paris"
+
+            with pytest.raises(nats.errors.TimeoutError):  # (refused: no answer comes)
+                await fjs.publish(f"$KV.{LOBBY_BUCKET}.T1", b"forged", timeout=0.5)
+            with pytest.raises(nats.errors.TimeoutError):
+                await fjs.publish("pioche.log.T1", b"forged", timeout=0.5)
+            with pytest.raises(nats.errors.TimeoutError):
+                await fjs.subscribe("pioche.log.T1", stream=LOGS_STREAM)
+            await front.flush()
+            assert errors.violation("publish", f"$KV.{LOBBY_BUCKET}.T1"), errors.texts
+            assert errors.violation("publish", "pioche.log.T1")
+            assert (await lobby.get("T1")).value == b"summary 2"
+            assert (await cjs.stream_info(LOGS_STREAM)).state.messages == 1  # (the header)
+        finally:
+            await front.close()
+            await core.close()
+    finally:
+        await server.stop()
