@@ -171,12 +171,13 @@ def _fatal(error: Exception, tls: BusTLS | None) -> str | None:
     return None
 
 
-async def connect(url: str, name: str, role: str | None = None,
+async def connect(url: str, name: str, role: str = FRONT,
                   tls: BusTLS | None = None) -> Client:
     """A NATS client of the bus at ``url`` (credentials in it), labelled ``name`` (the
     server's monitoring shows it). ``role`` (``FRONT``, ``COORDINATOR``): its inbox prefix is
-    ``inbox_prefix(role, bus_name(url))``, the one its permissions allow (nats-py's own without
-    a role). ``tls``: over TLS, the server's certificate checked against its CA.
+    ``inbox_prefix(role, bus_name(url))``, the one its permissions allow, and the one the
+    coordinator answers a front's requests into. ``tls``: over TLS, the server's certificate
+    checked against its CA.
 
     It reconnects for ever (``RECONNECT_WAIT`` apart): a restarted nats-server is found again,
     and meanwhile requests time out (the callers refuse them as ``unavailable``). The first
@@ -211,9 +212,7 @@ async def connect(url: str, name: str, role: str | None = None,
     async def reconnected() -> None:
         log.info("bus %s (%s): reconnected", public, name)
 
-    options: dict[str, Any] = {}
-    if role is not None:
-        options["inbox_prefix"] = inbox_prefix(role, bus_name(url))
+    options: dict[str, Any] = {"inbox_prefix": inbox_prefix(role, bus_name(url))}
     if context is not None:
         options["tls"] = context
     connecting = asyncio.ensure_future(client.connect(
