@@ -36,8 +36,7 @@ from .workers import (
     BUS_ENV,
     ParentLink,
     add_child_flags,
-    bus_tls,
-    bus_url,
+    bus_settings,
     redact_error,
     setup_logging,
     stop_event,
@@ -48,6 +47,7 @@ if TYPE_CHECKING:
     from nats.aio.client import Client
 
     from pioche_tui.app.service import PiocheService
+    from pioche_tui.bus import BusTLS
     from pioche_tui.coordinator.client import Connector, CoordinatorClient
     from pioche_tui.coordinator.model import TableSummary
     from pioche_tui.coordinator.remote import Remote
@@ -171,12 +171,14 @@ class Front:
     order by ``stop``, whatever ``start`` reached: the front stops when told to even while it
     starts (a bus that never answers: ``bus.connect`` tries again for ever)."""
 
-    def __init__(self, args: argparse.Namespace, url: str, key: asyncssh.SSHKey) -> None:
+    def __init__(self, args: argparse.Namespace, url: str, tls: BusTLS | None,
+                 key: asyncssh.SSHKey) -> None:
         from .collector import Collector
         from .session import process_tag
 
         self.args = args
         self.url = url
+        self.tls = tls
         self.key = key
         self.front_id = process_tag()
         self.nc: Client | None = None
@@ -199,7 +201,7 @@ class Front:
         args = self.args
         try:
             name = bus_name(self.url)
-            self.nc = await connect(self.url, f"front-{self.front_id}", FRONT, bus_tls(args))
+            self.nc = await connect(self.url, f"front-{self.front_id}", FRONT, self.tls)
         except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
             log.error("cannot reach the bus %s: %s", redact(self.url),
                       redact_error(error, self.url))
@@ -227,7 +229,7 @@ class Front:
         log.info("front %s (pid %d) listening on %s port %d; host key %s; bus %s as %s%s",
                  self.front_id, os.getpid(), args.host, self.server.port,
                  fingerprint(self.key), redact(self.url), name,
-                 " (TLS)" if args.bus_ca is not None else "")
+                 " (TLS)" if self.tls is not None else "")
         self.collector.start()
 
     def tree_stops(self) -> None:
@@ -258,15 +260,16 @@ class Front:
 
 async def front(args: argparse.Namespace) -> int:
     """``pioche front``, until SIGINT, SIGTERM or the supervisor's end (exit 0)."""
-    url = bus_url(args)
-    if not url:
-        log.error("no bus: give --bus URL or set %s", BUS_ENV)
+    try:
+        url, tls = bus_settings(args)
+    except ValueError as error:
+        log.error("%s", error)
         return 2
     key = read_host_key(args)
     if key is None:
         return 1
     link = ParentLink(args.parent_fd) if args.parent_fd is not None else None
-    front = Front(args, url, key)
+    front = Front(args, url, tls, key)
     stop = stop_event(link, with_tree=front.tree_stops)
     starting = asyncio.create_task(front.start(), name="front start")
     told = asyncio.create_task(stop.wait(), name="front stop")

@@ -153,8 +153,24 @@ def add_child_flags(p: argparse.ArgumentParser) -> None:
 
 
 def bus_url(args: argparse.Namespace) -> str | None:
+    """``--bus`` or ``$PIOCHE_BUS``; ValueError for a ``--bus`` with a password (``ps`` would
+    show it to every user: it belongs in the environment)."""
+    from urllib.parse import urlsplit
+
+    if args.bus and urlsplit(args.bus).password:
+        raise ValueError(f"--bus with a password: every user sees a command line; put the URL "
+                         f"in ${BUS_ENV} instead")
     url: str | None = args.bus or os.environ.get(BUS_ENV)
     return url
+
+
+def bus_settings(args: argparse.Namespace) -> tuple[str, BusTLS | None]:
+    """The bus's URL and TLS, as the flags and the environment say; ValueError, to log, for
+    what is missing or refused."""
+    url = bus_url(args)
+    if not url:
+        raise ValueError(f"no bus: give --bus URL or set {BUS_ENV}")
+    return url, bus_tls(args)
 
 
 def redact_error(error: BaseException, url: str) -> str:
@@ -252,9 +268,10 @@ def run_coordinator(args: argparse.Namespace) -> int:
 async def coordinate(args: argparse.Namespace) -> int:
     from pioche_tui.store.lock import DataDirBusy, DataDirLock
 
-    url = bus_url(args)
-    if not url:
-        log.error("no bus: give --bus URL or set %s", BUS_ENV)
+    try:
+        url, tls = bus_settings(args)
+    except ValueError as error:
+        log.error("%s", error)
         return 2
     try:
         if args.lock_fd is not None:
@@ -265,12 +282,12 @@ async def coordinate(args: argparse.Namespace) -> int:
         log.error("%s", error)
         return 1
     try:
-        return await coordinate_locked(args, url)
+        return await coordinate_locked(args, url, tls)
     finally:
         lock.release()
 
 
-async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
+async def coordinate_locked(args: argparse.Namespace, url: str, tls: BusTLS | None) -> int:
     """``coordinate`` once the data directory is this process's: the service of the embedded
     mode (``open_service``: the coordinator, its store, the retention task), served on the
     bus until told to stop."""
@@ -279,11 +296,6 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
     from pioche_tui.bus.natsd import redact
     from pioche_tui.coordinator.host import CoordinatorHost
 
-    try:
-        tls = bus_tls(args)
-    except ValueError as error:
-        log.error("%s", error)
-        return 2
     link = ParentLink(args.parent_fd) if args.parent_fd is not None else None
     stop = stop_event(link)
     connecting = asyncio.create_task(connect(url, f"coordinator-{os.getpid()}", COORDINATOR,

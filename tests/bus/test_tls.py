@@ -147,3 +147,22 @@ class _Port:
     """What ``log_in`` reads of its world: the front's port."""
 
     port: int
+
+
+@pytest.mark.parametrize("command", ["front", "coordinator"])
+async def test_a_password_on_the_command_line_is_refused(tmp_path: Path, command: str) -> None:
+    """``--bus`` with a password: ``ps`` shows it to every user. Refused before anything
+    starts, and the password written nowhere."""
+    result = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "pioche_tui.cli", command, "--bus",
+         "tls://paris:s3cretpassword@127.0.0.1:4222",
+         *(["--data-dir", str(tmp_path / "data")] if command == "coordinator"
+           else ["--keys-dir", str(tmp_path / "keys")])],
+        cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+        env={k: v for k, v in os.environ.items() if k != BUS_ENV})
+    text = (result.stdout + result.stderr).decode(errors="replace")
+    assert result.returncode == 2, text
+    assert f"--bus with a password: every user sees a command line; put the URL in ${BUS_ENV}" \
+        in text
+    assert "s3cretpassword" not in text
