@@ -4,7 +4,8 @@ It writes into ``--out DIR`` (0700), each file 0600:
 
 - ``auth.conf``: the nats-server ``authorization`` block, a user per role and front machine with
   its role's permissions (``bus/roles.py``: the subjects come from the code, so a hand-written
-  block cannot drift from them), and the ``tls`` block when ``--tls-cert`` is given. Each node's
+  block cannot drift from them) and its password's bcrypt hash (nats-server never holds the
+  passwords), and the ``tls`` block when ``--tls-cert`` is given. Each node's
   nats-server config takes it with ``include auth.conf`` (a path relative to that config).
 - ``NAME.env``: ``PIOCHE_BUS=…`` with that user's URL and password, for the machine that runs
   it (systemd's ``EnvironmentFile=``): a password never on a command line.

@@ -30,9 +30,9 @@ the online names (``pioche_online``: whoever holds a session keeps its key). NAT
 go by subject, not by key: a front could write any online name's key (a front machine's user is
 trusted that far), never a table's log, the lobby, or a stream's configuration.
 
-``server_config`` writes the ``authorization`` block (and TLS) of a nats-server config for
-these users: the one-host tree's ``NatsServer(users=…)``, the tests, and ``pioche bus-config``
-for an operator's machines.
+``authorization`` writes the ``authorization`` block of a nats-server config for these users
+(``NatsServer(users=…)``: the tests), ``server_config`` it and TLS, with the passwords hashed
+(``pioche bus-config``, for an operator's machines).
 """
 
 from __future__ import annotations
@@ -145,12 +145,26 @@ def _conf(value: Any) -> str:
     return json.dumps(value, indent=2)
 
 
-def authorization(users: Sequence[User]) -> str:
-    """The ``authorization`` block admitting ``users``, each with its role's permissions."""
+BCRYPT_COST = 11  # nats-server's own tool's (``nats server passwd``); paid once per connection
+
+
+def hashed(password: str) -> str:
+    """``password`` as nats-server checks it without holding it (bcrypt)."""
+    import bcrypt
+
+    return bcrypt.hashpw(password.encode(), bcrypt.gensalt(BCRYPT_COST)).decode()
+
+
+def authorization(users: Sequence[User], hash_passwords: bool = False) -> str:
+    """The ``authorization`` block admitting ``users``, each with its role's permissions;
+    ``hash_passwords``: their bcrypt hashes, not the passwords (a config that may be copied
+    between machines, as ``pioche bus-config``'s; the one-host tree's private file, made at
+    each start, holds them as they are)."""
     names = [user.name for user in users]
     if len(set(names)) != len(names):
         raise ValueError("bus users: each name once")
-    entries = [{"user": user.name, "password": user.password,
+    entries = [{"user": user.name,
+                "password": hashed(user.password) if hash_passwords else user.password,
                 "permissions": permissions(user.role, user.name)} for user in users]
     return f"authorization {{\n  users: {_conf(entries)}\n}}\n"
 
@@ -165,5 +179,7 @@ def tls_block(tls: ServerTLS) -> str:
 
 
 def server_config(users: Sequence[User], tls: ServerTLS | None = None) -> str:
-    """The parts of a nats-server config that say who may connect and how."""
-    return authorization(users) + (tls_block(tls) if tls is not None else "")
+    """The parts of a nats-server config that say who may connect (the passwords hashed) and
+    how."""
+    return authorization(users, hash_passwords=True) + (tls_block(tls) if tls is not None
+                                                        else "")

@@ -1,5 +1,6 @@
 """``pioche bus-config`` (server/busconfig.py): its auth.conf, included in a real nats-server's
-config, admits each user with its role's permissions; run again, it keeps the passwords."""
+config, admits each user (its password's hash) with its role's permissions; run again, it keeps
+the passwords."""
 
 from __future__ import annotations
 
@@ -33,7 +34,9 @@ async def test_the_generated_users_work_on_a_nats_server(tmp_path: Path,
                  "--front", "paris", "--coordinator", "core"]) == 0
     printed = capsys.readouterr().out
     paris = env_url(out, "paris")
-    assert urlsplit(paris).password and urlsplit(paris).password not in printed
+    password = urlsplit(paris).password
+    assert password and password not in printed
+    assert password not in (out / "auth.conf").read_text()  # (its bcrypt hash only)
     assert {p.name: p.stat().st_mode & 0o777 for p in out.iterdir()} == {
         "auth.conf": 0o600, "paris.env": 0o600, "core.env": 0o600}
     assert main(["bus-config", "--out", str(out), "--bus", "nats://127.0.0.1:4222",
