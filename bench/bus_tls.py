@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import secrets
 import statistics
 import sys
 import tempfile
@@ -32,11 +31,10 @@ sys.path.insert(0, str(ROOT))
 from bench.measure import cpu_seconds, load_average  # noqa: E402
 from pioche_tui import bus  # noqa: E402
 from pioche_tui.bus.natsd import NatsServer  # noqa: E402
-from pioche_tui.bus.roles import ServerTLS, User  # noqa: E402
 from pioche_tui.coordinator.core import Coordinator, Settings  # noqa: E402
 from pioche_tui.coordinator.host import CoordinatorHost  # noqa: E402
 from pioche_tui.coordinator.remote import Remote  # noqa: E402
-from tests.bus.certs import CA  # noqa: E402
+from tests.bus.certs import CA, mutual_tls_bus  # noqa: E402
 
 
 async def trial(mode: str, requests: int, where: Path) -> dict[str, float]:
@@ -46,11 +44,7 @@ async def trial(mode: str, requests: int, where: Path) -> dict[str, float]:
         name = bus.USER
     else:
         ca = CA(where / "ca")
-        leaf = ca.issue("bus", server=True)
-        server = NatsServer(
-            users=[User("core", bus.COORDINATOR, secrets.token_urlsafe(24)),
-                   User("paris", bus.FRONT, secrets.token_urlsafe(24))],
-            tls=ServerTLS(leaf.cert, leaf.key, ca.path, verify=True))
+        server = mutual_tls_bus(ca)
         core_pair, front_pair = ca.issue("core", server=False), ca.issue("paris", server=False)
         core_tls = bus.BusTLS(ca.path, core_pair.cert, core_pair.key)
         front_tls = bus.BusTLS(ca.path, front_pair.cert, front_pair.key)

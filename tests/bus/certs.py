@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,10 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from pioche_tui import bus
+from pioche_tui.bus.natsd import NatsServer
+from pioche_tui.bus.roles import ServerTLS, User
 
 
 @dataclass(frozen=True)
@@ -78,3 +83,12 @@ class CA:
             builder = builder.add_extension(x509.SubjectAlternativeName(
                 [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
         return _write(self.directory, common, builder.sign(self.key, hashes.SHA256()), key)
+
+
+def mutual_tls_bus(ca: CA) -> NatsServer:
+    """A nats-server (not started) with a certificate ``ca`` signed, asking each client for one
+    of ``ca``'s (mutual TLS), and two users: ``core`` (coordinator) and ``paris`` (front)."""
+    leaf = ca.issue("bus", server=True)
+    return NatsServer(users=[User("core", bus.COORDINATOR, secrets.token_urlsafe(24)),
+                             User("paris", bus.FRONT, secrets.token_urlsafe(24))],
+                      tls=ServerTLS(leaf.cert, leaf.key, ca.path, verify=True))

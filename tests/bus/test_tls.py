@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import secrets
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -19,10 +18,9 @@ import pytest_asyncio
 
 from pioche_tui import bus
 from pioche_tui.bus.natsd import NatsServer
-from pioche_tui.bus.roles import ServerTLS, User
 from server.keys import ensure_host_key
 from server.workers import BUS_ENV
-from tests.bus.certs import CA, Pair
+from tests.bus.certs import CA, Pair, mutual_tls_bus
 from tests.bus.world import WAIT, coordinator_on, front_on, seated
 from tests.server.process import ROOT
 
@@ -49,11 +47,7 @@ class TLSBus:
 async def tls_bus(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[TLSBus]:
     where = tmp_path_factory.mktemp("tls")
     ca = CA(where / "ca")
-    server_pair = ca.issue("bus", server=True)
-    server = NatsServer(
-        users=[User("core", bus.COORDINATOR, secrets.token_urlsafe(24)),
-               User("paris", bus.FRONT, secrets.token_urlsafe(24))],
-        tls=ServerTLS(server_pair.cert, server_pair.key, ca.path, verify=True))
+    server = mutual_tls_bus(ca)
     await server.start()
     try:
         yield TLSBus(server, ca, ca.issue("core", server=False),
