@@ -76,6 +76,8 @@ def _bucket_reads(bucket: str) -> list[str]:
             f"{_JS}.CONSUMER.CREATE.{stream}", f"{_JS}.CONSUMER.CREATE.{stream}.>",
             f"{_JS}.CONSUMER.DELETE.{stream}.>", f"{_JS}.CONSUMER.INFO.{stream}.>",
             f"$JS.FC.{stream}.>"]
+
+
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 

@@ -15,9 +15,8 @@ One ``CoordinatorHost`` per coordinator process, over its NATS connection (``bus
   stop the host.
 - **News**: one task per remote session reads its mailbox here (latest-wins holds on this side:
   a slow front gets the newest, merged) and publishes each ``Mail`` on
-  ``pioche.s.<name>.<sid>``, with
-  a sequence number (header ``Pioche-Seq``) so that the front sees a lost one; before it, the
-  session's ``Player`` when the coordinator renamed it.
+  ``pioche.s.<name>.<sid>``, with a sequence number (header ``Pioche-Seq``) so that the front
+  sees a lost one; before it, the session's ``Player`` when the coordinator renamed it.
 - **Lobby** (``bus.LOBBY``): each snapshot the coordinator sends its lobby's sessions
   (``Coordinator.lobby_listeners``), numbered (``Pioche-Lobby``), for the fronts' caches; a
   session's mail that holds that snapshot names it instead of carrying it.
