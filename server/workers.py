@@ -135,8 +135,8 @@ def add_child_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--bus", default=None, metavar="URL",
-        help=f"the bus, nats://USER:PASSWORD@HOST:PORT, or tls://… (default: ${BUS_ENV}, "
-        "which is better: every user sees a command line)",
+        help=f"the bus, nats://HOST:PORT or tls://HOST:PORT, without a password (every user "
+        f"sees a command line): the URL with its credentials goes in ${BUS_ENV}, the default",
     )
     p.add_argument(
         "--bus-ca", type=Path, default=None, metavar="FILE",
