@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from nats import errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
@@ -59,6 +60,7 @@ log = logging.getLogger(__name__)
 UNAVAILABLE = "Le serveur ne répond pas ; réessayez dans un instant."
 LOST = "Le serveur redémarre : reconnectez-vous dans un instant."
 COUNTS_DEBOUNCE = 0.1  # seconds: a burst of connections makes one heartbeat
+NO_RESPONDERS_AGAIN = 0.02  # seconds before a request that found no responder is sent again
 
 
 def unavailable() -> Refused:
@@ -294,8 +296,16 @@ class Remote:
         if sid is not None:
             headers[SESSION_HEADER] = sid
         try:
-            reply = await self.nc.request(self._requests, data, timeout=self.timeout,
-                                          headers=headers)
+            try:
+                reply = await self.nc.request(self._requests, data, timeout=self.timeout,
+                                              headers=headers)
+            except errors.NoRespondersError:
+                # nats-server may route a publish by its subscriptions of a moment before: a
+                # coordinator that has just subscribed (started, restarted) is then missed,
+                # once. Asked again, shortly after, before the coordinator is unavailable.
+                await asyncio.sleep(NO_RESPONDERS_AGAIN)
+                reply = await self.nc.request(self._requests, data, timeout=self.timeout,
+                                              headers=headers)
         except Exception as error:  # no responders, time out, the bus closed or reconnecting
             log.info("request %s unanswered: %s", name, type(error).__name__)
             raise unavailable() from None

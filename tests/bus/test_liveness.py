@@ -10,6 +10,7 @@ import logging
 from pathlib import Path
 
 import pytest
+from nats.aio.msg import Msg
 
 from pioche_tui import bus, wire
 from pioche_tui.app.app import PiocheApp
@@ -307,3 +308,28 @@ async def test_a_front_stopping_alone_leaves_the_tables_playing(
         else:
             await update_until(bob, lambda u: u.table.seats[0].away)
             assert not host.coordinator.stopping
+
+
+async def test_a_coordinator_that_just_subscribed_is_found(nats_server: NatsServer) -> None:
+    """A front asked while nobody listened (no responders); a coordinator subscribes (and its
+    server has it: flushed); the front asks again at once. nats-server may still route that
+    publish by its older list and answer « no responders » (a few times in a hundred on this
+    machine): the front asks once more, shortly after, before it calls the coordinator
+    unavailable. (Each round its own front name: a subject nobody ever listened to.)"""
+    nc = await bus.connect(nats_server.url, "test-front")
+    coordinator = await bus.connect(nats_server.url, "test-coordinator", bus.COORDINATOR)
+
+    async def answer(msg: Msg) -> None:
+        await coordinator.publish(msg.reply, wire.encode(wire.Answer("known_name", None)))
+
+    ask = {"identity": "SHA256:nobody"}
+    try:
+        for attempt in range(100):
+            remote = Remote(nc, "fronta", timeout=WAIT, name=f"front{attempt}")
+            assert await refused(remote.call("known_name", ask)) == "unavailable"
+            await coordinator.subscribe(bus.request_subject(f"front{attempt}"), cb=answer)
+            await coordinator.flush()
+            assert await remote.call("known_name", ask) is None, attempt
+    finally:
+        await nc.close()
+        await coordinator.close()
