@@ -1,5 +1,5 @@
 """The ``pioche`` command: one subcommand per job (serve, coordinator, front, play, sim,
-keygen, admin).
+keygen, admin, bus-config).
 
 Each subcommand lives in its own module with ``register(subparsers)``, which adds its parser and
 sets ``run`` (a function of the parsed arguments returning an exit status). Heavy imports
@@ -23,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     # The server's commands live in the server package (it imports the app, never the reverse);
     # imported here, not at module import, and light until their run().
-    from server import admin, front, keygen, serve, workers
+    from server import admin, busconfig, front, keygen, serve, workers
 
     serve.register(sub)
     workers.register(sub)
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.register(sub)
     keygen.register(sub)
     admin.register(sub)
+    busconfig.register(sub)
     return parser
 
 

@@ -32,13 +32,22 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .serve import add_limit_flags, add_listen_flags, add_public_host_flag, limits_of
-from .workers import BUS_ENV, ParentLink, add_child_flags, bus_url, setup_logging, stop_event
+from .workers import (
+    BUS_ENV,
+    ParentLink,
+    add_child_flags,
+    bus_settings,
+    redact_error,
+    setup_logging,
+    stop_event,
+)
 
 if TYPE_CHECKING:
     import asyncssh
     from nats.aio.client import Client
 
     from pioche_tui.app.service import PiocheService
+    from pioche_tui.bus import BusTLS
     from pioche_tui.coordinator.client import Connector, CoordinatorClient
     from pioche_tui.coordinator.model import TableSummary
     from pioche_tui.coordinator.remote import Remote
@@ -162,12 +171,14 @@ class Front:
     order by ``stop``, whatever ``start`` reached: the front stops when told to even while it
     starts (a bus that never answers: ``bus.connect`` tries again for ever)."""
 
-    def __init__(self, args: argparse.Namespace, url: str, key: asyncssh.SSHKey) -> None:
+    def __init__(self, args: argparse.Namespace, url: str, tls: BusTLS | None,
+                 key: asyncssh.SSHKey) -> None:
         from .collector import Collector
         from .session import process_tag
 
         self.args = args
         self.url = url
+        self.tls = tls
         self.key = key
         self.front_id = process_tag()
         self.nc: Client | None = None
@@ -179,7 +190,7 @@ class Front:
 
     async def start(self) -> None:
         from pioche_tui.app.service import PiocheService
-        from pioche_tui.bus import connect
+        from pioche_tui.bus import FRONT, bus_name, connect
         from pioche_tui.bus.directory import buckets_of
         from pioche_tui.bus.natsd import redact
         from pioche_tui.coordinator.remote import Remote
@@ -190,16 +201,19 @@ class Front:
 
         args = self.args
         try:
-            self.nc = await connect(self.url, f"front-{self.front_id}")
+            name = bus_name(self.url)
+            self.nc = await connect(self.url, f"front-{self.front_id}", FRONT, self.tls)
         except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
-            log.error("cannot reach the bus %s: %s", redact(self.url), error)
+            log.error("cannot reach the bus %s: %s", redact(self.url),
+                      redact_error(error, self.url))
             raise CannotStart(1) from None
         try:
             buckets = await buckets_of(self.nc, args.bus_replicas)
         except Exception as error:  # (JetStream there, its buckets refused)
             log.error("cannot open the lobby's buckets: %s", error)
             raise CannotStart(1) from None
-        desk = self.desk = RemoteFront(Remote(self.nc, self.front_id, buckets=buckets))
+        desk = self.desk = RemoteFront(Remote(self.nc, self.front_id, buckets=buckets,
+                                              name=name))
         try:
             self.service = PiocheService(desk, getattr(args, "public_host", None))
         except ValueError as error:  # --public-host
@@ -219,9 +233,10 @@ class Front:
             log.error("cannot listen on %s port %d: %s", args.host, args.port, error)
             self.server = None
             raise CannotStart(1) from None
-        log.info("front %s (pid %d) listening on %s port %d; host key %s; bus %s",
+        log.info("front %s (pid %d) listening on %s port %d; host key %s; bus %s as %s%s",
                  self.front_id, os.getpid(), args.host, self.server.port,
-                 fingerprint(self.key), redact(self.url))
+                 fingerprint(self.key), redact(self.url), name,
+                 " (TLS)" if self.tls is not None else "")
         self.collector.start()
 
     def tree_stops(self) -> None:
@@ -255,15 +270,16 @@ class Front:
 
 async def front(args: argparse.Namespace) -> int:
     """``pioche front``, until SIGINT, SIGTERM or the supervisor's end (exit 0)."""
-    url = bus_url(args)
-    if not url:
-        log.error("no bus: give --bus URL or set %s", BUS_ENV)
+    try:
+        url, tls = bus_settings(args)
+    except ValueError as error:
+        log.error("%s", error)
         return 2
     key = read_host_key(args)
     if key is None:
         return 1
     link = ParentLink(args.parent_fd) if args.parent_fd is not None else None
-    front = Front(args, url, key)
+    front = Front(args, url, tls, key)
     stop = stop_event(link, with_tree=front.tree_stops)
     starting = asyncio.create_task(front.start(), name="front start")
     told = asyncio.create_task(stop.wait(), name="front stop")

@@ -39,6 +39,7 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import logs
@@ -53,6 +54,7 @@ from .serve import (
 )
 
 if TYPE_CHECKING:
+    from pioche_tui.bus import BusTLS
     from pioche_tui.bus.natsd import NatsServer
     from pioche_tui.store.lock import DataDirLock
 
@@ -134,8 +136,20 @@ def add_child_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--bus", default=None, metavar="URL",
-        help=f"the bus, nats://USER:PASSWORD@HOST:PORT (default: ${BUS_ENV}, which is better: "
-        "every user sees a command line)",
+        help=f"the bus, nats://HOST:PORT or tls://HOST:PORT, without a password (every user "
+        f"sees a command line): the URL with its credentials goes in ${BUS_ENV}, the default",
+    )
+    p.add_argument(
+        "--bus-ca", type=Path, default=None, metavar="FILE",
+        help="TLS to the bus: the CA (PEM) its servers' certificates must chain to",
+    )
+    p.add_argument(
+        "--bus-cert", type=Path, default=None, metavar="FILE",
+        help="mutual TLS: this machine's certificate (PEM), for a bus that asks for one",
+    )
+    p.add_argument(
+        "--bus-key", type=Path, default=None, metavar="FILE",
+        help="mutual TLS: the key of --bus-cert (PEM, unencrypted, readable by this user only)",
     )
     p.add_argument(
         "--bus-replicas", type=positive, default=1, metavar="N",
@@ -146,8 +160,46 @@ def add_child_flags(p: argparse.ArgumentParser) -> None:
 
 
 def bus_url(args: argparse.Namespace) -> str | None:
+    """``--bus`` or ``$PIOCHE_BUS``; ValueError for a ``--bus`` with a password (``ps`` would
+    show it to every user: it belongs in the environment)."""
+    from urllib.parse import urlsplit
+
+    if args.bus and urlsplit(args.bus).password:
+        raise ValueError(f"--bus with a password: every user sees a command line; put the URL "
+                         f"in ${BUS_ENV} instead")
     url: str | None = args.bus or os.environ.get(BUS_ENV)
     return url
+
+
+def bus_settings(args: argparse.Namespace) -> tuple[str, BusTLS | None]:
+    """The bus's URL and TLS, as the flags and the environment say; ValueError, to log, for
+    what is missing or refused."""
+    url = bus_url(args)
+    if not url:
+        raise ValueError(f"no bus: give --bus URL or set {BUS_ENV}")
+    return url, bus_tls(args)
+
+
+def redact_error(error: BaseException, url: str) -> str:
+    """An error met reaching the bus, fit for a log (the URL's password masked)."""
+    from pioche_tui.bus.natsd import scrub
+
+    return scrub(str(error) or type(error).__name__, url)
+
+
+def bus_tls(args: argparse.Namespace) -> BusTLS | None:
+    """``--bus-ca`` (and ``--bus-cert``, ``--bus-key``); ValueError for a certificate without
+    a CA or a key."""
+    from pioche_tui.bus import BusTLS
+
+    ca, cert, key = args.bus_ca, args.bus_cert, args.bus_key
+    if (cert is None) != (key is None):
+        raise ValueError("--bus-cert and --bus-key go together")
+    if ca is None:
+        if cert is not None:
+            raise ValueError("--bus-cert needs --bus-ca (the bus's CA)")
+        return None
+    return BusTLS(ca, cert, key)
 
 
 async def cancel_until_done(task: asyncio.Task[Any]) -> None:
@@ -223,9 +275,10 @@ def run_coordinator(args: argparse.Namespace) -> int:
 async def coordinate(args: argparse.Namespace) -> int:
     from pioche_tui.store.lock import DataDirBusy, DataDirLock
 
-    url = bus_url(args)
-    if not url:
-        log.error("no bus: give --bus URL or set %s", BUS_ENV)
+    try:
+        url, tls = bus_settings(args)
+    except ValueError as error:
+        log.error("%s", error)
         return 2
     try:
         if args.lock_fd is not None:
@@ -236,17 +289,17 @@ async def coordinate(args: argparse.Namespace) -> int:
         log.error("%s", error)
         return 1
     try:
-        return await coordinate_locked(args, url)
+        return await coordinate_locked(args, url, tls)
     finally:
         lock.release()
 
 
-async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
+async def coordinate_locked(args: argparse.Namespace, url: str, tls: BusTLS | None) -> int:
     """``coordinate`` once the data directory is this process's: the service of the embedded
     mode (``open_service``: the coordinator, its store, the retention task), served on the
     bus until told to stop."""
     from pioche_tui.app.service import open_service
-    from pioche_tui.bus import connect
+    from pioche_tui.bus import COORDINATOR, connect
     from pioche_tui.bus.directory import buckets_of
     from pioche_tui.bus.natsd import redact
     from pioche_tui.coordinator.host import CoordinatorHost
@@ -254,7 +307,8 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
 
     link = ParentLink(args.parent_fd) if args.parent_fd is not None else None
     stop = stop_event(link)
-    connecting = asyncio.create_task(connect(url, f"coordinator-{os.getpid()}"))
+    connecting = asyncio.create_task(connect(url, f"coordinator-{os.getpid()}", COORDINATOR,
+                                             tls))
     stopped = asyncio.create_task(stop.wait())
     await asyncio.wait((connecting, stopped), timeout=BUS_TIMEOUT,
                        return_when=asyncio.FIRST_COMPLETED)
@@ -267,7 +321,7 @@ async def coordinate_locked(args: argparse.Namespace, url: str) -> int:
     try:
         nc = connecting.result()
     except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
-        log.error("cannot reach the bus %s: %s", redact(url), error)
+        log.error("cannot reach the bus %s: %s", redact(url), redact_error(error, url))
         return 1
     try:
         service = await open_service(args.data_dir, bus=nc, log_replicas=args.bus_replicas,

@@ -39,9 +39,13 @@ import time
 from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 import nats
+
+if TYPE_CHECKING:
+    from .roles import ServerTLS, User
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +113,12 @@ def _password(given: str | None) -> str:
     return given
 
 
+def scrub(text: str, url: str) -> str:
+    """``text`` (an error's) with the password of ``url`` masked, should it hold it."""
+    password = urlsplit(url).password
+    return text.replace(password, "***") if password else text
+
+
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
@@ -126,12 +136,14 @@ class NatsServer:
     ``cluster``: a node of a cluster; its routes admit the same user and password as its
     clients. It does not advertise the other nodes to its clients (``no_advertise``): a
     client learns them from its own list, with the credentials (nats-py would add the
-    advertised addresses without them, and spend its failover on refused logins)."""
+    advertised addresses without them, and spend its failover on refused logins).
+    ``users``: these users with their roles' permissions (``bus/roles.py``; ``url_of``) instead
+    of the one user ``pioche``; ``tls``: clients connect over TLS."""
 
     def __init__(self, port: int = 0, password: str | None = None,
                  workdir: Path | None = None, jetstream: Path | None = None, *,
-                 sync_interval: str | None = None, cluster: ClusterNode | None = None
-                 ) -> None:
+                 sync_interval: str | None = None, cluster: ClusterNode | None = None,
+                 users: Sequence[User] = (), tls: ServerTLS | None = None) -> None:
         self.port = port
         self.password = _password(password)
         self._own_workdir = workdir is None
@@ -140,6 +152,8 @@ class NatsServer:
         self.jetstream = jetstream
         self.sync_interval = sync_interval
         self.cluster = cluster
+        self.users = {user.name: user for user in users}
+        self.tls = tls
         self._process: asyncio.subprocess.Process | None = None
         self._killed = False  # kill() signalled the child (not reaped yet)
 
@@ -147,6 +161,10 @@ class NatsServer:
     def url(self) -> str:
         """nats://pioche:PASSWORD@127.0.0.1:PORT: for children's environment, never a log."""
         return f"nats://{USER}:{self.password}@{HOST}:{self.port}"
+
+    def url_of(self, name: str) -> str:
+        """The URL of the user ``name`` (of ``users``), with its credentials."""
+        return f"nats://{name}:{self.users[name].password}@{HOST}:{self.port}"
 
     @property
     def public_url(self) -> str:
@@ -172,9 +190,17 @@ class NatsServer:
         text = (
             f"listen: \"{HOST}:{self.port if self.port else -1}\"\n"
             f"ports_file_dir: \"{self.workdir}\"\n"
-            f"authorization {{\n  user: \"{USER}\"\n  password: \"{self.password}\"\n}}\n"
             "no_sys_acc: true\n"
         )
+        from .roles import authorization, tls_block
+
+        if self.users:
+            text += authorization(list(self.users.values()))
+        else:
+            text += (f"authorization {{\n  user: \"{USER}\"\n"
+                     f"  password: \"{self.password}\"\n}}\n")
+        if self.tls is not None:
+            text += tls_block(self.tls)
         if self.jetstream is not None:
             self.jetstream.mkdir(mode=0o700, parents=True, exist_ok=True)
             sync = "" if self.sync_interval is None \

@@ -2,17 +2,21 @@
 
 One ``CoordinatorHost`` per coordinator process, over its NATS connection (``bus.connect``):
 
-- **Requests** (``bus.COORD_REQ``): a ``wire.Call`` answered by a ``wire.Answer`` or the
-  ``Refused`` it raised. A request naming a session (header ``Pioche-Session``) is made on that
-  session's own ``InProcessClient``, exactly as in the embedded mode; one without, or for a
+- **Requests** (``pioche.coord.req.<name>``): a ``wire.Call`` answered by a ``wire.Answer`` or
+  the ``Refused`` it raised. A request naming a session (header ``Pioche-Session``) is made on
+  that session's own ``InProcessClient``, exactly as in the embedded mode; one without, or for a
   session not connected yet, on a client with no session (the requests allowed before
-  ``connect``). A session belongs to the front that opened it (header ``Pioche-Front``): another
-  front's request for it is refused. Anything that is not a well-formed ``Call`` is answered
-  ``bad_request`` and logged; nothing a request carries can stop the host.
+  ``connect``). A session belongs to the front that opened it (its bus name, from the subject,
+  which the bus's permissions pin, and its process id, header ``Pioche-Front``): another
+  front's request for it is refused. The answer goes only into the inbox of the front the
+  subject names (``bus.inbox_prefix``): a request with another reply subject is dropped, so a
+  front cannot make the coordinator publish where it may not. Anything that is not a
+  well-formed ``Call`` is answered ``bad_request`` and logged; nothing a request carries can
+  stop the host.
 - **News**: one task per remote session reads its mailbox here (latest-wins holds on this side:
-  a slow front gets the newest, merged) and publishes each ``Mail`` on ``pioche.s.<sid>``, with
-  a sequence number (header ``Pioche-Seq``) so that the front sees a lost one; before it, the
-  session's ``Player`` when the coordinator renamed it.
+  a slow front gets the newest, merged) and publishes each ``Mail`` on
+  ``pioche.s.<name>.<sid>``, with a sequence number (header ``Pioche-Seq``) so that the front
+  sees a lost one; before it, the session's ``Player`` when the coordinator renamed it.
 - **Lobby** (``bus.LOBBY``): each snapshot the coordinator sends its lobby's sessions
   (``Coordinator.lobby_listeners``), numbered (``Pioche-Lobby``), for the fronts' caches; a
   session's mail that holds that snapshot names it instead of carrying it.
@@ -57,6 +61,10 @@ from .text import name_key
 
 log = logging.getLogger(__name__)
 
+FrontKey = tuple[str, str]
+"""A front process as the host knows it: its bus name (from the subjects, pinned by the bus's
+permissions) and its id (as it says)."""
+
 NOT_YOURS = "Cette session appartient à un autre serveur."
 STOP_FLUSH = 1.0  # seconds stop() waits for the sessions' last mails to go out
 UNSENT_LOG_INTERVAL = 5.0  # seconds between two warnings of news the bus refused
@@ -67,7 +75,7 @@ class _Remote:
     """One remote session: its front, its client here, the task pumping its news."""
 
     sid: str
-    front: str
+    front: FrontKey
     client: InProcessClient
     pump: asyncio.Task[None] | None = None
     seq: int = 0
@@ -93,7 +101,7 @@ class CoordinatorHost:
         self._free = InProcessClient(coordinator)  # requests before a session, or without one
         self._desk = InProcessFront(coordinator)
         self._remotes: dict[str, _Remote] = {}
-        self._fronts: dict[str, _Front] = {}
+        self._fronts: dict[FrontKey, _Front] = {}
         self._subscriptions: list[Subscription] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._requests: set[asyncio.Task[None]] = set()  # being answered (see _on_request)
@@ -110,8 +118,8 @@ class CoordinatorHost:
 
     async def start(self) -> None:
         self._subscriptions = [
-            await self.nc.subscribe(bus.COORD_REQ, cb=self._on_request),
-            await self.nc.subscribe(bus.FRONT_ALIVE, cb=self._on_front_alive),
+            await self.nc.subscribe(f"{bus.COORD_REQ}.*", cb=self._on_request),
+            await self.nc.subscribe(f"{bus.FRONT_ALIVE}.*", cb=self._on_front_alive),
         ]
         self.coordinator.lobby_listeners.append(self._lobby_sent)
         self._tasks = [asyncio.create_task(self._beat(), name="bus heartbeat"),
@@ -152,26 +160,31 @@ class CoordinatorHost:
 
     @property
     def sessions(self) -> dict[str, str]:
-        """The remote sessions open: their front by sid (tests, logs)."""
-        return {sid: remote.front for sid, remote in self._remotes.items()}
+        """The remote sessions open: their front's id by sid (tests, logs)."""
+        return {sid: remote.front[1] for sid, remote in self._remotes.items()}
 
     # --- requests -----------------------------------------------------------------------------
 
     async def _on_request(self, msg: Msg) -> None:
+        name = bus.last_token(msg.subject)
+        if msg.reply and not msg.reply.startswith(bus.inbox_prefix(bus.FRONT, name) + "."):
+            log.warning("request of %s dropped: its reply subject %r is not its inbox", name,
+                        msg.reply)
+            return
         if self.coordinator.stream is not None:
             # (tables logged in JetStream: a move's answer waits for its record to be in the
             # stream; nats-py hands this callback one request at a time, so the others must
             # not wait behind it. Each request's work on the coordinator still runs in the
             # order they came: a task's first step, up to that wait, runs in FIFO order.)
-            task = asyncio.create_task(self._respond(msg))
+            task = asyncio.create_task(self._respond(msg, name))
             self._requests.add(task)
             task.add_done_callback(self._requests.discard)
             return
-        await self._respond(msg)
+        await self._respond(msg, name)
 
-    async def _respond(self, msg: Msg) -> None:
+    async def _respond(self, msg: Msg, name: str) -> None:
         try:
-            answer: Any = await self._answer(msg)
+            answer: Any = await self._answer(msg, name)
         except Refused as refusal:
             answer = refusal
         except Exception:  # a bug of ours: the front gets a refusal, the host goes on
@@ -188,28 +201,29 @@ class CoordinatorHost:
         with contextlib.suppress(Exception):  # (the bus is gone: the front will time out)
             await self.nc.publish(msg.reply, data, headers=self._answer_headers)
 
-    async def _answer(self, msg: Msg) -> Any:
+    async def _answer(self, msg: Msg, name: str) -> Any:
         headers = msg.headers or {}
-        front = headers.get(FRONT_HEADER)
+        front_id = headers.get(FRONT_HEADER)
         sid = headers.get(SESSION_HEADER)
         try:
             call = wire.decode(msg.data, expect=wire.Call)
-            if not front:
+            if not front_id:
                 raise wire.WireError(f"no {FRONT_HEADER} header")
             if sid is not None:
-                bus.session_subject(sid)  # (a sid must name a subject)
+                bus.session_subject(name, sid)  # (a sid must name a subject)
         except (wire.WireError, ValueError) as error:
-            log.warning("bad request dropped (front %r): %s", front, error)
+            log.warning("bad request dropped (front %s/%r): %s", name, front_id, error)
             raise Refused("bad_request", f"Requête refusée : {error}") from None
+        front = (name, front_id)
         self._seen(front)
         remote = self._remotes.get(sid) if sid is not None else None
         if remote is not None and remote.front != front:
-            log.warning("front %s asked %s for session %s of front %s",
-                        front, call.name, sid, remote.front)
+            log.warning("front %s/%s asked %s for session %s of front %s/%s",
+                        *front, call.name, sid, *remote.front)
             raise Refused("not_yours", NOT_YOURS)
         return wire.Answer(call.name, await self._dispatch(call, front, sid, remote))
 
-    async def _dispatch(self, call: wire.Call, front: str, sid: str | None,
+    async def _dispatch(self, call: wire.Call, front: FrontKey, sid: str | None,
                         remote: _Remote | None) -> Any:
         name, args = call.name, call.args
         if name == "mail":  # (news goes out on the session's subject, never as an answer)
@@ -247,7 +261,7 @@ class CoordinatorHost:
         result = await getattr(client, name)(**args)
         return result
 
-    async def _claim(self, player: Any, front: str, sid: str) -> None:
+    async def _claim(self, player: Any, front: FrontKey, sid: str) -> None:
         """A player's name held in the online bucket before the coordinator connects them
         (a watcher's once it has named them: ``_online``)."""
         if self.names is None or not isinstance(player, Player) or player.watch_only:
@@ -255,7 +269,7 @@ class CoordinatorHost:
         key = name_key(player.name)
         if key:
             await self.names.claim(online_key(key), wire.Online(
-                player.name, player.identity, False, None, front, sid))
+                player.name, player.identity, False, None, front[1], sid))
 
     def _online(self) -> dict[str, tuple[str, wire.Online]]:
         """The online bucket's entry of every session open here."""
@@ -267,10 +281,10 @@ class CoordinatorHost:
             player = session.player
             entries.append((sid, session.name_key, wire.Online(
                 player.name, player.identity, player.watch_only,
-                session.table.id if session.table is not None else None, remote.front, sid)))
+                session.table.id if session.table is not None else None, remote.front[1], sid)))
         return entries_of(entries)
 
-    def _open(self, sid: str, front: str, client: InProcessClient) -> None:
+    def _open(self, sid: str, front: FrontKey, client: InProcessClient) -> None:
         remote = _Remote(sid, front, client)
         self._remotes[sid] = remote
         self._fronts.setdefault(front, _Front(self._now())).sids.add(sid)
@@ -291,7 +305,7 @@ class CoordinatorHost:
                     await self._send(remote, mail)
 
     async def _send(self, remote: _Remote, mail: Mail) -> None:
-        subject = bus.session_subject(remote.sid)
+        subject = bus.session_subject(remote.front[0], remote.sid)
         player = remote.client.player
         if player is not None and player != remote.player:
             await self._publish(subject, player, remote)
@@ -399,7 +413,7 @@ class CoordinatorHost:
     def _now() -> float:
         return asyncio.get_running_loop().time()
 
-    def _seen(self, front: str) -> None:
+    def _seen(self, front: FrontKey) -> None:
         known = self._fronts.get(front)
         if known is None:
             self._fronts[front] = _Front(self._now())
@@ -410,11 +424,12 @@ class CoordinatorHost:
         alive = bus.read(msg, wire.FrontAlive, "front heartbeat")
         if alive is None:
             return
+        front = (bus.last_token(msg.subject), alive.front)
         if alive.bye:
-            log.info("front %s stops: its sessions close", alive.front)
-            self._drop_front(alive.front)
+            log.info("front %s/%s stops: its sessions close", *front)
+            self._drop_front(front)
         else:
-            self._seen(alive.front)
+            self._seen(front)
 
     async def _beat(self) -> None:
         beat = wire.encode(wire.CoordAlive(self.boot))
@@ -422,17 +437,17 @@ class CoordinatorHost:
             with contextlib.suppress(Exception):  # (the bus is down: beat again later)
                 await self.nc.publish(bus.COORD_ALIVE, beat)
             now = self._now()
-            for name, front in list(self._fronts.items()):
+            for key, front in list(self._fronts.items()):
                 if now - front.last_seen > bus.SILENCE:
                     if front.sids:
-                        log.warning("front %s silent for %.0f s: its %d sessions close",
-                                    name, now - front.last_seen, len(front.sids))
-                    self._drop_front(name)
+                        log.warning("front %s/%s silent for %.0f s: its %d sessions close",
+                                    *key, now - front.last_seen, len(front.sids))
+                    self._drop_front(key)
             await asyncio.sleep(bus.HEARTBEAT)
 
-    def _drop_front(self, name: str) -> None:
+    def _drop_front(self, key: FrontKey) -> None:
         """The front is gone: its sessions end as dropped connections do."""
-        front = self._fronts.pop(name, None)
+        front = self._fronts.pop(key, None)
         if front is None:
             return
         for sid in sorted(front.sids):

@@ -6,14 +6,16 @@ clients (``RemoteClient``, through ``connector()``), answers the SSH front's que
 liveness: the front's heartbeat out (with its counts, for the limits across fronts), the
 coordinator's in.
 
-A client's request is a ``wire.Call`` on ``bus.COORD_REQ`` (headers: this front's id, the
-session's id); its answer a ``wire.Answer``, or the ``Refused`` it raised, raised here. A request
-that finds no coordinator (no responder, no answer within ``bus.REQUEST_TIMEOUT``, the bus
-down) raises ``Refused("unavailable")``: an app never sees another exception.
+A client's request is a ``wire.Call`` on ``pioche.coord.req.<name>`` (``name``: the front's
+name on the bus, its user's; headers: this front's id, the session's id); its answer a
+``wire.Answer``, or the ``Refused`` it raised, raised here. A request that finds no coordinator
+(no responder, no answer within ``bus.REQUEST_TIMEOUT``, the bus down) raises
+``Refused("unavailable")``: an app never sees another exception.
 
-A connected session's news comes on ``pioche.s.<sid>`` and is put into a ``Mailbox`` here, which
-merges it as the coordinator's does (latest-wins) and takes off a table update's ``time_left``
-the time it waits here; the app reads it through ``mail()`` as in the embedded mode.
+A connected session's news comes on ``pioche.s.<name>.<sid>`` and is put into a ``Mailbox``
+here, which merges it as the coordinator's does (latest-wins) and takes off a table update's
+``time_left`` the time it waits here; the app reads it through ``mail()`` as in the embedded
+mode.
 
 With ``buckets`` (the bus has JetStream: ``bus.directory``), the lobby is this front's own,
 built from the lobby's and the online names' buckets (``LobbyWatch``, at most every
@@ -37,6 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from nats import errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
@@ -63,6 +66,7 @@ log = logging.getLogger(__name__)
 
 LOST = "Le serveur redémarre : reconnectez-vous dans un instant."
 COUNTS_DEBOUNCE = 0.1  # seconds: a burst of connections makes one heartbeat
+NO_RESPONDERS_AGAIN = 0.02  # seconds before a request that found no responder is sent again
 
 
 class _Link:
@@ -119,14 +123,19 @@ class Peer:
 
 
 class Remote:
-    """``timeout``: how long a request waits for its answer (``bus.REQUEST_TIMEOUT``)."""
+    """``nc``: connected as ``name`` (``bus.bus_name`` of its URL), with the front's role
+    (``bus.connect(…, role=bus.FRONT)``: the answers come into its inbox). ``timeout``: how
+    long a request waits for its answer (``bus.REQUEST_TIMEOUT``)."""
 
     def __init__(self, nc: Client, front_id: str, timeout: float = bus.REQUEST_TIMEOUT,
-                 buckets: Buckets | None = None) -> None:
+                 buckets: Buckets | None = None, name: str = bus.USER) -> None:
         if set(front_id) & set(" .*>-") or not front_id:
             raise ValueError(f"front id {front_id!r}: no space, '.', '*', '>' nor '-'")
         self.nc = nc
         self.front_id = front_id
+        self.name = bus.token(name, "bus name")
+        self._requests = bus.request_subject(name)
+        self._alive = bus.front_alive_subject(name)
         self.timeout = timeout
         self.stops_with_tree = False
         """This front stops with the coordinator (the whole tree stops): its sessions'
@@ -155,7 +164,7 @@ class Remote:
         self._heard = self._now()  # (the coordinator has SILENCE to be heard from)
         self._subscriptions = [
             await self.nc.subscribe(bus.COORD_ALIVE, cb=self._on_coord_alive),
-            await self.nc.subscribe(bus.FRONT_ALIVE, cb=self._on_front_alive),
+            await self.nc.subscribe(f"{bus.FRONT_ALIVE}.*", cb=self._on_front_alive),
         ]
         if self.lobby_watch is None:
             self._subscriptions.append(await self.nc.subscribe(bus.LOBBY, cb=self._on_lobby))
@@ -180,7 +189,7 @@ class Remote:
         if self.lobby_watch is not None:
             await self.lobby_watch.stop()
         with contextlib.suppress(Exception):
-            await self.nc.publish(bus.FRONT_ALIVE, wire.encode(
+            await self.nc.publish(self._alive, wire.encode(
                 wire.FrontAlive(self.front_id, 0, (), bye=True)))
             await self.nc.flush(timeout=1)
         for link in list(self._links.values()):
@@ -200,7 +209,7 @@ class Remote:
         """A new session's client (``sid``: the session's id, else one drawn here)."""
         if sid is None:
             sid = f"{self.front_id}-r{next(self._numbers)}"
-        bus.session_subject(sid)  # (ValueError for a sid that cannot name a subject)
+        bus.session_subject(self.name, sid)  # (ValueError for a sid that cannot name one)
         return RemoteClient(self, self._link(sid))
 
     def opened(self, sid: str) -> RemoteClient:
@@ -225,7 +234,7 @@ class Remote:
         self._links[link.sid] = link
         if link.subscription is None:
             link.subscription = await self.nc.subscribe(
-                bus.session_subject(link.sid), cb=self._on_news)
+                bus.session_subject(self.name, link.sid), cb=self._on_news)
 
     async def _forget(self, link: _Link) -> None:
         if self._links.get(link.sid) is link:
@@ -280,7 +289,8 @@ class Remote:
             self._counts_changed.set()
 
     def peers(self) -> dict[str, wire.FrontAlive]:
-        """The other fronts heard within ``bus.SILENCE``: their last counts, by front id."""
+        """The other fronts heard within ``bus.SILENCE``: their last counts, by
+        ``NAME/ID`` (their bus name and their id)."""
         now = self._now()
         return {front: peer.alive for front, peer in self._peers.items()
                 if now - peer.seen <= bus.SILENCE}
@@ -300,8 +310,16 @@ class Remote:
         if sid is not None:
             headers[SESSION_HEADER] = sid
         try:
-            reply = await self.nc.request(bus.COORD_REQ, data, timeout=self.timeout,
-                                          headers=headers)
+            try:
+                reply = await self.nc.request(self._requests, data, timeout=self.timeout,
+                                              headers=headers)
+            except errors.NoRespondersError:
+                # nats-server may route a publish by its subscriptions of a moment before: a
+                # coordinator that has just subscribed (started, restarted) is then missed,
+                # once. Asked again, shortly after, before the coordinator is unavailable.
+                await asyncio.sleep(NO_RESPONDERS_AGAIN)
+                reply = await self.nc.request(self._requests, data, timeout=self.timeout,
+                                              headers=headers)
         except Exception as error:  # no responders, time out, the bus closed or reconnecting
             log.info("request %s unanswered: %s", name, type(error).__name__)
             raise unavailable() from None
@@ -323,7 +341,7 @@ class Remote:
     # --- news ---------------------------------------------------------------------------------
 
     async def _on_news(self, msg: Msg) -> None:
-        link = self._links.get(msg.subject.removeprefix(bus.SESSION_PREFIX))
+        link = self._links.get(bus.last_token(msg.subject))
         if link is None:
             return
         headers = msg.headers or {}
@@ -428,12 +446,15 @@ class Remote:
 
     async def _on_front_alive(self, msg: Msg) -> None:
         alive = bus.read(msg, wire.FrontAlive, "front heartbeat")
-        if alive is None or alive.front == self.front_id:
+        if alive is None:
+            return
+        key = f"{bus.last_token(msg.subject)}/{alive.front}"  # (ids are said, names pinned)
+        if key == f"{self.name}/{self.front_id}":
             return
         if alive.bye:
-            self._peers.pop(alive.front, None)
+            self._peers.pop(key, None)
         else:
-            self._peers[alive.front] = Peer(alive, self._now())
+            self._peers[key] = Peer(alive, self._now())
 
 
     async def _watch(self) -> None:
@@ -467,7 +488,7 @@ class Remote:
     async def _beat(self) -> None:
         while True:
             with contextlib.suppress(Exception):  # (the bus is down: beat again later)
-                await self.nc.publish(bus.FRONT_ALIVE, wire.encode(self._counts))
+                await self.nc.publish(self._alive, wire.encode(self._counts))
             self._counts_changed.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._counts_changed.wait(), bus.HEARTBEAT)

@@ -86,7 +86,7 @@ async def test_a_lobby_crosses_the_bus_once_and_each_session_reads_it(
         await alice.connect(Player("SHA256:Alice-key", "Alice"))
         spy = await bus.connect(url, "test-spy")
         try:
-            seen = await spy.subscribe(bus.session_subject(alice.sid))
+            seen = await spy.subscribe(bus.session_subject(front.name, alice.sid))
             await spy.flush()
             await bob.connect(Player("SHA256:Bob-key", "Bob"))  # (the lobby changes)
             while True:

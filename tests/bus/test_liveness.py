@@ -10,6 +10,7 @@ import logging
 from pathlib import Path
 
 import pytest
+from nats.aio.msg import Msg
 
 from pioche_tui import bus, wire
 from pioche_tui.app.app import PiocheApp
@@ -48,8 +49,8 @@ async def test_a_dead_fronts_sessions_close_and_their_seats_wait_for_the_grace(
         seat = table.seat_of(alice().identity)
         assert seat is not None and client.sid in host.sessions
         front_a.set_counts(1, {"192.0.2.1": 1})  # (the limits across fronts)
-        await until(lambda: "fronta" in front_b.peers(), "front A's counts heard by B")
-        assert front_b.peers()["fronta"].addresses == (("192.0.2.1", 1),)
+        await until(lambda: "pioche/fronta" in front_b.peers(), "front A's counts heard by B")
+        assert front_b.peers()["pioche/fronta"].addresses == (("192.0.2.1", 1),)
 
         await die(front_a)
         await until(lambda: alice().identity not in coordinator.sessions,
@@ -57,7 +58,7 @@ async def test_a_dead_fronts_sessions_close_and_their_seats_wait_for_the_grace(
         assert table.status == "playing" and table.seats[seat].kind == "player"
         assert table.seats[seat].grace is not None  # (kept for her, as a dropped connection)
         assert bob.open and client.sid not in host.sessions
-        await until(lambda: "fronta" not in front_b.peers(), "a silent front counts no more")
+        await until(lambda: "pioche/fronta" not in front_b.peers(), "a silent front counts no more")
 
         again = front_b.client()  # she reconnects, to the other front
         place = await again.connect(alice())
@@ -74,7 +75,7 @@ async def test_a_front_that_stops_says_so_and_its_sessions_close(
             await client.connect(alice())
         await until(lambda: alice().identity not in host.coordinator.sessions,
                     "the stopped front's session closed")
-        assert "front fronta stops" in caplog.text and host.sessions == {}
+        assert "front pioche/fronta stops" in caplog.text and host.sessions == {}
 
 
 async def test_a_restarted_coordinator_ends_the_fronts_sessions_which_reconnect(
@@ -177,7 +178,7 @@ async def test_bad_payloads_are_dropped_and_nothing_stops(
     async with coordinator_on(url, tmp_path / "data"), front_on(url, "fronta") as front:
         client = front.client()
         await client.connect(alice())
-        raw = await bus.connect(url, "test-intruder")
+        raw = await bus.connect(url, "test-intruder", bus.FRONT)
         try:
             headers = {bus.FRONT_HEADER: "intruder"}
             for data, sent in [
@@ -188,10 +189,11 @@ async def test_bad_payloads_are_dropped_and_nothing_stops(
                  {**headers, bus.SESSION_HEADER: "no.such*sid"}),
                 (wire.encode(wire.Call("mail", {})), {**headers, bus.SESSION_HEADER: "x1"}),
             ]:
-                reply = await raw.request(bus.COORD_REQ, data, timeout=WAIT, headers=sent)
+                reply = await raw.request(bus.request_subject(front.name), data, timeout=WAIT,
+                                          headers=sent)
                 assert wire.decode(reply.data).code == "bad_request"
-            for subject in (bus.LOBBY, bus.COORD_ALIVE, bus.FRONT_ALIVE,
-                            bus.session_subject(client.sid)):
+            for subject in (bus.LOBBY, bus.COORD_ALIVE, bus.front_alive_subject(front.name),
+                            bus.session_subject(front.name, client.sid)):
                 await raw.publish(subject, b"\x92\x01")
                 await raw.publish(subject, wire.encode(Notice("x", "not that")))
             await raw.flush()
@@ -248,7 +250,7 @@ async def test_a_coordinator_that_does_not_answer_is_unavailable(
     stuck = await bus.connect(nats_server.url, "test-stuck")
     nc = await bus.connect(nats_server.url, "test-front")
     try:
-        taken = await stuck.subscribe(bus.COORD_REQ)
+        taken = await stuck.subscribe(bus.request_subject(bus.USER))
         await stuck.flush()
         remote = Remote(nc, "fronta", timeout=0.5)
         assert await refused(remote.client().server_info()) == "unavailable"
@@ -306,3 +308,28 @@ async def test_a_front_stopping_alone_leaves_the_tables_playing(
         else:
             await update_until(bob, lambda u: u.table.seats[0].away)
             assert not host.coordinator.stopping
+
+
+async def test_a_coordinator_that_just_subscribed_is_found(nats_server: NatsServer) -> None:
+    """A front asked while nobody listened (no responders); a coordinator subscribes (and its
+    server has it: flushed); the front asks again at once. nats-server may still route that
+    publish by its older list and answer « no responders » (a few times in a hundred on this
+    machine): the front asks once more, shortly after, before it calls the coordinator
+    unavailable. (Each round its own front name: a subject nobody ever listened to.)"""
+    nc = await bus.connect(nats_server.url, "test-front")
+    coordinator = await bus.connect(nats_server.url, "test-coordinator", bus.COORDINATOR)
+
+    async def answer(msg: Msg) -> None:
+        await coordinator.publish(msg.reply, wire.encode(wire.Answer("known_name", None)))
+
+    ask = {"identity": "SHA256:nobody"}
+    try:
+        for attempt in range(100):
+            remote = Remote(nc, "fronta", timeout=WAIT, name=f"front{attempt}")
+            assert await refused(remote.call("known_name", ask)) == "unavailable"
+            await coordinator.subscribe(bus.request_subject(f"front{attempt}"), cb=answer)
+            await coordinator.flush()
+            assert await remote.call("known_name", ask) is None, attempt
+    finally:
+        await nc.close()
+        await coordinator.close()

@@ -43,14 +43,15 @@ async def buckets_on(nc: Client, wanted: bool) -> Buckets | None:
 
 
 @asynccontextmanager
-async def coordinator_on(url: str, data: Path, buckets: bool = False
+async def coordinator_on(url: str, data: Path, buckets: bool = False,
+                         tls: bus.BusTLS | None = None
                          ) -> AsyncIterator[CoordinatorHost]:
     """A coordinator served on the bus; stopped as the coordinator process stops (its sessions
     told, their last mail sent, then the host). ``buckets``: the lobby and the online names in
     JetStream's buckets (bus/directory.py)."""
     coordinator = make_coordinator(data)
     await coordinator.start()
-    nc = await bus.connect(url, "test-coordinator")
+    nc = await bus.connect(url, "test-coordinator", bus.COORDINATOR, tls)
     host = CoordinatorHost(coordinator, nc, await buckets_on(nc, buckets))
     await host.start()
     try:
@@ -71,9 +72,11 @@ async def vanish(host: CoordinatorHost) -> None:
 
 
 @asynccontextmanager
-async def front_on(url: str, front_id: str, buckets: bool = False) -> AsyncIterator[Remote]:
-    nc = await bus.connect(url, f"test-{front_id}")
-    remote = Remote(nc, front_id, buckets=await buckets_on(nc, buckets))
+async def front_on(url: str, front_id: str, buckets: bool = False,
+                   tls: bus.BusTLS | None = None) -> AsyncIterator[Remote]:
+    nc = await bus.connect(url, f"test-{front_id}", bus.FRONT, tls)
+    remote = Remote(nc, front_id, buckets=await buckets_on(nc, buckets),
+                    name=bus.bus_name(url))
     await remote.start()
     try:
         yield remote

@@ -114,20 +114,24 @@ async def in_process_wire(data: Path) -> AsyncIterator[Connector]:
 
 
 @asynccontextmanager
-async def hosted(coordinator: Coordinator, url: str) -> AsyncIterator[Connector]:
+async def hosted(coordinator: Coordinator, url: str, front_url: str | None = None
+                 ) -> AsyncIterator[Connector]:
     """Clients of ``coordinator`` as a front's ``RemoteClient``s, through a real
-    ``CoordinatorHost``, over the nats-server at ``url`` (all in this process). When that bus
-    runs JetStream, as under ``pioche serve --workers``, the lobby and the online names go
-    through its buckets (issue 18, bus/directory.py)."""
+    ``CoordinatorHost``, over the nats-server at ``url`` (all in this process): the
+    coordinator connects with ``url``, the front with ``front_url`` (default: the same), each
+    with its role. When that bus runs JetStream, as under ``pioche serve --workers``, the lobby
+    and the online names go through its buckets (issue 18, bus/directory.py)."""
     from pioche_tui import bus
     from pioche_tui.bus.directory import buckets_of
     from pioche_tui.coordinator.host import CoordinatorHost
     from pioche_tui.coordinator.remote import Remote
 
-    coord_nc = await bus.connect(url, "test-coordinator")
-    front_nc = await bus.connect(url, "test-front")
+    front_url = front_url or url
+    coord_nc = await bus.connect(url, "test-coordinator", bus.COORDINATOR)
+    front_nc = await bus.connect(front_url, "test-front", bus.FRONT)
     host = CoordinatorHost(coordinator, coord_nc, await buckets_of(coord_nc))
-    remote = Remote(front_nc, "front1", buckets=await buckets_of(front_nc))
+    remote = Remote(front_nc, "front1", buckets=await buckets_of(front_nc),
+                    name=bus.bus_name(front_url))
     # (the contract's server_stopping is a whole server's: a front stopping with its
     # coordinator; a front stopping alone: tests/bus/test_liveness.py)
     remote.stops_with_tree = True
@@ -146,22 +150,30 @@ async def hosted(coordinator: Coordinator, url: str) -> AsyncIterator[Connector]
 async def over_nats(data: Path, jetstream: bool = False) -> AsyncIterator[Connector]:
     """The workers' mode (issue 16): the clients are a front's ``RemoteClient``s, over a real
     nats-server with JetStream, to a real ``CoordinatorHost`` over the coordinator (all in this
-    process). ``jetstream``: the tables' logs in the bus's JetStream too (issue 18,
-    store/jslog.py)."""
+    process). Each side is a user of its role (``bus/roles.py``): the roles' permissions allow
+    all the contract does. ``jetstream``: the tables' logs in the bus's JetStream too (issue
+    18, store/jslog.py)."""
+    import secrets
+
     from pioche_tui import bus
     from pioche_tui.bus.natsd import NatsServer
+    from pioche_tui.bus.roles import User
     from tests.wire.through import register_toy
 
     register_toy()
-    server = NatsServer(jetstream=data.parent / "bus")
+    server = NatsServer(jetstream=data.parent / "bus",
+                        users=[User("core", bus.COORDINATOR, secrets.token_urlsafe(24)),
+                               User("paris", bus.FRONT, secrets.token_urlsafe(24))])
     await server.start()
     try:
-        stream_nc = await bus.connect(server.url, "test-stream") if jetstream else None
+        core = server.url_of("core")
+        stream_nc = await bus.connect(core, "test-stream", bus.COORDINATOR) if jetstream \
+            else None
         settings = {"logs": "jetstream"} if jetstream else {}
         try:
             async with in_process(data, stream_nc, **settings) as coordinator:
                 assert isinstance(coordinator, Coordinator)
-                async with hosted(coordinator, server.url) as connector:
+                async with hosted(coordinator, core, server.url_of("paris")) as connector:
                     yield connector
         finally:
             if stream_nc is not None:
