@@ -208,7 +208,7 @@ class Front:
                       redact_error(error, self.url))
             raise CannotStart(1) from None
         try:
-            buckets = await buckets_of(self.nc, args.bus_replicas)
+            buckets = await buckets_of(self.nc, create=False)
         except Exception as error:  # (JetStream there, its buckets refused)
             log.error("cannot open the lobby's buckets: %s", error)
             raise CannotStart(1) from None

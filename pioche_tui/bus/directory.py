@@ -44,6 +44,7 @@ from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig, StorageType
 from nats.js.errors import (
     BadRequestError,
+    BucketNotFoundError,
     KeyNotFoundError,
     KeyWrongLastSequenceError,
     NoKeysError,
@@ -61,6 +62,8 @@ MOTD_KEY = "motd"  # (table ids are upper case: no table has this key)
 BUILD_INTERVAL = 0.5  # seconds: a front builds its lobby at most this often
 ONLINE_MAX_AGE = 15.0  # seconds an online key lives without a refresh
 ERROR_LOG_INTERVAL = 5.0  # seconds between two warnings of a bucket's failures
+BIND_WAIT = 30.0  # seconds a front waits for the coordinator to have made the buckets
+BIND_RETRY = 0.25  # seconds between two looks
 
 
 def online_key(name_key: str) -> str:
@@ -91,13 +94,15 @@ async def has_jetstream(nc: Client) -> bool:
     return True
 
 
-async def buckets_of(nc: Client, replicas: int = 1) -> Buckets | None:
+async def buckets_of(nc: Client, replicas: int = 1, create: bool = True) -> Buckets | None:
     """The buckets when the bus runs JetStream, None when it does not (the lobby then travels
-    on ``pioche.lobby``, and names are checked by the one coordinator alone)."""
+    on ``pioche.lobby``, and names are checked by the one coordinator alone). ``create``: the
+    coordinator's, which makes them if missing; a front only binds to them (its role may not
+    create a stream: ``bus/roles.py``), waiting while the coordinator starts."""
     if not await has_jetstream(nc):
         log.info("the lobby travels on %s (no JetStream on the bus)", "pioche.lobby")
         return None
-    buckets = await open_buckets(nc, replicas)
+    buckets = await (open_buckets(nc, replicas) if create else bind_buckets(nc))
     log.info("the lobby and the online names in the buckets %s and %s", LOBBY_BUCKET,
              ONLINE_BUCKET)
     return buckets
@@ -128,6 +133,23 @@ async def open_buckets(nc: Client, replicas: int = 1, max_age: float = ONLINE_MA
         # (an expired key leaves a marker, so that watchers see it go)
         limit_marker_ttl=max_age))
     return Buckets(lobby, online, max_age)
+
+
+async def bind_buckets(nc: Client, wait: float = BIND_WAIT) -> Buckets:
+    """The buckets a coordinator made, found within ``wait`` seconds (BucketNotFoundError
+    past that: no coordinator has run on this bus)."""
+    js = nc.jetstream(timeout=REQUEST_TIMEOUT)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            lobby = await js.key_value(LOBBY_BUCKET)
+            online = await js.key_value(ONLINE_BUCKET)
+        except BucketNotFoundError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(BIND_RETRY)
+            continue
+        return Buckets(lobby, online, ONLINE_MAX_AGE)
 
 
 async def _bucket(js: JetStreamContext, config: KeyValueConfig) -> KeyValue:

@@ -52,6 +52,9 @@ from . import (
     FRONT_ALIVE,
     INBOX,
     LOBBY,
+    LOBBY_BUCKET,
+    LOG_PREFIX,
+    ONLINE_BUCKET,
     SESSION_PREFIX,
     front_alive_subject,
     inbox_prefix,
@@ -59,10 +62,7 @@ from . import (
 )
 
 ROLES = (FRONT, COORDINATOR)
-LOGS_STREAM = "PIOCHE_LOGS"  # (issue 18's names: bus/__init__.py's shared decisions)
-LOGS_SUBJECTS = "pioche.log.>"
-LOBBY_BUCKET = "pioche_lobby"
-ONLINE_BUCKET = "pioche_online"
+LOGS_SUBJECTS = LOG_PREFIX + ">"
 _JS = "$JS.API"
 
 

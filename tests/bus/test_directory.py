@@ -262,7 +262,7 @@ FRONT_SCRIPT = textwrap.dedent("""
 
     async def main():
         nc = await bus.connect(sys.argv[1], "doomed-front")
-        remote = Remote(nc, "doomed", buckets=await buckets_of(nc))
+        remote = Remote(nc, "doomed", buckets=await buckets_of(nc, create=False))
         await remote.start()
         client = remote.client()
         # (a watcher: no name is owned by their key, and its name frees for anyone)

@@ -172,7 +172,7 @@ async def test_jetstream_a_front_reads_the_lobby_and_keeps_online_names(tmp_path
     import nats
     from nats.js.api import KeyValueConfig, StreamConfig
 
-    from pioche_tui.bus.roles import LOBBY_BUCKET, LOGS_STREAM, ONLINE_BUCKET
+    from pioche_tui.bus import LOBBY_BUCKET, LOG_STREAM, ONLINE_BUCKET
 
     server = NatsServer(jetstream=tmp_path / "js",
                         users=[User("core", bus.COORDINATOR, secrets.token_urlsafe(24)),
@@ -188,7 +188,7 @@ async def test_jetstream_a_front_reads_the_lobby_and_keeps_online_names(tmp_path
             cjs = core.jetstream()
             lobby = await cjs.create_key_value(KeyValueConfig(bucket=LOBBY_BUCKET))
             await cjs.create_key_value(KeyValueConfig(bucket=ONLINE_BUCKET))
-            await cjs.add_stream(StreamConfig(name=LOGS_STREAM, subjects=["pioche.log.>"]))
+            await cjs.add_stream(StreamConfig(name=LOG_STREAM, subjects=["pioche.log.>"]))
             await lobby.put("T1", b"summary 1")
             await cjs.publish("pioche.log.T1", b"header")
 
@@ -212,12 +212,12 @@ async def test_jetstream_a_front_reads_the_lobby_and_keeps_online_names(tmp_path
             with pytest.raises(nats.errors.TimeoutError):
                 await fjs.publish("pioche.log.T1", b"forged", timeout=0.5)
             with pytest.raises(nats.errors.TimeoutError):
-                await fjs.subscribe("pioche.log.T1", stream=LOGS_STREAM)
+                await fjs.subscribe("pioche.log.T1", stream=LOG_STREAM)
             await front.flush()
             assert errors.violation("publish", f"$KV.{LOBBY_BUCKET}.T1"), errors.texts
             assert errors.violation("publish", "pioche.log.T1")
             assert (await lobby.get("T1")).value == b"summary 2"
-            assert (await cjs.stream_info(LOGS_STREAM)).state.messages == 1  # (the header)
+            assert (await cjs.stream_info(LOG_STREAM)).state.messages == 1  # (the header)
         finally:
             await front.close()
             await core.close()

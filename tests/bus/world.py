@@ -33,18 +33,19 @@ def make_coordinator(data: Path) -> Coordinator:
         games={**GAMES, "toy": TOY})
 
 
-async def buckets_on(nc: Client, wanted: bool) -> Buckets | None:
-    """The lobby's and the online names' buckets when ``wanted`` (the bus runs JetStream)."""
+async def buckets_on(nc: Client, wanted: bool, create: bool = True) -> Buckets | None:
+    """The lobby's and the online names' buckets when ``wanted`` (the bus runs JetStream);
+    ``create``: a coordinator's (a front's binds to them)."""
     if not wanted:
         return None
-    buckets = await buckets_of(nc)
+    buckets = await buckets_of(nc, create=create)
     assert buckets is not None, "the bus runs JetStream"
     return buckets
 
 
 @asynccontextmanager
-async def coordinator_on(url: str, data: Path, buckets: bool = False,
-                         tls: bus.BusTLS | None = None
+async def coordinator_on(url: str, data: Path, tls: bus.BusTLS | None = None, *,
+                         buckets: bool = False
                          ) -> AsyncIterator[CoordinatorHost]:
     """A coordinator served on the bus; stopped as the coordinator process stops (its sessions
     told, their last mail sent, then the host). ``buckets``: the lobby and the online names in
@@ -72,10 +73,10 @@ async def vanish(host: CoordinatorHost) -> None:
 
 
 @asynccontextmanager
-async def front_on(url: str, front_id: str, buckets: bool = False,
-                   tls: bus.BusTLS | None = None) -> AsyncIterator[Remote]:
+async def front_on(url: str, front_id: str, tls: bus.BusTLS | None = None, *,
+                   buckets: bool = False) -> AsyncIterator[Remote]:
     nc = await bus.connect(url, f"test-{front_id}", bus.FRONT, tls)
-    remote = Remote(nc, front_id, buckets=await buckets_on(nc, buckets),
+    remote = Remote(nc, front_id, buckets=await buckets_on(nc, buckets, create=False),
                     name=bus.bus_name(url))
     await remote.start()
     try:

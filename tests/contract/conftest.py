@@ -130,7 +130,7 @@ async def hosted(coordinator: Coordinator, url: str, front_url: str | None = Non
     coord_nc = await bus.connect(url, "test-coordinator", bus.COORDINATOR)
     front_nc = await bus.connect(front_url, "test-front", bus.FRONT)
     host = CoordinatorHost(coordinator, coord_nc, await buckets_of(coord_nc))
-    remote = Remote(front_nc, "front1", buckets=await buckets_of(front_nc),
+    remote = Remote(front_nc, "front1", buckets=await buckets_of(front_nc, create=False),
                     name=bus.bus_name(front_url))
     # (the contract's server_stopping is a whole server's: a front stopping with its
     # coordinator; a front stopping alone: tests/bus/test_liveness.py)
