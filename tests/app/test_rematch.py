@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual import events
+
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.screens.lobby import LobbyScreen
 from pioche_tui.app.screens.podium import PodiumScreen
@@ -136,3 +138,20 @@ async def test_i_shows_and_copies_the_join_command(coordinator: Coordinator,
     async with local.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert "inviter" not in screen_text(local)
+
+
+async def test_a_key_typed_before_the_podium_does_not_close_it(
+        coordinator: Coordinator, make_app: MakeApp) -> None:
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        typed_ahead = events.Key("enter", "\r")  # (typed with the last move, read after it)
+        await podium_with_bob(app, coordinator, pilot)
+        await settle(pilot)
+        assert isinstance(app.screen, PodiumScreen)
+        app.post_message(typed_ahead)
+        await settle(pilot)
+        assert isinstance(app.screen, PodiumScreen)
+        await pilot.press("enter")  # (read on the podium: back to the lobby)
+        await settle(pilot)
+        assert isinstance(app.screen, LobbyScreen)

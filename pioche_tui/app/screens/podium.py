@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -27,7 +29,11 @@ from .base import Dialog
 class PodiumScreen(Dialog[bool | None]):
     """Enter: back to the lobby (result True: a rematch asked for is declined); Escape: look at
     the final table; r: ask for a rematch, or accept it (a seated player's, not at a learn
-    table)."""
+    table).
+
+    A key typed before the podium appeared does nothing to it: a player pressing Enter to play
+    their last card, a little ahead of a server that is behind, would otherwise close the
+    podium before reading it (and go on in the lobby with the keys that follow)."""
 
     CSS_PATH = "podium.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -50,6 +56,7 @@ class PodiumScreen(Dialog[bool | None]):
         self.update: TableUpdate | None = None
         self._rematch_end: float | None = None  # the loop time the proposal ends
         self._ticker: Timer | None = None  # while it counts down
+        self._shown = math.inf  # when it was mounted (Textual's clock: time.monotonic)
         if update is not None:
             self.show_rematch(update)
 
@@ -83,8 +90,14 @@ class PodiumScreen(Dialog[bool | None]):
             yield KeyBar()
 
     def on_mount(self) -> None:
+        self._shown = time.monotonic()
         self._tick()
         self._count_down()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.time < self._shown:  # (typed before: see the class's doc)
+            event.prevent_default()
+            event.stop()
 
     def _count_down(self) -> None:
         """A timer ticks each second only while a proposal counts down (a podium nobody asks
