@@ -1,0 +1,339 @@
+"""What crosses coordinators (issue 18, second wave; coordinator/cross.py): two coordinators,
+each with its own sessions, on one real nats-server with JetStream, in the test's process.
+
+- A lobby line said on one reaches the lobby sessions of both, once each, with the mention's
+  bell and the ignore lists of the readers; the rate limit holds at the speaker's.
+- ``/msg`` to a player on the other coordinator reaches them (and rings when it mentions
+  them); to nobody, or to a watcher elsewhere, is refused as on one.
+- The admin's online list shows both coordinators' sessions; a kick, a ban and a broadcast
+  reach a player on the other.
+- A guest seated on one resumes through the other (the guests' bucket), until one grace period
+  after their session ended.
+
+The sessions are opened through each host's request handling (``CoordinatorHost._dispatch``)
+rather than through fronts: until the owners' routing of this wave (a front's session at its
+home coordinator), two hosts on one bus would both answer a front's request; and their news
+is read where a front reads it, on ``pioche.s.<name>.<sid>``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+
+from pioche_tui import bus, wire
+from pioche_tui.bus.directory import buckets_of
+from pioche_tui.bus.natsd import NatsServer
+from pioche_tui.coordinator.host import CoordinatorHost
+from pioche_tui.coordinator.mailbox import Mail, Notice
+from pioche_tui.coordinator.model import ChatLine, GuestPass, Player, Refused
+from tests.bus.world import make_coordinator, until
+
+pytestmark = pytest.mark.asyncio(loop_scope="function")
+
+class Sessions:
+    """The news of every session on the bus (``pioche.s.>``), as the fronts would read it."""
+
+    def __init__(self, nc: Client) -> None:
+        self.nc = nc
+        self.mails: dict[str, list[Mail]] = {}
+
+    async def start(self) -> None:
+        await self.nc.subscribe(f"{bus.SESSION_PREFIX}>", cb=self._on_mail)
+
+    async def _on_mail(self, msg: Msg) -> None:
+        value = wire.decode(msg.data)
+        if isinstance(value, Mail):
+            self.mails.setdefault(bus.last_token(msg.subject), []).append(value)
+
+    def chat(self, sid: str) -> list[ChatLine]:
+        return [line for mail in self.mails.get(sid, []) for line in mail.chat]
+
+    def notices(self, sid: str) -> list[Notice]:
+        return [notice for mail in self.mails.get(sid, []) for notice in mail.notices]
+
+    def closed(self, sid: str) -> bool:
+        return any(mail.closed for mail in self.mails.get(sid, []))
+
+
+class Session:
+    """One session on one coordinator, as its front's requests make it."""
+
+    count = 0
+
+    def __init__(self, host: CoordinatorHost, front: str) -> None:
+        Session.count += 1
+        self.host = host
+        self.front = (bus.bus_name("nats://127.0.0.1"), front)
+        self.sid = f"s{Session.count}"
+
+    async def call(self, request: str, /, **args: Any) -> Any:
+        remote = self.host._remotes.get(self.sid)
+        return await self.host._dispatch(wire.Call(request, args), self.front, self.sid,
+                                         remote)
+
+
+@asynccontextmanager
+async def two_coordinators(tmp_path: Path, grace: float = 60.0, admin: str | None = None
+                           ) -> AsyncIterator[tuple[CoordinatorHost, CoordinatorHost, Sessions]]:
+    """Coordinators A and B on one JetStream nats-server, and the sessions' news; A's admins'
+    file names ``admin``. Both fronts ("fa", "fb") beat, so that their sessions live."""
+    server = NatsServer(jetstream=tmp_path / "bus")
+    await server.start()
+    hosts: list[CoordinatorHost] = []
+    conns: list[Client] = []
+    beat: asyncio.Task[None] | None = None
+    try:
+        for name in ("a", "b"):
+            coordinator = make_coordinator(tmp_path / name)
+            coordinator.settings = dataclasses.replace(coordinator.settings, grace=grace)
+            if admin is not None and name == "a":
+                (tmp_path / name).mkdir(parents=True, exist_ok=True)
+                (tmp_path / name / "admins").write_text(f"{admin}\n")
+            await coordinator.start()
+            nc = await bus.connect(server.url, f"test-coordinator-{name}", bus.COORDINATOR)
+            conns.append(nc)
+            host = CoordinatorHost(coordinator, nc, await buckets_of(nc))
+            await host.start()
+            hosts.append(host)
+        watch = await bus.connect(server.url, "test-reader")
+        conns.append(watch)
+        sessions = Sessions(watch)
+        await sessions.start()
+
+        async def heartbeats() -> None:
+            while True:
+                for front in ("fa", "fb"):
+                    await watch.publish(bus.front_alive_subject(bus.bus_name(server.url)),
+                                        wire.encode(wire.FrontAlive(front, 0, ())))
+                await asyncio.sleep(bus.HEARTBEAT)
+
+        beat = asyncio.create_task(heartbeats())
+        yield hosts[0], hosts[1], sessions
+    finally:
+        if beat is not None:
+            beat.cancel()
+            await asyncio.gather(beat, return_exceptions=True)
+        for host in hosts:
+            host.coordinator.stop()
+            await host.stop()
+        for nc in conns:
+            with contextlib.suppress(Exception):
+                await nc.close()
+        await server.stop()
+
+
+def player(name: str) -> Player:
+    return Player(f"SHA256:{name}-key", name, address=f"192.0.2.{len(name)}")
+
+
+async def online(host: CoordinatorHost, name: str, front: str = "fa",
+                 who: Player | None = None) -> Session:
+    session = Session(host, front)
+    await session.call("connect", player=who or player(name))
+    return session
+
+
+async def known_elsewhere(host: CoordinatorHost, *names: str) -> None:
+    """Wait until ``host`` sees ``names`` online on another coordinator (its online bucket's
+    watch)."""
+    cross = host.cross
+    assert cross is not None
+    await until(lambda: {far.player.name for far in cross.others()} >= set(names),
+                f"{names} known elsewhere")
+
+
+def said(lines: list[ChatLine], text: str) -> list[ChatLine]:
+    return [line for line in lines if line.text == text]
+
+
+async def test_a_lobby_line_reaches_both_lobbies_once(tmp_path: Path) -> None:
+    async with two_coordinators(tmp_path) as (a, b, news):
+        alice = await online(a, "alice")
+        mallory = await online(a, "mallory")
+        bob = await online(b, "bob", "fb")
+        carol = await online(b, "carol", "fb")
+        await known_elsewhere(b, "alice", "mallory")
+
+        await alice.call("chat", text="salut @bob")
+        await until(lambda: said(news.chat(carol.sid), "salut @bob"), "carol, on B, reads it")
+        await until(lambda: said(news.chat(bob.sid), "salut @bob"), "bob, on B, reads it")
+        assert [line.bell for line in said(news.chat(bob.sid), "salut @bob")] == [True]
+        assert [line.bell for line in said(news.chat(carol.sid), "salut @bob")] == [False]
+        # B keeps it in its own lobby history: a session arriving there reads it
+        dave = await online(b, "dave", "fb")
+        await until(lambda: said(news.chat(dave.sid), "salut @bob"), "dave reads the history")
+
+        # carol ignores alice, who is on A: her lines no longer reach carol
+        assert await carol.call("ignore", name="alice") == ("alice",)
+        await alice.call("chat", text="fin")
+        await mallory.call("chat", text="après")
+        await until(lambda: said(news.chat(carol.sid), "après")
+                    and said(news.chat(bob.sid), "après"), "mallory's line on B")
+        assert said(news.chat(bob.sid), "fin") and not said(news.chat(carol.sid), "fin")
+
+        # each line once, in every lobby, the speaker's own included
+        for sid in (alice.sid, mallory.sid, bob.sid, dave.sid):
+            assert len(said(news.chat(sid), "salut @bob")) == 1, sid
+        assert len(said(news.chat(carol.sid), "salut @bob")) == 1
+        # B's lobby line reaches A
+        await bob.call("chat", text="de B", me=True)
+        await until(lambda: said(news.chat(alice.sid), "de B"), "bob's line on A")
+        assert said(news.chat(alice.sid), "de B")[0].me
+
+        # the rate limit at the speaker's: alice's third line passes, her fourth is refused
+        await alice.call("chat", text="trois")
+        with pytest.raises(Refused) as refused:
+            await alice.call("chat", text="quatre")
+        assert refused.value.code == "chat_rate"
+        await mallory.call("chat", text="dernier")
+        await until(lambda: said(news.chat(bob.sid), "dernier"), "mallory's last line on B")
+        assert said(news.chat(bob.sid), "trois") and not said(news.chat(bob.sid), "quatre")
+        # the lobby's history on B holds the lines said on A, not stored twice
+        b_history = [line.text for line in b.coordinator._chat[("lobby", False)]]
+        assert b_history.count("salut @bob") == 1 and "trois" in b_history
+
+
+async def test_a_private_line_reaches_a_player_on_the_other_coordinator(tmp_path: Path
+                                                                        ) -> None:
+    async with two_coordinators(tmp_path) as (a, b, news):
+        alice = await online(a, "alice")
+        bob = await online(b, "bob", "fb")
+        watcher = Session(b, "fb")
+        await watcher.call("connect", player=dataclasses.replace(player("zoe"),
+                                                                  watch_only=True))
+        await known_elsewhere(a, "bob", "zoe")
+
+        await alice.call("chat", text="psst @bob", to="bob")
+        await until(lambda: said(news.chat(bob.sid), "psst @bob"), "bob gets it on B")
+        [line] = said(news.chat(bob.sid), "psst @bob")
+        assert (line.to, line.name, line.bell) == ("bob", "alice", True)
+        await until(lambda: said(news.chat(alice.sid), "psst @bob"), "alice's own copy")
+        assert len(said(news.chat(alice.sid), "psst @bob")) == 1
+        await bob.call("chat", text="reçu", to="ALICE")
+        await until(lambda: said(news.chat(alice.sid), "reçu"), "bob's answer on A")
+
+        for to, code in (("nobody", "not_online"), ("zoe", "msg_watcher")):
+            with pytest.raises(Refused) as refused:
+                await alice.call("chat", text="x", to=to)
+            assert refused.value.code == code
+
+
+async def test_the_admin_sees_and_acts_across_coordinators(tmp_path: Path) -> None:
+    root = player("root")
+    async with two_coordinators(tmp_path, admin=root.identity) as (a, b, news):
+        admin = await online(a, "root", who=root)
+        bob = await online(b, "bob", "fb")
+        carol = await online(b, "carol", "fb")
+        await known_elsewhere(a, "bob", "carol")
+
+        view = await admin.call("admin_view")
+        assert {s.name for s in view.sessions} == {"root", "bob", "carol"}
+        [seen] = [s for s in view.sessions if s.name == "bob"]
+        assert seen.identity == bob_identity() and seen.address == ""
+
+        done = await admin.call("admin_act", action="broadcast", target="maintenance")
+        assert "autres coordinateurs" in done
+        await until(lambda: any(n.text == "maintenance" for n in news.notices(bob.sid)),
+                    "the broadcast on B")
+
+        done = await admin.call("admin_act", action="kick", target="bob")
+        assert "bob" in done and b.boot in done
+        await until(lambda: news.closed(bob.sid), "bob's session closed on B")
+        assert any(n.code == "kicked" for n in news.notices(bob.sid))
+        await until(lambda: "bob" not in {s.name for s in a.coordinator.console.view().sessions},
+                    "bob gone from A's list")
+
+        await admin.call("admin_act", action="ban", target="carol", seconds=600)
+        await until(lambda: news.closed(carol.sid), "carol's session closed on B")
+        assert b.coordinator.console.refusal(player("carol").identity, "") is not None
+        with pytest.raises(Refused) as refused:
+            await admin.call("admin_act", action="kick", target="bob")
+        assert refused.value.code == "not_online"
+
+
+def bob_identity() -> str:
+    return player("bob").identity
+
+
+async def guest_seated(host: CoordinatorHost, name: str) -> tuple[Session, GuestPass]:
+    """A guest at a toy table against a bot on ``host``."""
+    session = Session(host, "fa")
+    guest: GuestPass = await session.call("guest_pass")
+    await session.call("connect", player=Player(guest.identity, name, guest=True,
+                                                address="192.0.2.9"), guest_pass=guest)
+    await session.call("quick_play", game="toy", seats=2)
+    return session, guest
+
+
+async def test_a_guest_resumes_through_the_other_coordinator(tmp_path: Path) -> None:
+    async with two_coordinators(tmp_path, grace=3.0) as (a, b, news):
+        assert a.cross is not None and b.cross is not None
+        session, guest = await guest_seated(a, "invite")
+        # a token that holds no seat (both coordinators draw from one seed: B's first is A's)
+        other = [await Session(b, "fb").call("guest_pass") for _ in range(2)][-1]
+        assert other.token != guest.token
+
+        tries = iter(range(1, 250))
+
+        async def resumed() -> tuple[GuestPass, str] | None:
+            """B's answer to the token, from an address of its own (each has 10 tries)."""
+            address = f"198.51.100.{next(tries)}"
+            with contextlib.suppress(Refused):
+                got: tuple[GuestPass, str] = await Session(b, "fb").call(
+                    "resume", token=guest.token, address=address)
+                return got
+            return None
+
+        found: list[tuple[GuestPass, str]] = []
+
+        async def poll() -> None:
+            got = await resumed()
+            if got is not None:
+                found.append(got)
+
+        await eventually(poll, lambda: bool(found), "B resumes the guest's token")
+        assert found[0] == (guest, "invite")
+        # spelled as a player types it, the same
+        spaced = guest.token.replace("-", " ").upper()
+        assert await Session(b, "fb").call("resume", token=spaced, address="192.0.2.10") \
+            == (guest, "invite")
+        with pytest.raises(Refused) as refused:
+            await Session(b, "fb").call("resume", token=other.token, address="192.0.2.11")
+        assert refused.value.code == "resume_unknown"
+
+        # the guest's session ends: their token still resumes within the grace period, then
+        # no more (the bucket's max age)
+        await session.call("close")
+        await asyncio.sleep(a.coordinator.settings.grace / 2)
+        assert await resumed() == (guest, "invite")
+        gone: list[bool] = []
+
+        async def poll_gone() -> None:
+            if await resumed() is None:
+                gone.append(True)
+
+        await eventually(poll_gone, lambda: bool(gone), "the token expired after the grace")
+        assert news is not None
+
+
+async def eventually(step: Callable[[], Any], done: Callable[[], bool], what: str) -> None:
+    async def loop() -> None:
+        while not done():
+            await step()
+            if not done():
+                await asyncio.sleep(0.1)
+
+    try:
+        await asyncio.wait_for(loop(), 10.0)
+    except TimeoutError:
+        raise AssertionError(f"not within 10 s: {what}") from None
