@@ -175,7 +175,7 @@ class Console:
         Refused, with nothing changed, on a bad target."""
         target = target.strip()
         if action == "kick":
-            done = self._kick(self._online(target, far=True))
+            done = self._kick(self._online(target, far=True), by=by)
         elif action == "ban":
             done = self._ban(by, target, seconds)
         elif action == "unban":
@@ -207,12 +207,12 @@ class Console:
             raise Refused("not_online", f"Personne en ligne sous le nom {name}.")
         return found
 
-    def _kick(self, session: Session | Far, why: str = MSG_KICKED) -> str:
+    def _kick(self, session: Session | Far, why: str = MSG_KICKED, by: str = "") -> str:
         name = session.player.name
         from .core import Far
 
         if isinstance(session, Far):  # (its home closes it: relayed)
-            self._relay("", "kick", session.name_key, None)
+            self._relay(by, "kick", session.name_key, None)
             return f"session de {name} fermée (sur le coordinateur {session.home})"
         session.mailbox.put_notice(Notice("kicked", why))
         self.coordinator.disconnect(session)
@@ -328,7 +328,8 @@ class Console:
         if action == "kick":
             for session in list(self.coordinator.sessions.values()):
                 if session.name_key == target and not session.mirror:
-                    log.info("admin (elsewhere): session de %s fermée", session.player.name)
+                    log.info("admin %s (elsewhere): session de %s fermée", by,
+                             session.player.name)
                     self._kick(session)
                     return
             log.info("admin (elsewhere): kick of %r: nobody here under that name", target)

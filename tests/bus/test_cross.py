@@ -10,10 +10,12 @@ each with its own sessions, on one real nats-server with JetStream, in the test'
 - A guest seated on one resumes through the other (the guests' bucket), until one grace period
   after their session ended.
 
-The sessions are opened through each host's request handling (``CoordinatorHost._dispatch``)
-rather than through fronts: until the owners' routing of this wave (a front's session at its
-home coordinator), two hosts on one bus would both answer a front's request; and their news
-is read where a front reads it, on ``pioche.s.<name>.<sid>``.
+The bus has the roles' users (``bus/roles.py``): coordinators ``ca`` and ``cb``, a front
+``fr`` (which may neither read nor send what passes between coordinators, nor read the guests'
+bucket). The sessions are opened through each host's request handling
+(``CoordinatorHost._dispatch``) rather than through fronts: until the owners' routing of this
+wave (a front's session at its home coordinator), two hosts on one bus would both answer a
+front's request; and their news is read where a front reads it, on ``pioche.s.<name>.<sid>``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -33,9 +36,11 @@ from nats.aio.msg import Msg
 from pioche_tui import bus, wire
 from pioche_tui.bus.directory import buckets_of
 from pioche_tui.bus.natsd import NatsServer
+from pioche_tui.bus.roles import User
 from pioche_tui.coordinator.host import CoordinatorHost
 from pioche_tui.coordinator.mailbox import Mail, Notice
 from pioche_tui.coordinator.model import ChatLine, GuestPass, Player, Refused
+from tests.bus.test_roles import Errors
 from tests.bus.world import make_coordinator, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
@@ -43,14 +48,15 @@ pytestmark = pytest.mark.asyncio(loop_scope="function")
 class Sessions:
     """The news of every session on the bus (``pioche.s.>``), as the fronts would read it."""
 
-    def __init__(self, nc: Client) -> None:
+    def __init__(self, nc: Client, url: str) -> None:
         self.nc = nc
+        self.url = url  # (the front's user's)
         self.mails: dict[str, list[Mail]] = {}
 
     async def start(self) -> None:
-        await self.nc.subscribe(f"{bus.SESSION_PREFIX}>", cb=self._on_mail)
+        await self.nc.subscribe(f"{bus.SESSION_PREFIX}{FRONT_USER}.>", cb=self._on_mail)
 
-    async def _on_mail(self, msg: Msg) -> None:
+    async def _on_mail(self, msg: Msg) -> None:  # (a Player too: a session renamed)
         value = wire.decode(msg.data)
         if isinstance(value, Mail):
             self.mails.setdefault(bus.last_token(msg.subject), []).append(value)
@@ -73,7 +79,7 @@ class Session:
     def __init__(self, host: CoordinatorHost, front: str) -> None:
         Session.count += 1
         self.host = host
-        self.front = (bus.bus_name("nats://127.0.0.1"), front)
+        self.front = (FRONT_USER, front)
         self.sid = f"s{Session.count}"
 
     async def call(self, request: str, /, **args: Any) -> Any:
@@ -82,38 +88,45 @@ class Session:
                                          remote)
 
 
+FRONT_USER = "fr"
+USERS = [User("ca", bus.COORDINATOR, secrets.token_urlsafe(24)),
+         User("cb", bus.COORDINATOR, secrets.token_urlsafe(24)),
+         User(FRONT_USER, bus.FRONT, secrets.token_urlsafe(24))]
+
+
 @asynccontextmanager
 async def two_coordinators(tmp_path: Path, grace: float = 60.0, admin: str | None = None
                            ) -> AsyncIterator[tuple[CoordinatorHost, CoordinatorHost, Sessions]]:
-    """Coordinators A and B on one JetStream nats-server, and the sessions' news; A's admins'
-    file names ``admin``. Both fronts ("fa", "fb") beat, so that their sessions live."""
-    server = NatsServer(jetstream=tmp_path / "bus")
+    """Coordinators A and B on one JetStream nats-server, and the sessions' news (read as the
+    front's user); A's admins' file names ``admin``. Both front processes ("fa", "fb") beat,
+    so that their sessions live."""
+    server = NatsServer(jetstream=tmp_path / "bus", users=USERS)
     await server.start()
     hosts: list[CoordinatorHost] = []
     conns: list[Client] = []
     beat: asyncio.Task[None] | None = None
     try:
-        for name in ("a", "b"):
+        for name in ("ca", "cb"):
             coordinator = make_coordinator(tmp_path / name)
             coordinator.settings = dataclasses.replace(coordinator.settings, grace=grace)
-            if admin is not None and name == "a":
+            if admin is not None and name == "ca":
                 (tmp_path / name).mkdir(parents=True, exist_ok=True)
                 (tmp_path / name / "admins").write_text(f"{admin}\n")
             await coordinator.start()
-            nc = await bus.connect(server.url, f"test-coordinator-{name}", bus.COORDINATOR)
+            nc = await bus.connect(server.url_of(name), f"test-{name}", bus.COORDINATOR)
             conns.append(nc)
             host = CoordinatorHost(coordinator, nc, await buckets_of(nc))
             await host.start()
             hosts.append(host)
-        watch = await bus.connect(server.url, "test-reader")
+        watch = await bus.connect(server.url_of(FRONT_USER), "test-front")
         conns.append(watch)
-        sessions = Sessions(watch)
+        sessions = Sessions(watch, server.url_of(FRONT_USER))
         await sessions.start()
 
         async def heartbeats() -> None:
             while True:
                 for front in ("fa", "fb"):
-                    await watch.publish(bus.front_alive_subject(bus.bus_name(server.url)),
+                    await watch.publish(bus.front_alive_subject(FRONT_USER),
                                         wire.encode(wire.FrontAlive(front, 0, ())))
                 await asyncio.sleep(bus.HEARTBEAT)
 
@@ -276,7 +289,7 @@ async def guest_seated(host: CoordinatorHost, name: str) -> tuple[Session, Guest
 
 
 async def test_a_guest_resumes_through_the_other_coordinator(tmp_path: Path) -> None:
-    async with two_coordinators(tmp_path, grace=3.0) as (a, b, news):
+    async with two_coordinators(tmp_path, grace=2.0) as (a, b, news):
         assert a.cross is not None and b.cross is not None
         session, guest = await guest_seated(a, "invite")
         # a token that holds no seat (both coordinators draw from one seed: B's first is A's)
@@ -337,3 +350,47 @@ async def eventually(step: Callable[[], Any], done: Callable[[], bool], what: st
         await asyncio.wait_for(loop(), 10.0)
     except TimeoutError:
         raise AssertionError(f"not within 10 s: {what}") from None
+
+
+async def test_a_front_can_neither_read_nor_forge_what_passes_between_coordinators(
+        tmp_path: Path) -> None:
+    """The front's user subscribes to the lobby's relay, the private lines, the admins'
+    actions, and publishes on them, and reads the guests' bucket: each refused by the server
+    (a permissions violation); a forged lobby line reaches nobody."""
+    import nats
+    from nats.js.errors import Error as JetStreamError
+
+    async with two_coordinators(tmp_path) as (a, b, news):
+        bob = await online(b, "bob", "fb")
+        alice = await online(a, "alice")
+        errors = Errors()
+        spy = await nats.connect(news.url, error_cb=errors.record, allow_reconnect=False,
+            inbox_prefix=bus.inbox_prefix(bus.FRONT, FRONT_USER))
+        try:
+            heard: list[Msg] = []
+
+            async def got(msg: Msg) -> None:
+                heard.append(msg)
+
+            crossing = [bus.CHAT_LOBBY, bus.tell_subject(b.boot), bus.TELL, bus.ADMIN_DONE]
+            for subject in crossing:
+                await spy.subscribe(subject, cb=got)
+            forged = ChatLine("lobby", "alice", "forgé", 0.0)
+            published = {bus.CHAT_LOBBY: forged, bus.tell_subject(b.boot): wire.Told(
+                forged, "bob"), bus.ADMIN_DONE: wire.AdminDone("x", "broadcast", "forgé", None)}
+            for subject, value in published.items():
+                await spy.publish(subject, wire.encode(value))
+            with pytest.raises((JetStreamError, nats.errors.TimeoutError)):
+                await spy.jetstream(timeout=1).key_value(bus.GUESTS_BUCKET)
+            await spy.flush()
+            await alice.call("chat", text="vrai")
+            await until(lambda: said(news.chat(bob.sid), "vrai"), "alice's real line on B")
+            await until(lambda: all(errors.violation("subscription", s) for s in crossing)
+                        and all(errors.violation("publish", s) for s in published)
+                        and errors.violation(
+                            "publish", f"$JS.API.STREAM.INFO.KV_{bus.GUESTS_BUCKET}"),
+                        f"every violation refused: {errors.texts}")
+            assert heard == [] and not said(news.chat(bob.sid), "forgé")
+            assert not any(n.text == "forgé" for n in news.notices(bob.sid))
+        finally:
+            await spy.close()
