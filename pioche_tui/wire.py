@@ -498,10 +498,11 @@ class AdminDone:
 @dataclass(frozen=True)
 class Resumable:
     """A guest's seat held, in the guests' bucket (``bus.GUESTS_BUCKET``) under their reconnect
-    token's digest: the identity the token proves and the name on the seat."""
+    token's digest: the identity the token proves, the name on the seat, and its table."""
 
     identity: str
     name: str
+    table: str
 
 
 @dataclass(frozen=True)
@@ -677,7 +678,7 @@ CODECS: tuple[Codec, ...] = (
     # --- what crosses coordinators (pioche_tui/coordinator/cross.py) ---
     record(Told, "Told", line=One("ChatLine"), to=STR),
     record(AdminDone, "AdminDone", by=STR, action=STR, target=STR, until=Optional(FLOAT)),
-    record(Resumable, "Resumable", identity=STR, name=STR),
+    record(Resumable, "Resumable", identity=STR, name=STR, table=STR),
     record(Motd, "Motd", text=STR),
     record(Place, "Place", table=Optional(STR), seat=OPT_INT,
            status=Optional(Choice(*get_args(TableStatus)))),

@@ -256,9 +256,11 @@ class Crossing:
         seats = {}
         for session in self.coordinator.sessions.values():
             guest = session.guest_pass
-            if guest is not None and session.open and session.seat is not None:
+            table = session.table
+            if (guest is not None and session.open and session.seat is not None
+                    and table is not None):
                 seats[token_key(guest.token)] = wire.Resumable(guest.identity,
-                                                               session.player.name)
+                                                               session.player.name, table.id)
         return seats
 
     async def _keep_guests(self) -> None:
@@ -268,33 +270,39 @@ class Crossing:
 
     async def keep_guests(self) -> None:
         """Bring the guests' bucket to the seats held here: a new or changed seat written, each
-        refreshed a third of the max age after its last write, and a seat no longer held
-        (the session closed, the guest left it) written once more, so that it lasts one
-        grace period from now, then forgotten."""
+        refreshed a third of the max age after its last write; the seat of a session that
+        ended written once more, so that it lasts one grace period from now, then forgotten;
+        a seat its guest left (their session goes on) deleted."""
         assert self.guests is not None
         now = time.monotonic()
         refresh = self.coordinator.settings.grace / 3
         seats = self._seats()
-        jobs = []
+        jobs: list[tuple[str, wire.Resumable | None]] = []  # (None: delete)
         for key, value in seats.items():
             kept = self._kept.get(key)
             if kept is None or kept[0] != value or now - kept[1] >= refresh:
                 jobs.append((key, value))
+        online = {s.player.identity for s in self.coordinator.sessions.values() if s.open}
         for key in set(self._kept) - set(seats):
-            jobs.append((key, self._kept.pop(key)[0]))
-        for key, value in jobs:
+            value = self._kept.pop(key)[0]
+            jobs.append((key, None if value.identity in online else value))
+        for key, job in jobs:
             try:
-                await self.guests.put(key, wire.encode(value))
-            except Exception as error:  # (tried again at the next look)
+                if job is None:
+                    await self.guests.delete(key)
+                else:
+                    await self.guests.put(key, wire.encode(job))
+            except Exception as error:  # (a seat held: tried again at the next look)
                 self._errors.failed(error)
                 self._kept.pop(key, None)
                 continue
-            if key in seats:
-                self._kept[key] = (value, now)
+            if job is not None and key in seats:
+                self._kept[key] = (job, now)
 
     async def resume(self, token: str, address: str) -> tuple[GuestPass, str]:
         """``Coordinator.resume``, then, for a token whose seat is not here, the guests'
-        bucket (the attempt counted once, here)."""
+        bucket (the attempt counted once, here). A seat at a table of this coordinator is its
+        own to judge (the game over, the guest gone from it): the bucket is not asked."""
         try:
             return self.coordinator.resume(token, address)
         except Refused as refusal:
@@ -311,6 +319,6 @@ class Crossing:
                 self._errors.failed(error)
                 raise refusal from None
             seat = _decode(entry.value or b"", wire.Resumable, "guest's seat")
-            if seat is None:
+            if seat is None or seat.table in self.coordinator.tables:
                 raise
             return GuestPass(seat.identity, canonical.token), seat.name

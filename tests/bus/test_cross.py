@@ -292,8 +292,9 @@ async def test_a_guest_resumes_through_the_other_coordinator(tmp_path: Path) -> 
     async with two_coordinators(tmp_path, grace=2.0) as (a, b, news):
         assert a.cross is not None and b.cross is not None
         session, guest = await guest_seated(a, "invite")
-        # a token that holds no seat (both coordinators draw from one seed: B's first is A's)
-        other = [await Session(b, "fb").call("guest_pass") for _ in range(2)][-1]
+        # a token that holds no seat (both coordinators draw from one seed: B's first two are
+        # A's guests' below)
+        other = [await Session(b, "fb").call("guest_pass") for _ in range(3)][-1]
         assert other.token != guest.token
 
         tries = iter(range(1, 250))
@@ -322,6 +323,17 @@ async def test_a_guest_resumes_through_the_other_coordinator(tmp_path: Path) -> 
             == (guest, "invite")
         with pytest.raises(Refused) as refused:
             await Session(b, "fb").call("resume", token=other.token, address="192.0.2.11")
+        assert refused.value.code == "resume_unknown"
+
+        # a guest who leaves their seat (their session goes on) holds nothing any more
+        leaver, left = await guest_seated(a, "partant")
+        await until(lambda: len(a.cross._kept) == 2, "both seats in the bucket")
+        assert await Session(b, "fb").call("resume", token=left.token,
+                                           address="192.0.2.12") == (left, "partant")
+        await leaver.call("leave")
+        await until(lambda: len(a.cross._kept) == 1, "the seat left, gone from the bucket")
+        with pytest.raises(Refused) as refused:
+            await Session(b, "fb").call("resume", token=left.token, address="192.0.2.12")
         assert refused.value.code == "resume_unknown"
 
         # the guest's session ends: their token still resumes within the grace period, then
