@@ -23,13 +23,15 @@ runs JetStream) is ``Coordinator.beyond``: what the coordinator reaches of the o
   ``wire.AdminDone``): every other coordinator applies their effect (``Console.relayed``: the
   kick at the player's home, the ban held and its sessions closed everywhere).
 - **Guests** (``bus.GUESTS_BUCKET``): a guest's pass is an HMAC under one coordinator's secret
-  (``guests.py``), which the others do not share; so while a guest holds a seat, their
-  session's coordinator keeps the digest of their reconnect token → the seat (``wire.Resumable``:
-  identity, name) in the bucket, refreshed while the session lives and written once more when
-  it ends: the key expires one grace period (the bucket's max age) after the guest left, as
-  their seat does. ``resume`` on any coordinator finds the seat at home first, then in the
-  bucket. The key is the token's SHA-256: the bucket is the coordinators' alone (a front's
-  role may not read it, ``bus/roles.py``), and they hold the secrets anyway.
+  (``guests.py``), which the others do not share; so while a seat is held for a guest (there or
+  away, within the grace period), the coordinator of its table keeps the digest of their
+  reconnect token → the seat (``wire.Resumable``: identity, name, table) in the bucket,
+  refreshed every third of the bucket's max age (the grace period) and deleted when the seat
+  is no longer held; a coordinator that dies leaves its keys to expire within the max age.
+  ``resume`` on any coordinator looks at its own tables first, then at the bucket for a seat
+  at a table that is not its own. The key is the token's SHA-256: the bucket is the
+  coordinators' alone (a front's role may not read it, ``bus/roles.py``), and they hold the
+  secrets anyway.
 
 Rate budgets stay per coordinator (an address spread over m coordinators gets m budgets of
 resume attempts and of chat lines), documented in docs/server.md.
@@ -88,6 +90,7 @@ class Crossing:
         self._watch: asyncio.Task[None] | None = None
         self._watcher: Any = None
         self._kept: dict[str, tuple[wire.Resumable, float]] = {}  # key → (value, put at)
+        self._tokens: dict[str, str] = {}  # a guest's identity → their token (their session's)
         self._errors = _Errors("guests bucket")
         self._unsent = _Errors("between coordinators")
 
@@ -252,15 +255,27 @@ class Crossing:
     # --- guests ------------------------------------------------------------------------------
 
     def _seats(self) -> dict[str, wire.Resumable]:
-        """The guests' seats held by the sessions here, by their tokens' keys."""
-        seats = {}
+        """The seats held here for guests whose token this coordinator knows (from their
+        sessions here), by their tokens' keys: exactly those ``Coordinator.resume`` gives back
+        (a player's seat at a table playing or waiting, the guest there or away)."""
         for session in self.coordinator.sessions.values():
-            guest = session.guest_pass
-            table = session.table
-            if (guest is not None and session.open and session.seat is not None
-                    and table is not None):
-                seats[token_key(guest.token)] = wire.Resumable(guest.identity,
-                                                               session.player.name, table.id)
+            if session.guest_pass is not None:
+                self._tokens[session.guest_pass.identity] = session.guest_pass.token
+        seats: dict[str, wire.Resumable] = {}
+        if not self._tokens:  # (no guest here: no table to look through)
+            return seats
+        held = set()
+        for table in self.coordinator.tables.values():
+            if table.status not in ("playing", "waiting"):
+                continue
+            for seat in table.seats:
+                token = self._tokens.get(seat.identity) if seat.identity else None
+                if seat.kind == "player" and seat.identity and token is not None:
+                    seats[token_key(token)] = wire.Resumable(seat.identity, seat.name, table.id)
+                    held.add(seat.identity)
+        online = {s.player.identity for s in self.coordinator.sessions.values()}
+        for identity in set(self._tokens) - held - online:
+            del self._tokens[identity]
         return seats
 
     async def _keep_guests(self) -> None:
@@ -270,9 +285,8 @@ class Crossing:
 
     async def keep_guests(self) -> None:
         """Bring the guests' bucket to the seats held here: a new or changed seat written, each
-        refreshed a third of the max age after its last write; the seat of a session that
-        ended written once more, so that it lasts one grace period from now, then forgotten;
-        a seat its guest left (their session goes on) deleted."""
+        refreshed a third of the max age after its last write, a seat no longer held (the
+        game over, the guest gone from it, the grace period over) deleted."""
         assert self.guests is not None
         now = time.monotonic()
         refresh = self.coordinator.settings.grace / 3
@@ -282,22 +296,27 @@ class Crossing:
             kept = self._kept.get(key)
             if kept is None or kept[0] != value or now - kept[1] >= refresh:
                 jobs.append((key, value))
-        online = {s.player.identity for s in self.coordinator.sessions.values() if s.open}
-        for key in set(self._kept) - set(seats):
-            value = self._kept.pop(key)[0]
-            jobs.append((key, None if value.identity in online else value))
+        jobs += [(key, None) for key in set(self._kept) - set(seats)]
         for key, job in jobs:
             try:
                 if job is None:
                     await self.guests.delete(key)
                 else:
                     await self.guests.put(key, wire.encode(job))
-            except Exception as error:  # (a seat held: tried again at the next look)
+            except Exception as error:  # (tried again at the next look)
                 self._errors.failed(error)
-                self._kept.pop(key, None)
+                if job is not None:
+                    self._kept.pop(key, None)
                 continue
-            if job is not None and key in seats:
+            if job is None:  # (kept until deleted: resume judges its table here meanwhile)
+                self._kept.pop(key, None)
+            else:
                 self._kept[key] = (job, now)
+
+    def _tables(self) -> set[str]:
+        """The tables this coordinator judges alone: its own, and those of the keys it wrote
+        (until they are deleted: a table closed here a moment ago)."""
+        return {*self.coordinator.tables, *(seat.table for seat, _at in self._kept.values())}
 
     async def resume(self, token: str, address: str) -> tuple[GuestPass, str]:
         """``Coordinator.resume``, then, for a token whose seat is not here, the guests'
@@ -319,6 +338,6 @@ class Crossing:
                 self._errors.failed(error)
                 raise refusal from None
             seat = _decode(entry.value or b"", wire.Resumable, "guest's seat")
-            if seat is None or seat.table in self.coordinator.tables:
+            if seat is None or seat.table in self._tables():
                 raise
             return GuestPass(seat.identity, canonical.token), seat.name

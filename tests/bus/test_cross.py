@@ -39,7 +39,7 @@ from pioche_tui.bus.natsd import NatsServer
 from pioche_tui.bus.roles import User
 from pioche_tui.coordinator.host import CoordinatorHost
 from pioche_tui.coordinator.mailbox import Mail, Notice
-from pioche_tui.coordinator.model import ChatLine, GuestPass, Player, Refused
+from pioche_tui.coordinator.model import ChatLine, GuestPass, Player, Refused, TableUpdate
 from tests.bus.test_roles import Errors
 from tests.bus.world import make_coordinator, until
 
@@ -278,20 +278,35 @@ def bob_identity() -> str:
     return player("bob").identity
 
 
-async def guest_seated(host: CoordinatorHost, name: str) -> tuple[Session, GuestPass]:
-    """A guest at a toy table against a bot on ``host``."""
+async def guest_seated(host: CoordinatorHost, news: Sessions, name: str, move: bool = True
+                       ) -> tuple[Session, GuestPass]:
+    """A guest at a toy table against a bot on ``host``; ``move``: after a move of theirs (a
+    table where a player moved is kept when they drop)."""
     session = Session(host, "fa")
     guest: GuestPass = await session.call("guest_pass")
     await session.call("connect", player=Player(guest.identity, name, guest=True,
                                                 address="192.0.2.9"), guest_pass=guest)
     await session.call("quick_play", game="toy", seats=2)
+    if not move:
+        return session, guest
+
+    def my_turn() -> TableUpdate | None:
+        updates = [m.table for m in news.mails.get(session.sid, []) if m.table is not None]
+        last = updates[-1] if updates else None
+        mine = last is not None and last.view is not None and last.seat in last.to_act
+        return last if mine else None
+
+    await until(lambda: my_turn() is not None, f"{name}'s turn")
+    update = my_turn()
+    assert update is not None
+    await session.call("act", action=1, step=update.step)
     return session, guest
 
 
 async def test_a_guest_resumes_through_the_other_coordinator(tmp_path: Path) -> None:
     async with two_coordinators(tmp_path, grace=2.0) as (a, b, news):
         assert a.cross is not None and b.cross is not None
-        session, guest = await guest_seated(a, "invite")
+        session, guest = await guest_seated(a, news, "invite")
         # a token that holds no seat (both coordinators draw from one seed: B's first two are
         # A's guests' below)
         other = [await Session(b, "fb").call("guest_pass") for _ in range(3)][-1]
@@ -326,7 +341,7 @@ async def test_a_guest_resumes_through_the_other_coordinator(tmp_path: Path) -> 
         assert refused.value.code == "resume_unknown"
 
         # a guest who leaves their seat (their session goes on) holds nothing any more
-        leaver, left = await guest_seated(a, "partant")
+        leaver, left = await guest_seated(a, news, "partant")
         await until(lambda: len(a.cross._kept) == 2, "both seats in the bucket")
         assert await Session(b, "fb").call("resume", token=left.token,
                                            address="192.0.2.12") == (left, "partant")
@@ -334,6 +349,15 @@ async def test_a_guest_resumes_through_the_other_coordinator(tmp_path: Path) -> 
         await until(lambda: len(a.cross._kept) == 1, "the seat left, gone from the bucket")
         with pytest.raises(Refused) as refused:
             await Session(b, "fb").call("resume", token=left.token, address="192.0.2.12")
+        assert refused.value.code == "resume_unknown"
+
+        # one who drops before they moved: the table closes, and the token holds nothing at
+        # once, on the table's coordinator as on one (its key not deleted yet: judged there)
+        dropped, gone_pass = await guest_seated(a, news, "furtif", move=False)
+        await until(lambda: len(a.cross._kept) == 2, "the seat in the bucket")
+        await dropped.call("close")
+        with pytest.raises(Refused) as refused:
+            await Session(a, "fa").call("resume", token=gone_pass.token, address="192.0.2.13")
         assert refused.value.code == "resume_unknown"
 
         # the guest's session ends: their token still resumes within the grace period, then
