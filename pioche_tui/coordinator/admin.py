@@ -17,6 +17,10 @@ logged with who did it (``pioche.admin``; its ``event`` fields for ``--log-forma
 **Bans** are kept in the database (they survive a restart) and held at login: the SSH front
 asks ``refusal`` before a session starts (``client.FrontDesk.banned``). A ban also ends the
 sessions online that it covers.
+
+**Several coordinators** on one bus (``coordinator/cross.py``): the online list shows theirs
+too, a kick reaches a player on another, and a ban, an unban, a broadcast and the message of
+the day, done and stored where the admin is, are applied by every other (``relayed``).
 """
 
 from __future__ import annotations
@@ -208,9 +212,9 @@ class Console:
         return found
 
     def _kick(self, session: Session | Far, why: str = MSG_KICKED, by: str = "") -> str:
-        name = session.player.name
         from .core import Far
 
+        name = session.player.name
         if isinstance(session, Far):  # (its home closes it: relayed)
             self._relay(by, "kick", session.name_key, None)
             return f"session de {name} fermée (sur le coordinateur {session.home})"
@@ -255,12 +259,15 @@ class Console:
             return "address", str(ipaddress.ip_address(target))
         except ValueError:
             pass
-        player = self._online(target, far=True).player
+        from .core import Far
+
+        found = self._online(target, far=True)
+        player = found.player
         if player.identity.startswith("SHA256:"):
             return "key", player.identity
         if player.address:
             return "address", player.address
-        if player.guest:  # (a guest on another coordinator: its address is not known here)
+        if isinstance(found, Far):  # (a guest on another coordinator: no address known here)
             raise Refused("bad_target", f"{player.name} est en ligne sur un autre coordinateur "
                           ": bannissez son adresse (la liste de ce coordinateur-là la montre).")
         raise Refused("bad_target", f"{player.name} n'a ni clé ni adresse à bannir.")

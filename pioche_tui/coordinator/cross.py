@@ -124,6 +124,10 @@ class Crossing:
             with contextlib.suppress(Exception):
                 await subscription.unsubscribe()
         self._subscriptions = []
+        while not self._outbox.empty() and self.nc.is_connected:  # (the last lines, sent)
+            subject, data, headers = self._outbox.get_nowait()
+            with contextlib.suppress(Exception):
+                await self.nc.publish(subject, data, headers=headers)
         tasks = [*self._tasks, *([self._watch] if self._watch is not None else [])]
         for task in tasks:
             task.cancel()

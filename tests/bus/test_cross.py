@@ -266,6 +266,14 @@ async def test_the_admin_sees_and_acts_across_coordinators(tmp_path: Path) -> No
         await until(lambda: "bob" not in {s.name for s in a.coordinator.console.view().sessions},
                     "bob gone from A's list")
 
+        guest = Session(b, "fb")
+        await guest.call("connect", player=Player("guest:invite", "invite", guest=True,
+                                                  address="192.0.2.50"))
+        await known_elsewhere(a, "invite")
+        with pytest.raises(Refused) as refused:  # (its address is not in the bucket)
+            await admin.call("admin_act", action="ban", target="invite")
+        assert refused.value.code == "bad_target" and "autre coordinateur" in str(refused.value)
+
         await admin.call("admin_act", action="ban", target="carol", seconds=600)
         await until(lambda: news.closed(carol.sid), "carol's session closed on B")
         assert b.coordinator.console.refusal(player("carol").identity, "") is not None
