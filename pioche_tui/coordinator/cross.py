@@ -27,7 +27,9 @@ runs JetStream) is ``Coordinator.beyond``: what the coordinator reaches of the o
   away, within the grace period), the coordinator of its table keeps the digest of their
   reconnect token → the seat (``wire.Resumable``: identity, name, table) in the bucket,
   refreshed every third of the bucket's max age (the grace period) and deleted when the seat
-  is no longer held; a coordinator that dies leaves its keys to expire within the max age.
+  is no longer held. A coordinator that restores a dead one's table finds its guests' keys in
+  the bucket (by identity) and keeps them from then on; those of a table nobody restores
+  expire within the max age.
   ``resume`` on any coordinator looks at its own tables first, then at the bucket for a seat
   at a table that is not its own. The key is the token's SHA-256: the bucket is the
   coordinators' alone (a front's role may not read it, ``bus/roles.py``), and they hold the
@@ -51,7 +53,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from nats.js.api import KeyValueConfig, StorageType
-from nats.js.errors import KeyNotFoundError, NotFoundError
+from nats.js.errors import KeyNotFoundError, NoKeysError, NotFoundError
 from nats.js.kv import KV_DEL, KV_PURGE, KeyValue
 
 from .. import bus, wire
@@ -90,7 +92,9 @@ class Crossing:
         self._watch: asyncio.Task[None] | None = None
         self._watcher: Any = None
         self._kept: dict[str, tuple[wire.Resumable, float]] = {}  # key → (value, put at)
-        self._tokens: dict[str, str] = {}  # a guest's identity → their token (their session's)
+        self._keys: dict[str, str] = {}  # a seated guest's identity → their key in the bucket
+        self._strangers: set[str] = set()  # guests seated here whose key is not known
+        self._sought: set[str] = set()  # those already looked for in the bucket
         self._errors = _Errors("guests bucket")
         self._unsent = _Errors("between coordinators")
 
@@ -259,28 +263,58 @@ class Crossing:
     # --- guests ------------------------------------------------------------------------------
 
     def _seats(self) -> dict[str, wire.Resumable]:
-        """The seats held here for guests whose token this coordinator knows (from their
-        sessions here), by their tokens' keys: exactly those ``Coordinator.resume`` gives back
-        (a player's seat at a table playing or waiting, the guest there or away)."""
+        """The seats held here for guests, by their tokens' keys: exactly those
+        ``Coordinator.resume`` gives back (a player's seat at a table playing or waiting, the
+        guest there or away). A key is known from the guest's session here, or found in the
+        bucket (``_adopt``); the guests seated whose key is not known yet (a table restored
+        from a coordinator that died) are left in ``_strangers``."""
         for session in self.coordinator.sessions.values():
             if session.guest_pass is not None:
-                self._tokens[session.guest_pass.identity] = session.guest_pass.token
+                self._keys[session.guest_pass.identity] = token_key(session.guest_pass.token)
         seats: dict[str, wire.Resumable] = {}
-        if not self._tokens:  # (no guest here: no table to look through)
-            return seats
-        held = set()
+        held, strangers = set(), set()
         for table in self.coordinator.tables.values():
             if table.status not in ("playing", "waiting"):
                 continue
             for seat in table.seats:
-                token = self._tokens.get(seat.identity) if seat.identity else None
-                if seat.kind == "player" and seat.identity and token is not None:
-                    seats[token_key(token)] = wire.Resumable(seat.identity, seat.name, table.id)
-                    held.add(seat.identity)
+                identity = seat.identity
+                if seat.kind != "player" or not identity or not identity.startswith(
+                        GUEST_PREFIX):
+                    continue
+                key = self._keys.get(identity)
+                if key is None:
+                    strangers.add(identity)
+                else:
+                    seats[key] = wire.Resumable(identity, seat.name, table.id)
+                    held.add(identity)
         online = {s.player.identity for s in self.coordinator.sessions.values()}
-        for identity in set(self._tokens) - held - online:
-            del self._tokens[identity]
+        for identity in set(self._keys) - held - online:
+            del self._keys[identity]
+        self._strangers = strangers
         return seats
+
+    async def _adopt(self, identities: set[str]) -> None:
+        """The bucket's keys of these guests' seats, found by reading the whole bucket (once
+        for each guest: after a failover, the dead coordinator's keys name the tables this one
+        restored); from then on kept here as its own."""
+        assert self.guests is not None
+        try:
+            keys = await self.guests.keys()
+        except NoKeysError:
+            return
+        except Exception as error:
+            self._errors.failed(error)
+            return
+        for key in keys:
+            if key in self._kept:
+                continue
+            try:
+                entry = await self.guests.get(key)
+            except Exception:  # (gone meanwhile, or the bus: looked at no more)
+                continue
+            seat = _decode(entry.value or b"", wire.Resumable, "guest's seat")
+            if seat is not None and seat.identity in identities:
+                self._keys[seat.identity] = key
 
     async def _keep_guests(self) -> None:
         while True:
@@ -295,6 +329,11 @@ class Crossing:
         now = time.monotonic()
         refresh = self.coordinator.settings.grace / 3
         seats = self._seats()
+        unsought = self._strangers - self._sought
+        self._sought = self._sought & self._strangers | unsought
+        if unsought:
+            await self._adopt(unsought)
+            seats = self._seats()
         jobs: list[tuple[str, wire.Resumable | None]] = []  # (None: delete)
         for key, value in seats.items():
             kept = self._kept.get(key)

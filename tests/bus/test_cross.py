@@ -37,6 +37,7 @@ from pioche_tui import bus, wire
 from pioche_tui.bus.directory import buckets_of
 from pioche_tui.bus.natsd import NatsServer
 from pioche_tui.bus.roles import User
+from pioche_tui.coordinator.cross import token_key
 from pioche_tui.coordinator.host import CoordinatorHost
 from pioche_tui.coordinator.mailbox import Mail, Notice
 from pioche_tui.coordinator.model import ChatLine, GuestPass, Player, Refused, TableUpdate
@@ -438,3 +439,31 @@ async def test_a_front_can_neither_read_nor_forge_what_passes_between_coordinato
             assert not any(n.text == "forgé" for n in news.notices(bob.sid))
         finally:
             await spy.close()
+
+
+async def test_a_coordinator_keeps_the_keys_of_the_guests_at_a_table_it_took_over(
+        tmp_path: Path) -> None:
+    """After a failover a coordinator holds tables whose guests' tokens it never saw: it
+    finds their keys in the bucket (by identity) and refreshes them, so that the token still
+    resumes past the bucket's max age, until the seat is no longer held."""
+    async with two_coordinators(tmp_path, grace=2.0) as (a, b, news):
+        assert a.cross is not None and a.cross.guests is not None and b.cross is not None
+        token = (await Session(a, "fa").call("guest_pass")).token
+        identity = "guest:taken-over"  # (the seat's, as the dead coordinator's log says)
+        # the key its first coordinator wrote, before it died
+        await a.cross.guests.put(token_key(token), wire.encode(
+            wire.Resumable(identity, "repris", "DEAD")))
+        seated = Session(b, "fb")  # (a session without its pass: as a restored seat)
+        await seated.call("connect", player=Player(identity, "repris", guest=True,
+                                                   address="192.0.2.60"))
+        table = await seated.call("quick_play", game="toy", seats=2)
+        await until(lambda: token_key(token) in b.cross._kept, "B keeps the guest's key")
+        assert b.cross._kept[token_key(token)][0] == wire.Resumable(identity, "repris", table)
+        await asyncio.sleep(2 * b.coordinator.settings.grace)  # (past the max age: refreshed)
+        got = await Session(a, "fa").call("resume", token=token, address="192.0.2.61")
+        assert got == (GuestPass(identity, token), "repris")
+        await seated.call("leave")  # (nobody moved: the table closes, the seat is free)
+        await until(lambda: token_key(token) not in b.cross._kept, "the key deleted")
+        with pytest.raises(Refused):
+            await Session(a, "fa").call("resume", token=token, address="192.0.2.62")
+        assert news is not None
