@@ -96,13 +96,16 @@ USERS = [User("ca", bus.COORDINATOR, secrets.token_urlsafe(24)),
 
 
 @asynccontextmanager
-async def two_coordinators(tmp_path: Path, grace: float = 60.0, admin: str | None = None
+async def two_coordinators(tmp_path: Path, grace: float = 60.0, admin: str | None = None,
+                           servers: list[NatsServer] | None = None
                            ) -> AsyncIterator[tuple[CoordinatorHost, CoordinatorHost, Sessions]]:
     """Coordinators A and B on one JetStream nats-server, and the sessions' news (read as the
     front's user); A's admins' file names ``admin``. Both front processes ("fa", "fb") beat,
-    so that their sessions live."""
+    so that their sessions live. ``servers``: gets the nats-server."""
     server = NatsServer(jetstream=tmp_path / "bus", users=USERS)
     await server.start()
+    if servers is not None:
+        servers.append(server)
     hosts: list[CoordinatorHost] = []
     conns: list[Client] = []
     beat: asyncio.Task[None] | None = None
@@ -467,3 +470,34 @@ async def test_a_coordinator_keeps_the_keys_of_the_guests_at_a_table_it_took_ove
         with pytest.raises(Refused):
             await Session(a, "fa").call("resume", token=token, address="192.0.2.62")
         assert news is not None
+
+
+async def test_after_the_bus_came_back_a_coordinator_reads_the_online_bucket_again(
+        tmp_path: Path) -> None:
+    """nats-server restarted (same port, JetStream's files kept): the watcher of the online
+    bucket is gone with it; a player who connects on B afterwards is found from A, and a
+    private line reaches them."""
+    servers: list[NatsServer] = []
+    async with two_coordinators(tmp_path, servers=servers) as (a, b, news):
+        alice = await online(a, "alice")
+        [server] = servers
+        server.kill()
+        await server.start()
+        await until(lambda: a.nc.is_connected and b.nc.is_connected
+                    and a.nc.stats["reconnects"] > 0, "both back on the bus")
+        bob = await eventually_online(b, "bob")
+        await known_elsewhere(a, "bob")
+        await alice.call("chat", text="te revoilà", to="bob")
+        await until(lambda: said(news.chat(bob.sid), "te revoilà"), "bob gets it")
+
+
+async def eventually_online(host: CoordinatorHost, name: str) -> Session:
+    """``name`` connected on ``host`` once its online bucket answers again."""
+    for _ in range(100):
+        try:
+            return await online(host, name, "fb")
+        except Refused as refused:
+            if refused.code != "unavailable":
+                raise
+            await asyncio.sleep(0.1)
+    raise AssertionError(f"{name} could not connect")
