@@ -462,7 +462,9 @@ class Online:
     """Who is online under one name, as the bucket ``bus.ONLINE_BUCKET`` holds it (one key per
     session, keyed by the name's ``name_key``: bus/directory.py): the name shown, the
     session's identity (a newer connection of the same identity takes the name over), whether
-    it only watches, the table it sits at or watches, and the front and session holding it."""
+    it only watches, the table it sits at or watches, the front and session holding it, and
+    its home: the id of the coordinator serving it (``CoordinatorHost.boot``), where a
+    private line or an admin's kick for it goes (coordinator/cross.py)."""
 
     name: str
     identity: str
@@ -470,6 +472,37 @@ class Online:
     table: str | None
     front: str
     sid: str
+    home: str = ""
+
+
+@dataclass(frozen=True)
+class Told:
+    """A private line for the player online under the name key ``to`` at the coordinator it
+    is published to (``bus.tell_subject``: coordinator/cross.py)."""
+
+    line: ChatLine
+    to: str
+
+
+@dataclass(frozen=True)
+class AdminDone:
+    """An admin's action done on one coordinator, for the others to apply
+    (``bus.ADMIN_DONE``; ``Console.relayed``)."""
+
+    by: str
+    action: str
+    target: str
+    until: float | None
+
+
+@dataclass(frozen=True)
+class Resumable:
+    """A guest's seat held, in the guests' bucket (``bus.GUESTS_BUCKET``) under their reconnect
+    token's digest: the identity the token proves, the name on the seat, and its table."""
+
+    identity: str
+    name: str
+    table: str
 
 
 @dataclass(frozen=True)
@@ -641,7 +674,11 @@ CODECS: tuple[Codec, ...] = (
            addresses=Tuple(Fixed(STR, INT)), bye=BOOL),
     # --- the directory's buckets (pioche_tui/bus/directory.py) ---
     record(Online, "Online", name=STR, identity=STR, watch_only=BOOL, table=Optional(STR),
-           front=STR, sid=STR),
+           front=STR, sid=STR, home=STR),
+    # --- what crosses coordinators (pioche_tui/coordinator/cross.py) ---
+    record(Told, "Told", line=One("ChatLine"), to=STR),
+    record(AdminDone, "AdminDone", by=STR, action=STR, target=STR, until=Optional(FLOAT)),
+    record(Resumable, "Resumable", identity=STR, name=STR, table=STR),
     record(Motd, "Motd", text=STR),
     record(Place, "Place", table=Optional(STR), seat=OPT_INT,
            status=Optional(Choice(*get_args(TableStatus)))),

@@ -22,6 +22,11 @@ Subjects that belong to one front carry its **bus name** (``<name>``: the user o
   log, one msgpack record per message (``store/jslog.py``).
 - ``pioche.front.alive.<name>``: each front's heartbeat (``wire.FrontAlive``), every
   ``HEARTBEAT`` and when its counts change; ``bye`` set when it stops cleanly.
+- Between coordinators (several on one bus: ``coordinator/cross.py``), published and read by
+  the coordinator role alone: ``pioche.chat.lobby``, each lobby line said (a ``ChatLine``,
+  header ``Pioche-Boot``: the speaker's coordinator); ``pioche.coord.<cid>.tell``, a private
+  line for a player whose session the coordinator ``cid`` serves (a ``wire.Told``);
+  ``pioche.admin.done``, an admin's action done on one coordinator (a ``wire.AdminDone``).
 - ``_INBOX.<role>.<name>.…``: each connection's inbox (nats-py's ``inbox_prefix``): the answers
   to its requests.
 
@@ -33,6 +38,9 @@ Key-value buckets (JetStream, when the bus has it: ``directory``):
   ``wire.Online`` session under it, created atomically (a name online once across the
   cluster), refreshed while the session lives, gone within the bucket's max age after its
   owner dies.
+- ``pioche_guests`` (``GUESTS_BUCKET``, coordinators only): a guest's reconnect token's digest
+  → the ``wire.Resumable`` seat it holds, so that the guest resumes on any coordinator; kept
+  while the guest's session lives, gone a grace period after it ends.
 
 A side silent for ``SILENCE`` seconds is taken for dead (the coordinator closes a dead front's
 sessions; a front ends its sessions when the coordinator is lost or restarted).
@@ -68,6 +76,9 @@ COORD_ALIVE = "pioche.coord.alive"
 FRONT_ALIVE = "pioche.front.alive"  # .<name>
 SESSION_PREFIX = "pioche.s."  # <name>.<sid>
 INBOX = "_INBOX"  # .<role>.<name>
+CHAT_LOBBY = "pioche.chat.lobby"  # the lobby's lines, from coordinator to coordinator
+ADMIN_DONE = "pioche.admin.done"  # an admin's action done on one coordinator
+TELL = "pioche.coord.*.tell"  # (every coordinator's private lines: tell_subject)
 FRONT = "front"  # the roles (bus/roles.py)
 COORDINATOR = "coordinator"
 
@@ -76,6 +87,7 @@ LOG_STREAM = "PIOCHE_LOGS"  # the tables' logs (store/jslog.py), one subject per
 LOG_PREFIX = "pioche.log."  # + table id: that table's log
 LOBBY_BUCKET = "pioche_lobby"
 ONLINE_BUCKET = "pioche_online"
+GUESTS_BUCKET = "pioche_guests"
 
 FRONT_HEADER = "Pioche-Front"
 SESSION_HEADER = "Pioche-Session"
@@ -109,6 +121,12 @@ def session_subject(name: str, sid: str) -> str:
 def request_subject(name: str) -> str:
     """``pioche.coord.req.<name>``: where the front named ``name`` sends its requests."""
     return f"{COORD_REQ}.{token(name, 'bus name')}"
+
+
+def tell_subject(cid: str) -> str:
+    """``pioche.coord.<cid>.tell``: the private lines for the players the coordinator ``cid``
+    serves."""
+    return TELL.replace("*", token(cid, "coordinator id"))
 
 
 def front_alive_subject(name: str) -> str:

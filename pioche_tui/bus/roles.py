@@ -10,7 +10,9 @@ the nats-server refuses (a permissions violation) whatever that role does not ne
   the coordinator (publish news, a lobby, a heartbeat of the coordinator, or into another
   front's inbox);
 - a **coordinator** publishes the news, the lobby, its heartbeat and the answers (into the
-  fronts' inboxes), and reads the requests and the fronts' heartbeats.
+  fronts' inboxes), and reads the requests and the fronts' heartbeats; with the other
+  coordinators it shares the lobby's chat, the private lines and the admins' actions
+  (``coordinator/cross.py``), which no front may send nor read.
 
 One user per front *machine*, not one per process nor one per role: the permissions are what
 ties a front to its subjects, so fronts sharing a user could read each other's sessions (one
@@ -45,6 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from . import (
+    ADMIN_DONE,
+    CHAT_LOBBY,
     COORD_ALIVE,
     COORD_REQ,
     COORDINATOR,
@@ -56,12 +60,14 @@ from . import (
     LOG_PREFIX,
     ONLINE_BUCKET,
     SESSION_PREFIX,
+    TELL,
     front_alive_subject,
     inbox_prefix,
     request_subject,
 )
 
 ROLES = (FRONT, COORDINATOR)
+CROSSING = [CHAT_LOBBY, TELL, ADMIN_DONE]  # between coordinators only
 LOGS_SUBJECTS = LOG_PREFIX + ">"
 _JS = "$JS.API"
 
@@ -124,9 +130,9 @@ def permissions(role: str, name: str) -> dict[str, dict[str, list[str]]]:
         return {
             "publish": {"allow": [f"{SESSION_PREFIX}>", LOBBY, COORD_ALIVE,
                                   f"{INBOX}.{FRONT}.>", f"{_JS}.>", "$JS.ACK.>", "$JS.FC.>",
-                                  "$KV.>", LOGS_SUBJECTS]},
+                                  "$KV.>", LOGS_SUBJECTS, *CROSSING]},
             "subscribe": {"allow": [f"{COORD_REQ}.*", f"{FRONT_ALIVE}.*",
-                                    f"{inbox_prefix(COORDINATOR, name)}.>"]},
+                                    f"{inbox_prefix(COORDINATOR, name)}.>", *CROSSING]},
         }
     raise ValueError(f"role {role!r}: one of {', '.join(ROLES)}")
 

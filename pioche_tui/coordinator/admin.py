@@ -17,6 +17,10 @@ logged with who did it (``pioche.admin``; its ``event`` fields for ``--log-forma
 **Bans** are kept in the database (they survive a restart) and held at login: the SSH front
 asks ``refusal`` before a session starts (``client.FrontDesk.banned``). A ban also ends the
 sessions online that it covers.
+
+**Several coordinators** on one bus (``coordinator/cross.py``): the online list shows theirs
+too, a kick reaches a player on another, and a ban, an unban, a broadcast and the message of
+the day, done and stored where the admin is, are applied by every other (``relayed``).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from .text import duration as duration
 from .text import sanitise
 
 if TYPE_CHECKING:
-    from .core import Coordinator, Session
+    from .core import Coordinator, Far, Session
 
 log = logging.getLogger("pioche.admin")
 
@@ -148,12 +152,14 @@ class Console:
     def view(self) -> AdminView:
         c = self.coordinator
         now = time.monotonic()
-        sessions = tuple(sorted(
-            (AdminSession(s.player.name, s.player.identity, s.player.address,
-                          s.table.id if s.table is not None else None,
-                          round(max(now - s.active, 0.0), 1), s.player.watch_only)
-             for s in c.sessions.values() if not s.mirror),
-            key=lambda e: e.name.casefold()))
+        sessions = [AdminSession(s.player.name, s.player.identity, s.player.address,
+                                 s.table.id if s.table is not None else None,
+                                 round(max(now - s.active, 0.0), 1), s.player.watch_only)
+                    for s in c.sessions.values() if not s.mirror]
+        if c.beyond is not None:  # (online elsewhere: no address, no idle time known here)
+            sessions += [AdminSession(far.player.name, far.player.identity, "", far.table, 0.0,
+                                      far.player.watch_only) for far in c.beyond.others()]
+        sessions.sort(key=lambda e: e.name.casefold())
         tables = []
         for table in c.tables.values():
             if table.status == "closed":
@@ -164,7 +170,7 @@ class Console:
                 tuple("—" if s.kind == "free" else f"{s.name} (robot)" if s.kind == "bot"
                       else s.name for s in table.seats),
                 table.step, summary.spectators, table.private))
-        return AdminView(sessions, tuple(tables), self.bans(), self.motd)
+        return AdminView(tuple(sessions), tuple(tables), self.bans(), self.motd)
 
     # --- what an admin does ----------------------------------------------------------------
 
@@ -173,7 +179,7 @@ class Console:
         Refused, with nothing changed, on a bad target."""
         target = target.strip()
         if action == "kick":
-            done = self._kick(self._online(target))
+            done = self._kick(self._online(target, far=True), by=by)
         elif action == "ban":
             done = self._ban(by, target, seconds)
         elif action == "unban":
@@ -181,9 +187,9 @@ class Console:
         elif action == "close":
             done = self._close(target)
         elif action == "broadcast":
-            done = self._broadcast(target)
+            done = self._broadcast(by, target)
         elif action == "motd":
-            done = self._set_motd(target)
+            done = self._set_motd(by, target)
         else:
             raise Refused("bad_action", f"Action inconnue : {action} ({', '.join(ACTIONS)}).")
         log.info("admin %s: %s", by, done,
@@ -191,17 +197,27 @@ class Console:
                         "seconds": seconds})
         return done
 
-    def _online(self, name: str) -> Session:
+    def _online(self, name: str, far: bool = False) -> Session | Far:
+        """The session online under ``name`` here; ``far``: or on another coordinator."""
         from .text import name_key
 
         key = name_key(name)
         for session in self.coordinator.sessions.values():
             if session.name_key == key and not session.mirror:
                 return session
-        raise Refused("not_online", f"Personne en ligne sous le nom {name}.")
+        beyond = self.coordinator.beyond
+        found = beyond.find(key) if far and key and beyond is not None else None
+        if found is None:
+            raise Refused("not_online", f"Personne en ligne sous le nom {name}.")
+        return found
 
-    def _kick(self, session: Session, why: str = MSG_KICKED) -> str:
+    def _kick(self, session: Session | Far, why: str = MSG_KICKED, by: str = "") -> str:
+        from .core import Far
+
         name = session.player.name
+        if isinstance(session, Far):  # (its home closes it: relayed)
+            self._relay(by, "kick", session.name_key, None)
+            return f"session de {name} fermée (sur le coordinateur {session.home})"
         session.mailbox.put_notice(Notice("kicked", why))
         self.coordinator.disconnect(session)
         return f"session de {name} fermée"
@@ -216,16 +232,23 @@ class Console:
         if db is not None and not self.coordinator._persist("bans", db.ban, kind, value, until,
                                                              by, now):
             raise Refused("storage", "Le bannissement n'a pas pu être enregistré.")
-        self._bans[(kind, value)] = Ban(kind, value, until, by)
-        why = (MSG_BANNED_KEY if kind == "key" else MSG_BANNED_ADDRESS).format(
-            until=_until_text(until))
-        kicked = [s for s in list(self.coordinator.sessions.values())
-                  if (s.player.identity if kind == "key" else s.player.address) == value]
-        for session in kicked:
-            self._kick(session, why)
+        kicked = self._hold(Ban(kind, value, until, by))
+        self._relay(by, "ban", f"{kind}:{value}", until)
         length = "pour de bon" if seconds is None else f"pour {seconds:g} s"
         return (f"{'clé' if kind == 'key' else 'adresse'} {value} bannie {length}"
-                f" ({len(kicked)} session(s) fermée(s))")
+                f" ({kicked} session(s) fermée(s){self._elsewhere()})")
+
+    def _hold(self, ban: Ban) -> int:
+        """Hold ``ban`` here: kept, and the sessions here that it covers closed (how many)."""
+        self._bans[(ban.kind, ban.value)] = ban
+        why = (MSG_BANNED_KEY if ban.kind == "key" else MSG_BANNED_ADDRESS).format(
+            until=_until_text(ban.until))
+        kicked = [s for s in list(self.coordinator.sessions.values())
+                  if (s.player.identity if ban.kind == "key" else s.player.address)
+                  == ban.value]
+        for session in kicked:
+            self._kick(session, why)
+        return len(kicked)
 
     def _ban_target(self, target: str) -> tuple[str, str]:
         """A key fingerprint, an IP address, or the name of a player online (their key; a
@@ -236,12 +259,17 @@ class Console:
             return "address", str(ipaddress.ip_address(target))
         except ValueError:
             pass
-        session = self._online(target)
-        player = session.player
+        from .core import Far
+
+        found = self._online(target, far=True)
+        player = found.player
         if player.identity.startswith("SHA256:"):
             return "key", player.identity
         if player.address:
             return "address", player.address
+        if isinstance(found, Far):  # (a guest on another coordinator: no address known here)
+            raise Refused("bad_target", f"{player.name} est en ligne sur un autre coordinateur "
+                          ": bannissez son adresse (la liste de ce coordinateur-là la montre).")
         raise Refused("bad_target", f"{player.name} n'a ni clé ni adresse à bannir.")
 
     def _unban(self, target: str) -> str:
@@ -257,6 +285,7 @@ class Console:
             raise Refused("not_banned", f"{value} n'est pas banni.")
         if db is not None:
             self.coordinator._persist("bans", db.unban, kind, value)
+        self._relay("", "unban", f"{kind}:{value}", None)
         return f"{value} n'est plus banni"
 
     def _close(self, table_id: str) -> str:
@@ -268,15 +297,17 @@ class Console:
     def _text(text: str) -> str:
         return sanitise(text, TEXT_MAX).strip()
 
-    def _broadcast(self, text: str) -> str:
+    def _broadcast(self, by: str, text: str) -> str:
         line = self._text(text)
         if not line:
             raise Refused("empty", "Rien à annoncer.")
         for session in self.coordinator.sessions.values():
             session.mailbox.put_notice(Notice("broadcast", line))
-        return f"annonce envoyée à {len(self.coordinator.sessions)} session(s) : {line}"
+        self._relay(by, "broadcast", line, None)
+        return (f"annonce envoyée à {len(self.coordinator.sessions)} session(s)"
+                f"{self._elsewhere()} : {line}")
 
-    def _set_motd(self, text: str) -> str:
+    def _set_motd(self, by: str, text: str) -> str:
         motd = self._text(text)
         db = self.coordinator.db
         if db is not None and not self.coordinator._persist("motd", db.set_server_text, "motd",
@@ -284,7 +315,48 @@ class Console:
             raise Refused("storage", "Le message du jour n'a pas pu être enregistré.")
         self.motd = motd
         self.coordinator.lobby_changed()
+        self._relay(by, "motd", motd, None)
         return f"message du jour : {motd}" if motd else "message du jour retiré"
+
+    # --- across coordinators (coordinator/cross.py) ------------------------------------------
+
+    def _relay(self, by: str, action: str, target: str, until: float | None) -> None:
+        """Tell the other coordinators of the bus what was done here (stored here already)."""
+        if self.coordinator.beyond is not None:
+            self.coordinator.beyond.acted(by, action, target, until)
+
+    def _elsewhere(self) -> str:
+        return " ici, et sur les autres coordinateurs" if self.coordinator.beyond else ""
+
+    def relayed(self, by: str, action: str, target: str, until: float | None) -> None:
+        """An admin's action done on another coordinator of the bus (which stored it): its
+        effect here. ``kick``: the session here under the name key ``target``; ``ban``,
+        ``unban``: ``target`` is ``kind:value``; ``broadcast``, ``motd``: the text."""
+        if action == "kick":
+            for session in list(self.coordinator.sessions.values()):
+                if session.name_key == target and not session.mirror:
+                    log.info("admin %s (elsewhere): session de %s fermée", by,
+                             session.player.name)
+                    self._kick(session)
+                    return
+            log.info("admin (elsewhere): kick of %r: nobody here under that name", target)
+        elif action in ("ban", "unban"):
+            kind, _, value = target.partition(":")
+            if kind not in ("key", "address") or not value:
+                log.warning("relayed %s of %r dropped: not kind:value", action, target)
+            elif action == "ban":
+                self._hold(Ban(kind, value, until, by))
+            else:
+                self._bans.pop((kind, value), None)
+        elif action == "broadcast":
+            line = self._text(target)
+            for session in self.coordinator.sessions.values():
+                session.mailbox.put_notice(Notice("broadcast", line))
+        elif action == "motd":
+            self.motd = self._text(target)
+            self.coordinator.lobby_changed()
+        else:
+            log.warning("relayed admin action %r dropped", action)
 
 
 def console_owner() -> str:

@@ -30,7 +30,7 @@ from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..bus import LOG_PREFIX, log_subject
 from ..engine import GAMES
@@ -210,6 +210,39 @@ class Session:
 
 
 
+@dataclass(frozen=True)
+class Far:
+    """A session online on another coordinator of the bus (the online bucket says so): who it
+    is, its name's key, and its home's id (``coordinator/cross.py``)."""
+
+    player: Player
+    name_key: str
+    home: str
+    table: str | None = None  # the table it sits at or watches
+
+
+class Beyond(Protocol):
+    """The other coordinators of the bus, as one coordinator reaches them
+    (``coordinator/cross.py``); ``Coordinator.beyond`` is None in the embedded mode and under
+    one coordinator without JetStream. Its sends never wait: they are published in the
+    background, in order."""
+
+    def find(self, key: str) -> Far | None:
+        """The session online elsewhere under the name key ``key``, if any."""
+
+    def others(self) -> Iterable[Far]:
+        """Every session online elsewhere (the admin's list)."""
+
+    def said(self, line: ChatLine) -> None:
+        """A lobby line said here, for the other coordinators' lobbies."""
+
+    def tell(self, line: ChatLine, to: Far) -> None:
+        """A private line for ``to``, at its home."""
+
+    def acted(self, by: str, action: str, target: str, until: float | None) -> None:
+        """An admin's action done here, for the others to apply (``Console.relayed``)."""
+
+
 STORE_READ = "Le serveur ne peut pas lire ses données pour le moment ; réessayez dans un instant."
 """Said when the database fails a read the request needs (``Refused("store_read")``)."""
 T = TypeVar("T")
@@ -271,6 +304,9 @@ class Coordinator:
         """The tables' logs' stream (``Settings.logs`` "jetstream"), None for files."""
         self._stream_ids: set[str] = set()  # tables with a log in the stream (_new_id avoids)
         self._discarding: set[asyncio.Task[None]] = set()  # logs being purged (kept alive)
+        self.beyond: Beyond | None = None
+        """The other coordinators on the bus (lobby chat, private lines, an admin's actions:
+        ``coordinator/cross.py``); None alone."""
 
     def client(self) -> InProcessClient:
         """A new app's client of this coordinator (``client.Connector``: the embedded mode)."""
@@ -1314,6 +1350,11 @@ class Coordinator:
         if addressee is not None:
             line = ChatLine("", session.player.name, clean, now, me=me,
                             to=addressee.player.name)
+            if isinstance(addressee, Far):  # (its home delivers it: told())
+                self._deliver(line, (session,), session)
+                if self.beyond is not None:
+                    self.beyond.tell(line, addressee)
+                return
             self._deliver(line, (session, addressee), session)
             return
         table = session.table
@@ -1332,17 +1373,40 @@ class Coordinator:
         else:
             readers = list(table.subscribers)
         self._deliver(line, readers, session)
+        if table is None and self.beyond is not None:
+            self.beyond.said(line)
 
-    def _online(self, name: str) -> Session:
-        """The session online under ``name`` (by ``name_key``); Refused if there is none."""
+    def heard(self, line: ChatLine) -> None:
+        """A lobby line said on another coordinator (the rate limits counted there, the line
+        stored there): kept in this lobby's history and given to this lobby's sessions, as
+        one said here (ignores, bells)."""
+        self._chat.setdefault(("lobby", False), deque(maxlen=CHAT_HISTORY)).append(line)
+        self._deliver(line, [s for s in self.sessions.values() if s.table is None], None)
+
+    def told(self, line: ChatLine, key: str) -> bool:
+        """A private line from a player on another coordinator, for the player online here
+        under the name key ``key``; False if there is none (gone meanwhile)."""
+        found = next((s for s in self.sessions.values()
+                      if s.name_key == key and not s.player.watch_only and not s.mirror), None)
+        if found is None:
+            return False
+        self._deliver(line, (found,), None)
+        return True
+
+    def _online(self, name: str) -> Session | Far:
+        """The session online under ``name`` (by ``name_key``), here or on another coordinator;
+        Refused if there is none."""
         key = name_key(name)
-        found = next((s for s in self.sessions.values() if key and s.name_key == key), None)
+        found: Session | Far | None = next(
+            (s for s in self.sessions.values() if key and s.name_key == key), None)
+        if found is None and key and self.beyond is not None:
+            found = self.beyond.find(key)
         if found is None:
             shown = nickname(name) or sanitise(name, NICKNAME_MAX)
             raise Refused("not_online", f"{shown} n'est pas en ligne.", name=shown)
         return found
 
-    def _addressee(self, session: Session, name: str) -> Session:
+    def _addressee(self, session: Session, name: str) -> Session | Far:
         """The player online under ``name`` who may get a private line from ``session``."""
         other = self._online(name)
         if other.player.identity == session.player.identity:
@@ -1352,13 +1416,16 @@ class Coordinator:
                           "pas de message privé.", name=other.player.name)
         return other
 
-    def _deliver(self, line: ChatLine, readers: Iterable[Session], sender: Session) -> None:
+    def _deliver(self, line: ChatLine, readers: Iterable[Session], sender: Session | None
+                 ) -> None:
         """``line`` to each reader but those who ignore its sender (the sender always reads
-        their own line); the one it mentions gets the copy that rings (``MENTION_BELL``)."""
+        their own line; None: a sender on another coordinator, known by the line's name);
+        the one it mentions gets the copy that rings (``MENTION_BELL``)."""
         mentioned = mentions(line.text) if "@" in line.text else frozenset()
         at = time.monotonic()
+        sender_key = sender.name_key if sender is not None else name_key(line.name)
         for reader in readers:
-            if reader is not sender and sender.name_key in reader.ignoring:
+            if reader is not sender and sender_key in reader.ignoring:
                 continue
             if (reader is not sender and reader.name_key in mentioned
                     and self._bells.allow(reader.player.identity, at)):

@@ -54,6 +54,7 @@ from .. import bus, wire
 from ..bus import BOOT_HEADER, FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
 from ..bus.directory import Buckets, LobbyBoard, OnlineNames, entries_of, online_key
 from .core import Coordinator
+from .cross import Crossing
 from .inprocess import InProcessClient, InProcessFront
 from .mailbox import Mail
 from .model import LobbySnapshot, Player, Refused
@@ -97,6 +98,9 @@ class CoordinatorHost:
         self.names = OnlineNames(buckets.online, buckets.max_age) \
             if buckets is not None else None
         self.boot = secrets.token_hex(8)
+        self.cross = Crossing(coordinator, nc, self.boot, buckets) \
+            if buckets is not None else None
+        """What crosses to the other coordinators of the bus (coordinator/cross.py)."""
         self._answer_headers = {BOOT_HEADER: self.boot}  # (every answer says whose it is)
         self._free = InProcessClient(coordinator)  # requests before a session, or without one
         self._desk = InProcessFront(coordinator)
@@ -128,10 +132,14 @@ class CoordinatorHost:
             self._tasks.append(asyncio.create_task(self.names.run(), name="online names"))
         if self.board is not None:  # (the tables restored at start, written at once)
             self._lobby_sent(self.coordinator.snapshot())
+        if self.cross is not None:
+            await self.cross.start()
         await self.nc.flush()
         log.info("coordinator on the bus (boot %s)", self.boot)
 
     async def stop(self) -> None:
+        if self.cross is not None:
+            await self.cross.stop()
         with contextlib.suppress(ValueError):
             self.coordinator.lobby_listeners.remove(self._lobby_sent)
         for subscription in self._subscriptions:
@@ -236,6 +244,8 @@ class CoordinatorHost:
             return self.coordinator.snapshot()
         if name == "player":
             return remote.client.player if remote is not None else None
+        if name == "resume" and self.cross is not None:  # (a seat elsewhere: the bucket's)
+            return await self.cross.resume(**args)
         if name in ("connect", "mirror"):
             if sid is None:
                 raise Refused("bad_request", f"{SESSION_HEADER} manquant.")
@@ -269,7 +279,7 @@ class CoordinatorHost:
         key = name_key(player.name)
         if key:
             await self.names.claim(online_key(key), wire.Online(
-                player.name, player.identity, False, None, front[1], sid))
+                player.name, player.identity, False, None, front[1], sid, self.boot))
 
     def _online(self) -> dict[str, tuple[str, wire.Online]]:
         """The online bucket's entry of every session open here."""
@@ -281,7 +291,8 @@ class CoordinatorHost:
             player = session.player
             entries.append((sid, session.name_key, wire.Online(
                 player.name, player.identity, player.watch_only,
-                session.table.id if session.table is not None else None, remote.front[1], sid)))
+                session.table.id if session.table is not None else None, remote.front[1], sid,
+                self.boot)))
         return entries_of(entries)
 
     def _open(self, sid: str, front: FrontKey, client: InProcessClient) -> None:
