@@ -257,6 +257,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="(set by pioche serve --workers) the data directory's lock, taken by the "
         "supervisor; without it, this process takes the lock itself",
     )
+    p.add_argument(
+        "--several", action="store_true",
+        help="one of several coordinators on this bus (with --logs jetstream and a shared "
+        "--db): each owns the tables it makes, holds a lease, and takes over the tables of one "
+        "that dies (docs/server.md, « Several coordinators »)",
+    )
     add_child_flags(p)
     add_setting_flags(p)
     p.set_defaults(run=run_coordinator)
@@ -323,9 +329,14 @@ async def coordinate_locked(args: argparse.Namespace, url: str, tls: BusTLS | No
     except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
         log.error("cannot reach the bus %s: %s", redact(url), redact_error(error, url))
         return 1
+    several = getattr(args, "several", False)
+    if several and getattr(args, "logs", "files") != "jetstream":
+        log.error("--several needs --logs jetstream: another coordinator must read the logs")
+        await nc.close()
+        return 2
     try:
         service = await open_service(args.data_dir, bus=nc, log_replicas=args.bus_replicas,
-                                     **app_settings(args))
+                                     restore=not several, **app_settings(args))
     except ValueError as error:  # a setting's value the service refuses (--public-host, --db)
         log.error("cannot start: %s", error)
         await nc.close()
@@ -341,7 +352,17 @@ async def coordinate_locked(args: argparse.Namespace, url: str, tls: BusTLS | No
         await service.close()
         await nc.close()
         return 1
-    host = CoordinatorHost(service.coordinator, nc, buckets)
+    owners = None
+    if several:
+        from pioche_tui.bus.owners import open_owner_buckets
+        try:
+            owners = await open_owner_buckets(nc, args.bus_replicas)
+        except Exception as error:
+            log.error("cannot open the owners' buckets: %s", error)
+            await service.close()
+            await nc.close()
+            return 1
+    host = CoordinatorHost(service.coordinator, nc, buckets, owners)
     await host.start()
     log.info("coordinator of %s serving on the bus %s", args.data_dir, redact(url))
     if link is not None:
