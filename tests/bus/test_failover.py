@@ -1,0 +1,216 @@
+"""Several coordinators on one bus (issue 18, coordinator/owners.py): two ``pioche coordinator
+--several`` processes over one JetStream nats-server and one PostgreSQL database; a front in
+this process (``Remote`` with the owners' buckets) plays for a player.
+
+- the owner of a table is SIGKILLed mid-play: the other claims the table, brings it back from
+  its log, and the player's session moves there (no farewell); every move the player saw
+  acknowledged is in the log;
+- a session homed on one coordinator joins a table the other owns: refused ``elsewhere`` there,
+  moved, seated, unseen by the client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from nats.aio.client import Client
+
+from pioche_tui import bus
+from pioche_tui.bus.directory import buckets_of
+from pioche_tui.bus.natsd import NatsServer
+from pioche_tui.bus.owners import alive, bind_owner_buckets, owner_of
+from pioche_tui.coordinator.model import Player, Refused, TableUpdate
+from pioche_tui.coordinator.remote import Remote, RemoteClient
+from pioche_tui.store import jslog
+from pioche_tui.store.log import ACTION
+from tests.store.postgres import PostgresServer
+
+ROOT = Path(__file__).resolve().parents[2]
+SETTINGS = ("--bot-delay", "0.02,0.05", "--turn-timer", "0", "--grace", "120")
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@dataclass
+class Coordinator:
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+@contextlib.contextmanager
+def coordinator(tmp_path: Path, name: str, url: str, db: str) -> Iterator[Coordinator]:
+    """``pioche coordinator --several`` over its own data directory, the shared database and
+    the bus; ready once it says it serves."""
+    log = tmp_path / f"{name}.log"
+    env = {**os.environ, "PIOCHE_BUS": url, "PIOCHE_DB": db}
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pioche_tui.cli", "coordinator", "--several", "--logs",
+             "jetstream", "--data-dir", str(tmp_path / name), *SETTINGS],
+            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+    one = Coordinator(process, log)
+    try:
+        deadline = time.monotonic() + 30
+        while "serving on the bus" not in log.read_text(errors="replace"):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"coordinator {name} did not start:\n{log.read_text()}")
+            time.sleep(0.05)
+        yield one
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                one.kill()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def front(jetstream_server: NatsServer) -> AsyncIterator[tuple[Client, list[Remote]]]:
+    """A connection with the front's role, and the Remotes made on it (stopped at the end)."""
+    nc = await bus.connect(jetstream_server.url, "test-front", bus.FRONT)
+    remotes: list[Remote] = []
+    try:
+        yield nc, remotes
+    finally:
+        for remote in remotes:
+            await remote.stop()
+        await nc.close()
+
+
+async def a_remote(nc: Client, remotes: list[Remote], front_id: str) -> Remote:
+    buckets = await buckets_of(nc, create=False)
+    owners = await bind_owner_buckets(nc)
+    assert owners is not None
+    remote = Remote(nc, front_id, buckets=buckets, owners=owners)
+    await remote.start()
+    remotes.append(remote)
+    return remote
+
+
+class Seat:
+    """A player at a table with a bot, playing their first legal action each turn; counts the
+    moves acknowledged (``act`` returned)."""
+
+    def __init__(self, client: RemoteClient) -> None:
+        self.client = client
+        self.update: TableUpdate | None = None
+        self.acked = 0
+        self.refused: list[str] = []
+
+    async def read(self, timeout: float = 20.0) -> TableUpdate:
+        """The next table update (the lobby's and other news skipped)."""
+        while True:
+            mail = await asyncio.wait_for(self.client.mail(), timeout)
+            assert not mail.closed, mail.notices
+            if mail.table is not None:
+                self.update = mail.table
+                return mail.table
+
+    async def play(self, moves: int) -> None:
+        """Play until ``moves`` more moves are acknowledged."""
+        goal = self.acked + moves
+        while self.acked < goal:
+            update = self.update if self.update is not None and not self.client.pending \
+                else await self.read()
+            self.update = None
+            assert update.table.status == "playing", update.table.status
+            if update.seat in update.to_act and update.view.legal:
+                try:
+                    await self.client.act(update.view.legal[0], update.step)
+                except Refused as refusal:  # (stale: a bot moved meanwhile)
+                    self.refused.append(refusal.code)
+                    continue
+                self.acked += 1
+
+
+async def until(check: Any, timeout: float = 20.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while not (found := await check()):
+        assert time.monotonic() < deadline, "never held"
+        await asyncio.sleep(0.05)
+    return found
+
+
+async def test_a_killed_coordinators_table_is_served_by_the_other_and_no_move_is_lost(
+        tmp_path: Path, jetstream_server: NatsServer, postgres: PostgresServer,
+        front: tuple[Client, list[Remote]]) -> None:
+    nc, remotes = front
+    db = postgres.new_database()
+    with coordinator(tmp_path, "a", jetstream_server.url, db) as first:
+        remote = await a_remote(nc, remotes, "f1")
+        alice = Seat(remote.client())
+        await alice.client.connect(Player("SHA256:alice", "alice"))
+        table = await alice.client.create_table("defausse", seats=2, bots={1: "random"})
+        await alice.play(3)
+        owners = remote.owners
+        assert owners is not None
+        owner = await owner_of(owners, table)
+        assert owner is not None
+        with coordinator(tmp_path, "b", jetstream_server.url, db):
+            await until(lambda: alive_count(remote, 2))
+            await alice.play(2)
+            first.kill()  # (SIGKILL, mid-play: bots move meanwhile)
+            await alice.play(3)  # (served again: the session moved, never closed)
+            now = await owner_of(owners, table)
+            assert now is not None and now[0] != owner[0]
+            assert alice.client.open
+            contents = await jslog.read_table(nc.jetstream(), table)
+    mine = sum(1 for record in contents.records if record[0] == ACTION and record[1] == 0)
+    assert mine >= alice.acked, (mine, alice.acked)
+
+
+async def alive_count(remote: Remote, n: int) -> bool:
+    assert remote.owners is not None
+    return len(await alive(remote.owners)) >= n
+
+
+async def test_a_session_joining_a_table_owned_elsewhere_moves_there(
+        tmp_path: Path, jetstream_server: NatsServer, postgres: PostgresServer,
+        front: tuple[Client, list[Remote]]) -> None:
+    nc, remotes = front
+    db = postgres.new_database()
+    with coordinator(tmp_path, "a", jetstream_server.url, db), \
+            coordinator(tmp_path, "b", jetstream_server.url, db):
+        remote = await a_remote(nc, remotes, "f2")
+        await until(lambda: alive_count(remote, 2))
+        bob = remote.client()
+        await bob.connect(Player("SHA256:bob", "bob"))
+        table = await bob.create_table("defausse", seats=3, bots={2: "random"})
+        # carol connects until her home is not the table's owner
+        assert remote.owners is not None
+        owner = await owner_of(remote.owners, table)
+        assert owner is not None
+        for _ in range(40):
+            carol = remote.client()
+            await carol.connect(Player("SHA256:carol", "carol"))
+            if carol._link.home != owner[0]:
+                break
+            await carol.close()
+        else:
+            raise AssertionError("the queue group never chose the other coordinator")
+        await carol.join(table)
+        assert carol._link.home == owner[0]
+        while True:
+            mail = await asyncio.wait_for(carol.mail(), 10)
+            assert not mail.closed
+            if mail.table is not None and mail.table.table.id == table:
+                break
+        assert mail.table.seat is not None
