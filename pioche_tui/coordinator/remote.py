@@ -297,7 +297,8 @@ class Remote:
         await self._listen(link)
         try:
             try:
-                _, link.home = await self.ask("mirror", {"table_id": table_id}, link.sid)
+                _, home = await self.ask("mirror", {"table_id": table_id}, link.sid)
+                link.home = home if self.owners is not None else None
             except Refused as refusal:
                 if refusal.code != "elsewhere":
                     raise

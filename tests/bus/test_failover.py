@@ -18,7 +18,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,10 +54,12 @@ class Coordinator:
             self.process.wait()
 
 
-@contextlib.contextmanager
-def coordinator(tmp_path: Path, name: str, url: str, db: str) -> Iterator[Coordinator]:
+@contextlib.asynccontextmanager
+async def coordinator(tmp_path: Path, name: str, url: str, db: str
+                      ) -> AsyncIterator[Coordinator]:
     """``pioche coordinator --several`` over its own data directory, the shared database and
-    the bus; ready once it says it serves."""
+    the bus; ready once it says it serves. (Waited for without blocking the loop: the front
+    of this process must go on beating, or the coordinators take it for dead.)"""
     log = tmp_path / f"{name}.log"
     env = {**os.environ, "PIOCHE_BUS": url, "PIOCHE_DB": db}
     with log.open("wb") as out:
@@ -71,13 +73,13 @@ def coordinator(tmp_path: Path, name: str, url: str, db: str) -> Iterator[Coordi
         while "serving on the bus" not in log.read_text(errors="replace"):
             if process.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"coordinator {name} did not start:\n{log.read_text()}")
-            time.sleep(0.05)
+            await asyncio.sleep(0.05)
         yield one
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
             try:
-                process.wait(15)
+                await asyncio.to_thread(process.wait, 15)
             except subprocess.TimeoutExpired:
                 one.kill()
 
@@ -124,14 +126,16 @@ class Seat:
                 self.update = mail.table
                 return mail.table
 
-    async def play(self, moves: int) -> None:
-        """Play until ``moves`` more moves are acknowledged."""
+    async def play(self, moves: int) -> bool:
+        """Play until ``moves`` more moves are acknowledged (True), or the game ends
+        (False)."""
         goal = self.acked + moves
         while self.acked < goal:
             update = self.update if self.update is not None and not self.client.pending \
                 else await self.read()
             self.update = None
-            assert update.table.status == "playing", update.table.status
+            if update.table.status != "playing":
+                return False
             if update.seat in update.to_act and update.view.legal:
                 try:
                     await self.client.act(update.view.legal[0], update.step)
@@ -139,6 +143,7 @@ class Seat:
                     self.refused.append(refusal.code)
                     continue
                 self.acked += 1
+        return True
 
 
 async def until(check: Any, timeout: float = 20.0) -> Any:
@@ -154,21 +159,21 @@ async def test_a_killed_coordinators_table_is_served_by_the_other_and_no_move_is
         front: tuple[Client, list[Remote]]) -> None:
     nc, remotes = front
     db = postgres.new_database()
-    with coordinator(tmp_path, "a", jetstream_server.url, db) as first:
+    async with coordinator(tmp_path, "a", jetstream_server.url, db) as first:
         remote = await a_remote(nc, remotes, "f1")
         alice = Seat(remote.client())
         await alice.client.connect(Player("SHA256:alice", "alice"))
         table = await alice.client.create_table("defausse", seats=2, bots={1: "random"})
-        await alice.play(3)
+        assert await alice.play(3)
         owners = remote.owners
         assert owners is not None
         owner = await owner_of(owners, table)
         assert owner is not None
-        with coordinator(tmp_path, "b", jetstream_server.url, db):
+        async with coordinator(tmp_path, "b", jetstream_server.url, db):
             await until(lambda: alive_count(remote, 2))
-            await alice.play(2)
+            assert await alice.play(2)
             first.kill()  # (SIGKILL, mid-play: bots move meanwhile)
-            await alice.play(3)  # (served again: the session moved, never closed)
+            assert await alice.play(3)  # (served again: the session moved, never closed)
             now = await owner_of(owners, table)
             assert now is not None and now[0] != owner[0]
             assert alice.client.open
@@ -187,7 +192,7 @@ async def test_a_session_joining_a_table_owned_elsewhere_moves_there(
         front: tuple[Client, list[Remote]]) -> None:
     nc, remotes = front
     db = postgres.new_database()
-    with coordinator(tmp_path, "a", jetstream_server.url, db), \
+    async with coordinator(tmp_path, "a", jetstream_server.url, db), \
             coordinator(tmp_path, "b", jetstream_server.url, db):
         remote = await a_remote(nc, remotes, "f2")
         await until(lambda: alive_count(remote, 2))
