@@ -16,13 +16,13 @@ table a session of a dead coordinator sat at: ``coordinator/remote.py``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass
 
 from nats.aio.client import Client
 from nats.js.api import KeyValueConfig, StorageType
 from nats.js.errors import (
+    BadRequestError,
     BucketNotFoundError,
     KeyNotFoundError,
     KeyWrongLastSequenceError,
@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 LEASE_EVERY = 1.0  # seconds between two puts of a coordinator's lease
 LEASE_MAX_AGE = 3.0  # seconds a lease lives without a put: a dead coordinator's is gone then
+WRONG_LAST_SEQUENCE = 10071  # JetStream's error code: an expected last sequence not met
 
 
 @dataclass(frozen=True)
@@ -128,5 +129,10 @@ async def claim(buckets: OwnerBuckets, table_id: str, cid: str, revision: int) -
 async def release(buckets: OwnerBuckets, table_id: str, revision: int) -> None:
     """Forget the table's owner (the table ended or closed), if the key is still at
     ``revision`` (a deposed owner never deletes its successor's)."""
-    with contextlib.suppress(KeyWrongLastSequenceError, KeyNotFoundError):
+    try:
         await buckets.owners.delete(table_id, last=revision)
+    except (KeyWrongLastSequenceError, KeyNotFoundError):
+        pass
+    except BadRequestError as error:  # (a delete's wrong revision comes back as this)
+        if error.err_code != WRONG_LAST_SEQUENCE:
+            raise

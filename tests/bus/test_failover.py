@@ -219,3 +219,29 @@ async def test_a_session_joining_a_table_owned_elsewhere_moves_there(
             if mail.table is not None and mail.table.table.id == table:
                 break
         assert mail.table.seat is not None
+
+
+async def test_a_claim_is_a_compare_and_set_with_one_winner(jetstream_server: NatsServer
+                                                            ) -> None:
+    """Two coordinators claim the same dead owner's table: one wins; a new table's key is
+    made once; a deposed owner's release leaves its successor's key."""
+    from pioche_tui.bus import owners as kv
+
+    nc = await bus.connect(jetstream_server.url, "test-claims", bus.COORDINATOR)
+    try:
+        buckets = await kv.open_owner_buckets(nc)
+        first = await kv.create(buckets, "CAS1", "dead")
+        assert first is not None
+        assert await kv.create(buckets, "CAS1", "other") is None
+        won = await asyncio.gather(kv.claim(buckets, "CAS1", "b", first),
+                                   kv.claim(buckets, "CAS1", "c", first))
+        assert sorted(w is None for w in won) == [False, True]
+        winner = "b" if won[0] is not None else "c"
+        found = await kv.owner_of(buckets, "CAS1")
+        assert found is not None and found[0] == winner
+        await kv.release(buckets, "CAS1", first)  # (the dead owner's revision: refused)
+        assert await kv.owner_of(buckets, "CAS1") == found
+        await kv.release(buckets, "CAS1", found[1])
+        assert await kv.owner_of(buckets, "CAS1") is None
+    finally:
+        await nc.close()
