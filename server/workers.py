@@ -56,6 +56,8 @@ from .serve import (
 if TYPE_CHECKING:
     from pioche_tui.bus import BusTLS
     from pioche_tui.bus.natsd import NatsServer
+    from pioche_tui.coordinator.core import Coordinator
+    from pioche_tui.coordinator.host import CoordinatorHost
     from pioche_tui.store.lock import DataDirLock
 
 log = logging.getLogger("pioche.workers")
@@ -64,6 +66,7 @@ BUS_ENV = "PIOCHE_BUS"
 """The environment variable that hands the children the bus's URL, with its credentials."""
 READY = b"ready\n"
 """What a child writes on its parent link once it serves (``ParentLink.ready``)."""
+HAND_OVER_WAIT = 2.0  # seconds a stopping coordinator of several waits for its last appends
 READY_TIMEOUT = 60.0  # seconds a child gets to be ready (imports and the store's restore)
 STOP_TIMEOUT = 15.0  # seconds a child gets to stop after SIGTERM, before SIGKILL
 TREE_STOPS = signal.SIGUSR1
@@ -369,6 +372,8 @@ async def coordinate_locked(args: argparse.Namespace, url: str, tls: BusTLS | No
         link.ready()
     await stop.wait()
     log.info("stopping")
+    if several:  # (its tables handed over: its sessions move, told nothing)
+        await hand_over(service.coordinator, host)
     await service.close()  # (its sessions told, the store closed: then their last mails sent)
     await host.stop()
     await nc.close()
@@ -376,6 +381,19 @@ async def coordinate_locked(args: argparse.Namespace, url: str, tls: BusTLS | No
     if link is not None:
         link.close()
     return 0
+
+
+async def hand_over(coordinator: Coordinator, host: CoordinatorHost) -> None:
+    """One of several coordinators stops: its tables hold still and their last appends land,
+    then the host stops (no more requests; its lease deleted at once: the others claim its
+    tables at their next turn) before the coordinator tells its sessions anything, so that the
+    fronts move them (their home silent) instead of saying goodbye."""
+    coordinator.freeze()
+    deadline = time.monotonic() + HAND_OVER_WAIT
+    while any(table.appending is not None for table in coordinator.tables.values()) \
+            and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    await host.stop()
 
 
 # -- the supervisor --------------------------------------------------------------------------

@@ -266,6 +266,8 @@ class CoordinatorHost:
             return self.coordinator.snapshot()
         if name == "player":
             return remote.client.player if remote is not None else None
+        if self.owners is not None and name in ("connect", "mirror", "join", "watch"):
+            await self.owners.idle.wait()  # (a table claimed a moment ago: back first)
         if name in ("connect", "mirror"):
             if sid is None:
                 raise Refused("bad_request", f"{SESSION_HEADER} manquant.")

@@ -54,6 +54,11 @@ class TableOwners:
         self._renewed = time.monotonic()
         self._errors = _Errors("owners' buckets")
         self.claimed = 0  # tables taken over (logs, tests)
+        self.idle = asyncio.Event()
+        """Set while no claimed table is being brought back: a session that finds its table's
+        new owner in the bucket may connect before the table is back (``CoordinatorHost``
+        waits for this before a connect, a join, a watch)."""
+        self.idle.set()
 
     async def start(self) -> None:
         """Put the lease, then take the unfinished tables nobody owns."""
@@ -65,9 +70,13 @@ class TableOwners:
             str(data.get("table")) for data in coordinator.db.waiting_tables()}
         known = await owners.owners(self.buckets)
         for table_id in sorted(candidates - set(known)):
-            revision = await owners.create(self.buckets, table_id, self.cid)
-            if revision is not None:
-                await self._bring_back(table_id, revision, time.time())
+            self.idle.clear()
+            try:
+                revision = await owners.create(self.buckets, table_id, self.cid)
+                if revision is not None:
+                    await self._bring_back(table_id, revision, time.time())
+            finally:
+                self.idle.set()
 
     async def run(self) -> None:
         while True:
@@ -102,11 +111,15 @@ class TableOwners:
                       if cid != self.cid and tid in tables}, "another coordinator claimed it")
         for table_id, (cid, revision) in sorted(known.items()):
             if cid != self.cid and cid not in living:
-                won = await owners.claim(self.buckets, table_id, self.cid, revision)
-                if won is not None:
-                    log.info("table %s of the coordinator %s (its lease is gone) claimed",
-                             table_id, cid)
-                    await self._bring_back(table_id, won, time.time() - LEASE_MAX_AGE)
+                self.idle.clear()  # (from the claim on: the owner key names this one)
+                try:
+                    won = await owners.claim(self.buckets, table_id, self.cid, revision)
+                    if won is not None:
+                        log.info("table %s of the coordinator %s (its lease is gone) claimed",
+                                 table_id, cid)
+                        await self._bring_back(table_id, won, time.time() - LEASE_MAX_AGE)
+                finally:
+                    self.idle.set()
 
     async def created(self, table_id: str) -> None:
         """A table made here: its owner key. Its id drawn by another coordinator too (the key

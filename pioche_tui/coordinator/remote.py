@@ -359,8 +359,13 @@ class Remote:
                 # coordinator that has just subscribed (started, restarted) is then missed,
                 # once. Asked again, shortly after, before the coordinator is unavailable.
                 await asyncio.sleep(NO_RESPONDERS_AGAIN)
-                reply = await self.nc.request(subject, data, timeout=self.timeout,
-                                              headers=headers)
+                try:
+                    reply = await self.nc.request(subject, data, timeout=self.timeout,
+                                                  headers=headers)
+                except errors.NoRespondersError:
+                    if home is not None:  # (nobody on its subject: that coordinator is gone)
+                        self._boots.pop(home, None)
+                    raise
         except Exception as error:  # no responders, time out, the bus closed or reconnecting
             log.info("request %s unanswered: %s", name, type(error).__name__)
             raise unavailable() from None
@@ -594,6 +599,18 @@ class Remote:
         link.home = boot
         return place
 
+    async def moved_from(self, link: _Link, home: str) -> bool:
+        """A request to the session's home went unanswered, and the home is dead (silent, or
+        no responder on its subject: its connection is gone from the bus, ``ask``): the
+        session moves (``_rehome``), and True once it has moved: the request is made again
+        there (an action made twice is refused as stale)."""
+        if self.owners is None or link.home != home or not link.open or self.alive(home):
+            return False
+        self._move_orphans()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(link.settled.wait(), REHOME_WAIT)
+        return link.open and link.home not in (None, home)
+
     async def move(self, link: _Link, home: str) -> None:
         """Move the session to ``home`` (a join or watch refused ``elsewhere``): closed on its
         home, connected there."""
@@ -681,6 +698,9 @@ class RemoteClient:
             try:
                 return await self._remote.call(request, args, link.sid, home)
             except Refused as refusal:
+                if refusal.code == "unavailable" and home is not None \
+                        and await self._remote.moved_from(link, home):
+                    return await self._remote.call(request, args, link.sid, link.home)
                 if refusal.code != "elsewhere" or request not in ("join", "watch"):
                     raise
                 await self._remote.move(link, str(refusal.params.get("home")))

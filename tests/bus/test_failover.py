@@ -53,6 +53,15 @@ class Coordinator:
             self.process.kill()
             self.process.wait()
 
+    async def stop(self) -> None:
+        """SIGTERM: a clean stop."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.to_thread(self.process.wait, 15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
 
 @contextlib.asynccontextmanager
 async def coordinator(tmp_path: Path, name: str, url: str, db: str
@@ -76,12 +85,7 @@ async def coordinator(tmp_path: Path, name: str, url: str, db: str
             await asyncio.sleep(0.05)
         yield one
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.to_thread(process.wait, 15)
-            except subprocess.TimeoutExpired:
-                one.kill()
+        await one.stop()
 
 
 @pytest_asyncio.fixture(loop_scope="module")
@@ -169,7 +173,7 @@ async def test_a_killed_coordinators_table_is_served_by_the_other_and_no_move_is
         assert owners is not None
         owner = await owner_of(owners, table)
         assert owner is not None
-        async with coordinator(tmp_path, "b", jetstream_server.url, db):
+        async with coordinator(tmp_path, "b", jetstream_server.url, db) as second:
             await until(lambda: alive_count(remote, 2))
             assert await alice.play(2)
             first.kill()  # (SIGKILL, mid-play: bots move meanwhile)
@@ -177,7 +181,15 @@ async def test_a_killed_coordinators_table_is_served_by_the_other_and_no_move_is
             now = await owner_of(owners, table)
             assert now is not None and now[0] != owner[0]
             assert alice.client.open
-            contents = await jslog.read_table(nc.jetstream(), table)
+            # a clean stop hands the table over too: the session moves, told nothing
+            async with coordinator(tmp_path, "c", jetstream_server.url, db):
+                await until(lambda: alive_count(remote, 2))
+                await second.stop()
+                assert await alice.play(3)
+                last = await owner_of(owners, table)
+                assert last is not None and last[0] not in (owner[0], now[0])
+                assert alice.client.open
+                contents = await jslog.read_table(nc.jetstream(), table)
     mine = sum(1 for record in contents.records if record[0] == ACTION and record[1] == 0)
     assert mine >= alice.acked, (mine, alice.acked)
 
