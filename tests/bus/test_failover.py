@@ -169,10 +169,14 @@ async def test_a_killed_coordinators_table_is_served_by_the_other_and_no_move_is
         await alice.client.connect(Player("SHA256:alice", "alice"))
         table = await alice.client.create_table("defausse", seats=2, bots={1: "random"})
         assert await alice.play(3)
+        dora = remote.client()  # (at a table waiting for players: in the database, no log)
+        await dora.connect(Player("SHA256:dora", "dora"))
+        waiting = await dora.create_table("defausse", seats=3, bots={1: "random"})
         owners = remote.owners
         assert owners is not None
         owner = await owner_of(owners, table)
         assert owner is not None
+        assert (await owner_of(owners, waiting) or ("",))[0] == owner[0]
         async with coordinator(tmp_path, "b", jetstream_server.url, db) as second:
             await until(lambda: alive_count(remote, 2))
             assert await alice.play(2)
@@ -181,6 +185,11 @@ async def test_a_killed_coordinators_table_is_served_by_the_other_and_no_move_is
             now = await owner_of(owners, table)
             assert now is not None and now[0] != owner[0]
             assert alice.client.open
+            await until(lambda: waiting_back(owners, waiting, owner[0]))
+            while dora.pending:  # (its session moved too: the table again, seat and all)
+                mail = await dora.mail()
+                assert not mail.closed
+            assert dora.open and dora.table_id == waiting
             # a clean stop hands the table over too: the session moves, told nothing
             async with coordinator(tmp_path, "c", jetstream_server.url, db):
                 await until(lambda: alive_count(remote, 2))
@@ -192,6 +201,11 @@ async def test_a_killed_coordinators_table_is_served_by_the_other_and_no_move_is
                 contents = await jslog.read_table(nc.jetstream(), table)
     mine = sum(1 for record in contents.records if record[0] == ACTION and record[1] == 0)
     assert mine >= alice.acked, (mine, alice.acked)
+
+
+async def waiting_back(owners: Any, table: str, dead: str) -> bool:
+    owner = await owner_of(owners, table)
+    return owner is not None and owner[0] != dead
 
 
 async def alive_count(remote: Remote, n: int) -> bool:
