@@ -116,6 +116,8 @@ class CoordinatorHost:
                                   buckets.lobby if buckets is not None else None) \
             if owners is not None else None
         self._answer_headers = {BOOT_HEADER: self.boot}  # (every answer says whose it is)
+        # (several coordinators: every news too, for a front to drop a former home's)
+        self._news_headers = self._answer_headers if owners is not None else {}
         self._free = InProcessClient(coordinator)  # requests before a session, or without one
         self._desk = InProcessFront(coordinator)
         self._remotes: dict[str, _Remote] = {}
@@ -291,7 +293,7 @@ class CoordinatorHost:
             if self.names is not None:
                 self.names.want(self._online())
             return result
-        if name in ("join", "watch", "mirror"):
+        if name in ("join", "watch"):
             await self._here(args["table_id"])
         client = remote.client if remote is not None else self._free
         result = await getattr(client, name)(**args)
@@ -412,7 +414,7 @@ class CoordinatorHost:
         remote.seq += 1
         try:
             await self.nc.publish(subject, data, headers={
-                **(headers or {}), SEQ_HEADER: str(remote.seq), BOOT_HEADER: self.boot})
+                **(headers or {}), **self._news_headers, SEQ_HEADER: str(remote.seq)})
         except Exception as error:  # the bus is down: the front sees the gap or the silence
             self._unsent += 1
             now = self._now()
