@@ -271,3 +271,40 @@ async def test_a_claim_is_a_compare_and_set_with_one_winner(jetstream_server: Na
         assert await kv.owner_of(buckets, "CAS1") is None
     finally:
         await nc.close()
+
+
+async def test_a_table_claimed_by_another_coordinator_stops_here(
+        jetstream_server: NatsServer, tmp_path: Path) -> None:
+    """A deposed owner (paused while its lease expired, and another claimed its table) learns
+    it from the owners' bucket at its next turn: it stops serving the table (a table waiting
+    for players has no append to be refused)."""
+    from pioche_tui import wire
+    from pioche_tui.bus import owners as kv
+    from pioche_tui.coordinator.core import Coordinator as Core
+    from pioche_tui.coordinator.core import Settings
+    from pioche_tui.coordinator.owners import TableOwners
+
+    nc = await bus.connect(jetstream_server.url, "test-deposed", bus.COORDINATOR)
+    core = Core(Settings(tmp_path / "data", bot_delay=(0.0, 0.0), turn_timer=None,
+                         logs="jetstream", seed=7))
+    try:
+        await core.start(nc, restore=False)
+        buckets = await kv.open_owner_buckets(nc)
+        owning = TableOwners(core, buckets, "deposed")
+        await owning.start()
+        session = core.connect(Player("SHA256:erin", "erin"))
+        table = session.create_table("defausse", seats=3, bots={1: "random"})
+        await owning.beat()
+        found = await kv.owner_of(buckets, table)
+        assert found == ("deposed", owning.revisions[table])
+        await buckets.leases.put("thief", wire.encode(wire.Lease(time.time(), "elsewhere")))
+        assert await kv.claim(buckets, table, "thief", found[1]) is not None
+        await owning.beat()
+        assert table not in core.tables and table not in owning.revisions
+        assert session.table is None
+        assert any(n.code == "stopped" for n in session.mailbox.take().notices)  # type: ignore[union-attr]
+        stolen = await kv.owner_of(buckets, table)
+        assert stolen is not None and stolen[0] == "thief"  # (its key left as it is)
+    finally:
+        core.stop()
+        await nc.close()
