@@ -104,6 +104,7 @@ class _Link:
         self.hello: dict[str, Any] = {}  # connect's arguments, to connect it elsewhere
         self.settled = asyncio.Event()  # not moving between coordinators
         self.settled.set()
+        self.moved = asyncio.Event()  # set (and replaced) each time it has moved
 
     @property
     def open(self) -> bool:
@@ -597,6 +598,8 @@ class Remote:
             link.home = previous
             raise
         link.home = boot
+        link.moved.set()
+        link.moved = asyncio.Event()
         return place
 
     async def moved_from(self, link: _Link, home: str) -> bool:
@@ -696,7 +699,7 @@ class RemoteClient:
                     await asyncio.wait_for(link.settled.wait(), REHOME_WAIT)
             home = link.home if link.connected else None
             try:
-                return await self._remote.call(request, args, link.sid, home)
+                return await self._at_home(request, args, home)
             except Refused as refusal:
                 if refusal.code == "unavailable" and home is not None \
                         and await self._remote.moved_from(link, home):
@@ -708,6 +711,28 @@ class RemoteClient:
         finally:
             self._in_flight.discard(answered)
             answered.set_result(None)
+
+    async def _at_home(self, request: str, args: dict[str, Any], home: str | None) -> Any:
+        """The request at ``home``; made again at the session's new home if the session moves
+        while it waits (its home died with the request on its way: no answer would come
+        before the time-out)."""
+        link, remote = self._link, self._remote
+        if home is None or remote.owners is None:
+            return await remote.call(request, args, link.sid, home)
+        moved = asyncio.ensure_future(link.moved.wait())
+        asking = asyncio.ensure_future(remote.call(request, args, link.sid, home))
+        try:
+            await asyncio.wait((asking, moved), return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            asking.cancel()
+            raise
+        finally:
+            moved.cancel()
+        if asking.done():
+            return asking.result()
+        asking.cancel()
+        await asyncio.gather(asking, return_exceptions=True)
+        return await remote.call(request, args, link.sid, link.home)
 
     # --- before connecting -----------------------------------------------------------------
 
