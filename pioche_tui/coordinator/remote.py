@@ -561,6 +561,9 @@ class Remote:
         log.warning("coordinator %s silent: session %s moves", dead, link.sid)
         try:
             while self._now() - started < REHOME_WAIT and link.open:
+                if dead is not None and self.alive(dead):  # (heard again: it was slow)
+                    log.info("coordinator %s heard again: session %s stays", dead, link.sid)
+                    return
                 home: str | None = None
                 found = None
                 if link.table_id is not None:
@@ -578,7 +581,9 @@ class Remote:
                 try:
                     await self._connect_at(link, home)
                 except Refused as refusal:
-                    log.info("session %s not moved yet: %s", link.sid, refusal.code)
+                    if refusal.code != "unavailable":  # (trying again would not help)
+                        log.warning("session %s cannot move: %s", link.sid, refusal)
+                        break
                     await asyncio.sleep(REHOME_POLL)
                     continue
                 log.info("session %s moved to %s in %.1f s", link.sid, link.home,
