@@ -484,6 +484,10 @@ class Coordinator:
         contents = None
         if self.stream is not None:
             with contextlib.suppress(LogError):  # (no log: a table waiting for players)
+                record, _when = await jslog.last_record(self.stream, table_id)
+                if isinstance(record, list) and record[:1] == [END]:  # (ended: not read)
+                    self._stream_ids.add(table_id)
+                    return False
                 contents = await jslog.read_table(self.stream, table_id)
         if contents is not None and self.stream is not None:
             self._stream_ids.add(table_id)
