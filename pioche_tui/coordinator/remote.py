@@ -588,6 +588,9 @@ class Remote:
                     continue
                 log.info("session %s moved to %s in %.1f s", link.sid, link.home,
                          self._now() - started)
+                if not link.open:  # (closed by its app meanwhile)
+                    with contextlib.suppress(Refused):
+                        await self.call("close", {}, link.sid, link.home)
                 return
             link.end("coordinator_lost", LOST)
         finally:
@@ -865,7 +868,8 @@ class RemoteClient:
         link = self._link
         if link.open:
             link.mailbox.close()
-            if self._remote.coordinator_alive:  # (else nobody to tell: no 5 s wait)
+            # (else nobody to tell: no 5 s wait; moving: its move closes it where it lands)
+            if self._remote.coordinator_alive and link.settled.is_set():
                 with contextlib.suppress(Refused):
                     await self._call("close")
         await self._remote._forget(link)
