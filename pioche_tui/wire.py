@@ -446,6 +446,24 @@ class CoordAlive:
 
 
 @dataclass(frozen=True)
+class Lease:
+    """A coordinator's lease in the bucket ``bus.LEASES_BUCKET`` (key: its boot id), put every
+    ``bus.owners.LEASE_EVERY``: when it started (wall clock) and on which host. It is alive
+    while its key is there (the bucket's max age)."""
+
+    started: float
+    host: str
+
+
+@dataclass(frozen=True)
+class Owner:
+    """A table's owner in the bucket ``bus.OWNERS_BUCKET`` (key: the table id): the boot id
+    of the coordinator serving it. Changed only by compare-and-set (``bus.owners``)."""
+
+    cid: str
+
+
+@dataclass(frozen=True)
 class FrontAlive:
     """A front's heartbeat on the bus (``bus.FRONT_ALIVE``): its id, its sessions playing and
     its admitted connections by address (the limits across fronts); ``bye``: it stops, its
@@ -680,6 +698,9 @@ CODECS: tuple[Codec, ...] = (
     record(AdminDone, "AdminDone", by=STR, action=STR, target=STR, until=Optional(FLOAT)),
     record(Resumable, "Resumable", identity=STR, name=STR, table=STR),
     record(Motd, "Motd", text=STR),
+    # --- several coordinators (pioche_tui/bus/owners.py) ---
+    record(Lease, "Lease", started=FLOAT, host=STR),
+    record(Owner, "Owner", cid=STR),
     record(Place, "Place", table=Optional(STR), seat=OPT_INT,
            status=Optional(Choice(*get_args(TableStatus)))),
     record(GameInfo, "GameInfo", name=STR, min_seats=INT, max_seats=INT, bots=Tuple(STR)),

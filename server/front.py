@@ -212,8 +212,16 @@ class Front:
         except Exception as error:  # (JetStream there, its buckets refused)
             log.error("cannot open the lobby's buckets: %s", error)
             raise CannotStart(1) from None
+        owners = None
+        if buckets is not None:  # (several coordinators made them: sessions have homes)
+            from pioche_tui.bus.owners import bind_owner_buckets
+            try:
+                owners = await bind_owner_buckets(self.nc)
+            except Exception as error:
+                log.error("cannot open the owners' buckets: %s", error)
+                raise CannotStart(1) from None
         desk = self.desk = RemoteFront(Remote(self.nc, self.front_id, buckets=buckets,
-                                              name=name))
+                                              name=name, owners=owners))
         try:
             self.service = PiocheService(desk, getattr(args, "public_host", None))
         except ValueError as error:  # --public-host

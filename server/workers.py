@@ -56,6 +56,8 @@ from .serve import (
 if TYPE_CHECKING:
     from pioche_tui.bus import BusTLS
     from pioche_tui.bus.natsd import NatsServer
+    from pioche_tui.coordinator.core import Coordinator
+    from pioche_tui.coordinator.host import CoordinatorHost
     from pioche_tui.store.lock import DataDirLock
 
 log = logging.getLogger("pioche.workers")
@@ -64,6 +66,7 @@ BUS_ENV = "PIOCHE_BUS"
 """The environment variable that hands the children the bus's URL, with its credentials."""
 READY = b"ready\n"
 """What a child writes on its parent link once it serves (``ParentLink.ready``)."""
+HAND_OVER_WAIT = 2.0  # seconds a stopping coordinator of several waits for its last appends
 READY_TIMEOUT = 60.0  # seconds a child gets to be ready (imports and the store's restore)
 STOP_TIMEOUT = 15.0  # seconds a child gets to stop after SIGTERM, before SIGKILL
 TREE_STOPS = signal.SIGUSR1
@@ -257,6 +260,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="(set by pioche serve --workers) the data directory's lock, taken by the "
         "supervisor; without it, this process takes the lock itself",
     )
+    p.add_argument(
+        "--several", action="store_true",
+        help="one of several coordinators on this bus (with --logs jetstream and a shared "
+        "--db): each owns the tables it makes, holds a lease, and takes over the tables of one "
+        "that dies (docs/server.md, « Several coordinators »)",
+    )
     add_child_flags(p)
     add_setting_flags(p)
     p.set_defaults(run=run_coordinator)
@@ -323,9 +332,14 @@ async def coordinate_locked(args: argparse.Namespace, url: str, tls: BusTLS | No
     except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
         log.error("cannot reach the bus %s: %s", redact(url), redact_error(error, url))
         return 1
+    several = getattr(args, "several", False)
+    if several and getattr(args, "logs", "files") != "jetstream":
+        log.error("--several needs --logs jetstream: another coordinator must read the logs")
+        await nc.close()
+        return 2
     try:
         service = await open_service(args.data_dir, bus=nc, log_replicas=args.bus_replicas,
-                                     **app_settings(args))
+                                     restore=not several, **app_settings(args))
     except ValueError as error:  # a setting's value the service refuses (--public-host, --db)
         log.error("cannot start: %s", error)
         await nc.close()
@@ -341,13 +355,25 @@ async def coordinate_locked(args: argparse.Namespace, url: str, tls: BusTLS | No
         await service.close()
         await nc.close()
         return 1
-    host = CoordinatorHost(service.coordinator, nc, buckets)
+    owners = None
+    if several:
+        from pioche_tui.bus.owners import open_owner_buckets
+        try:
+            owners = await open_owner_buckets(nc, args.bus_replicas)
+        except Exception as error:
+            log.error("cannot open the owners' buckets: %s", error)
+            await service.close()
+            await nc.close()
+            return 1
+    host = CoordinatorHost(service.coordinator, nc, buckets, owners)
     await host.start()
     log.info("coordinator of %s serving on the bus %s", args.data_dir, redact(url))
     if link is not None:
         link.ready()
     await stop.wait()
     log.info("stopping")
+    if several:  # (its tables handed over: its sessions move, told nothing)
+        await hand_over(service.coordinator, host)
     await service.close()  # (its sessions told, the store closed: then their last mails sent)
     await host.stop()
     await nc.close()
@@ -355,6 +381,19 @@ async def coordinate_locked(args: argparse.Namespace, url: str, tls: BusTLS | No
     if link is not None:
         link.close()
     return 0
+
+
+async def hand_over(coordinator: Coordinator, host: CoordinatorHost) -> None:
+    """One of several coordinators stops: its tables hold still and their last appends land,
+    then the host stops (no more requests; its lease deleted at once: the others claim its
+    tables at their next turn) before the coordinator tells its sessions anything, so that the
+    fronts move them (their home silent) instead of saying goodbye."""
+    coordinator.freeze()
+    deadline = time.monotonic() + HAND_OVER_WAIT
+    while any(table.appending is not None for table in coordinator.tables.values()) \
+            and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    await host.stop()
 
 
 # -- the supervisor --------------------------------------------------------------------------

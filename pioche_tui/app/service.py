@@ -319,7 +319,8 @@ class EmbeddedService(PiocheService):
 
 
 async def open_service(
-    data_dir: Path, public_host: str | None = None, bus: Client | None = None, **settings: Any
+    data_dir: Path, public_host: str | None = None, bus: Client | None = None,
+    restore: bool = True, **settings: Any
 ) -> EmbeddedService:
     """The service over ``data_dir`` (tables' logs and the database), unfinished tables back,
     the retention of ended tables' logs running (a pass now, then periodically), and the
@@ -329,9 +330,9 @@ async def open_service(
     serve``'s flags); a name that is not one raises TypeError. ``public_host``: see
     ``PiocheService``. ``bus``: the coordinator's connection to the bus (``pioche
     coordinator``), where its tables' logs are with ``logs="jetstream"`` (ValueError without
-    one)."""
+    one). ``restore`` False: no table brought back here (``Coordinator.start``)."""
     coordinator = Coordinator(Settings(data_dir, **settings))
-    await coordinator.start(bus)
+    await coordinator.start(bus, restore)
     service = EmbeddedService(coordinator, public_host)
     service.retention = asyncio.create_task(coordinator.keep_retention(), name="retention")
     service.control = ControlServer(coordinator, data_dir)

@@ -17,6 +17,9 @@ Subjects that belong to one front carry its **bus name** (``<name>``: the user o
   coordinator has some.
 - ``pioche.lobby``: the ``LobbySnapshot``, each time the coordinator sends one (a bus without
   JetStream only; with it, the lobby's key-value buckets replace it: ``directory``).
+- ``pioche.coord.home.<cid>.<name>``: with several coordinators (``owners``), a session's
+  requests once it is connected, to its home coordinator (``cid``: its boot id); the requests
+  on ``pioche.coord.req.<name>`` then go to one coordinator of the queue group ``coord``.
 - ``pioche.coord.alive``: the coordinator's heartbeat (its boot id), every ``HEARTBEAT``.
 - ``pioche.log.<TABLE_ID>`` (stream ``PIOCHE_LOGS``, with ``--logs jetstream``): that table's
   log, one msgpack record per message (``store/jslog.py``).
@@ -41,6 +44,11 @@ Key-value buckets (JetStream, when the bus has it: ``directory``):
 - ``pioche_guests`` (``GUESTS_BUCKET``, coordinators only): a guest's reconnect token's digest
   → the ``wire.Resumable`` seat it holds, so that the guest resumes on any coordinator; kept
   while the guest's session lives, gone a grace period after it ends.
+
+- ``pioche_owners`` (``OWNERS_BUCKET``): table id → the ``wire.Owner`` serving it (``owners``:
+  created with the table, changed by compare-and-set only).
+- ``pioche_leases`` (``LEASES_BUCKET``): a coordinator's boot id → its ``wire.Lease``, put every
+  second, gone ``owners.LEASE_MAX_AGE`` after its coordinator died.
 
 A side silent for ``SILENCE`` seconds is taken for dead (the coordinator closes a dead front's
 sessions; a front ends its sessions when the coordinator is lost or restarted).
@@ -73,6 +81,8 @@ log = logging.getLogger(__name__)
 COORD_REQ = "pioche.coord.req"  # .<name>
 LOBBY = "pioche.lobby"
 COORD_ALIVE = "pioche.coord.alive"
+COORD_HOME = "pioche.coord.home"  # .<cid>.<name>
+COORD_QUEUE = "coord"  # the queue group of the coordinators on COORD_REQ (several: owners)
 FRONT_ALIVE = "pioche.front.alive"  # .<name>
 SESSION_PREFIX = "pioche.s."  # <name>.<sid>
 INBOX = "_INBOX"  # .<role>.<name>
@@ -88,6 +98,8 @@ LOG_PREFIX = "pioche.log."  # + table id: that table's log
 LOBBY_BUCKET = "pioche_lobby"
 ONLINE_BUCKET = "pioche_online"
 GUESTS_BUCKET = "pioche_guests"
+OWNERS_BUCKET = "pioche_owners"
+LEASES_BUCKET = "pioche_leases"
 
 FRONT_HEADER = "Pioche-Front"
 SESSION_HEADER = "Pioche-Session"
@@ -127,6 +139,12 @@ def tell_subject(cid: str) -> str:
     """``pioche.coord.<cid>.tell``: the private lines for the players the coordinator ``cid``
     serves."""
     return TELL.replace("*", token(cid, "coordinator id"))
+
+
+def home_subject(cid: str, name: str) -> str:
+    """``pioche.coord.home.<cid>.<name>``: the requests of the front ``name``'s sessions homed
+    on the coordinator ``cid``."""
+    return f"{COORD_HOME}.{token(cid, 'coordinator id')}.{token(name, 'bus name')}"
 
 
 def front_alive_subject(name: str) -> str:

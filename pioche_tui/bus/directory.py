@@ -186,11 +186,13 @@ class LobbyBoard:
     sends one to its lobby's sessions, ``Settings.lobby_interval`` apart): a table's summary
     when it differs from the one written last, a delete for a table gone."""
 
-    def __init__(self, kv: KeyValue) -> None:
+    def __init__(self, kv: KeyValue, sweep: bool = True) -> None:
         self.kv = kv
         self._written: dict[str, TableSummary] = {}
         self._motd: str | None = None
-        self._swept = False  # the keys of tables not ours deleted (at the first write)
+        # the keys of tables not ours deleted (at the first write); not with several
+        # coordinators, whose tables are not ours (a dead one's: coordinator/owners.py)
+        self._swept = not sweep
         self._errors = _Errors("lobby bucket")
 
     async def write(self, snapshot: LobbySnapshot) -> None:

@@ -50,15 +50,18 @@ from . import (
     ADMIN_DONE,
     CHAT_LOBBY,
     COORD_ALIVE,
+    COORD_HOME,
     COORD_REQ,
     COORDINATOR,
     FRONT,
     FRONT_ALIVE,
     INBOX,
+    LEASES_BUCKET,
     LOBBY,
     LOBBY_BUCKET,
     LOG_PREFIX,
     ONLINE_BUCKET,
+    OWNERS_BUCKET,
     SESSION_PREFIX,
     TELL,
     front_alive_subject,
@@ -121,7 +124,8 @@ def permissions(role: str, name: str) -> dict[str, dict[str, list[str]]]:
             "publish": {"allow": [
                 request_subject(name), front_alive_subject(name), f"{_JS}.INFO",
                 *_bucket_reads(LOBBY_BUCKET), *_bucket_reads(ONLINE_BUCKET),
-                f"$KV.{ONLINE_BUCKET}.>"]},
+                *_bucket_reads(OWNERS_BUCKET), *_bucket_reads(LEASES_BUCKET),
+                f"$KV.{ONLINE_BUCKET}.>", f"{COORD_HOME}.*.{name}"]},
             "subscribe": {"allow": [
                 f"{SESSION_PREFIX}{name}.>", LOBBY, COORD_ALIVE, f"{FRONT_ALIVE}.*",
                 f"{inbox_prefix(FRONT, name)}.>"]},
@@ -131,7 +135,7 @@ def permissions(role: str, name: str) -> dict[str, dict[str, list[str]]]:
             "publish": {"allow": [f"{SESSION_PREFIX}>", LOBBY, COORD_ALIVE,
                                   f"{INBOX}.{FRONT}.>", f"{_JS}.>", "$JS.ACK.>", "$JS.FC.>",
                                   "$KV.>", LOGS_SUBJECTS, *CROSSING]},
-            "subscribe": {"allow": [f"{COORD_REQ}.*", f"{FRONT_ALIVE}.*",
+            "subscribe": {"allow": [f"{COORD_REQ}.*", f"{COORD_HOME}.*.*", f"{FRONT_ALIVE}.*",
                                     f"{inbox_prefix(COORDINATOR, name)}.>", *CROSSING]},
         }
     raise ValueError(f"role {role!r}: one of {', '.join(ROLES)}")

@@ -345,9 +345,12 @@ class Coordinator:
         """The log's name the database keeps with a finished game (``games.log_file``)."""
         return self.log_path(table_id).name if self.stream is None else log_subject(table_id)
 
-    async def start(self, bus: Client | None = None) -> None:
+    async def start(self, bus: Client | None = None, restore: bool = True) -> None:
         """Open the database and bring back every unfinished table from its log (``bus``:
-        the connection whose JetStream holds the logs, with ``Settings.logs`` "jetstream")."""
+        the connection whose JetStream holds the logs, with ``Settings.logs`` "jetstream").
+        ``restore`` False: none is brought back here; with several coordinators on one bus,
+        each table is brought back by the one that claims it (``restore_table``,
+        coordinator/owners.py)."""
         if self.settings.logs == "jetstream":
             if bus is None:
                 raise ValueError("the tables' logs in JetStream need the bus: pioche coordinator, "
@@ -361,7 +364,10 @@ class Coordinator:
             self.settings.seed)  # (its own generator: tests' table ids do not depend on guests)
         self.guests = Guests.open(self.settings.data_dir / "guests.key", tokens)
         self._clocks, self._stopped_at = self.db.clocks(), self.db.alive()
-        if self.stream is None:
+        if not restore:
+            if self.stream is not None:
+                self._stream_ids = set(await jslog.table_ids(self.stream))
+        elif self.stream is None:
             for path in sorted(self.tables_dir.glob("*.log")):
                 try:
                     self.restore(path)
@@ -369,7 +375,8 @@ class Coordinator:
                     log.error("cannot restore %s: %s", path.name, e)
         else:
             await self._restore_stream(self.stream)
-        self._restore_waiting()
+        if restore:
+            self._restore_waiting()
         self._restore_chat()
         self.console.start()
         self._beat()
@@ -499,6 +506,38 @@ class Coordinator:
                                                               stream, contents))
             except (LogError, ValueError, KeyError) as e:
                 log.error("cannot restore %s: %s", table_id, e)
+
+    async def restore_table(self, table_id: str, stopped_at: float) -> bool:
+        """Bring back the table ``table_id`` another coordinator served until it died (its
+        claim won: coordinator/owners.py): from its log in the stream if its game started and
+        has not ended, else from the waiting tables of the (shared) database. ``stopped_at``:
+        when its last owner stopped (wall clock), for its turn timers. False when there is
+        nothing to bring back (the game ended, the table closed)."""
+        if table_id in self.tables:
+            return True
+        assert self.db is not None
+        self._clocks, self._stopped_at = self.db.clocks(), stopped_at
+        contents = None
+        if self.stream is not None:
+            with contextlib.suppress(LogError):  # (no log: a table waiting for players)
+                record, _when = await jslog.last_record(self.stream, table_id)
+                if isinstance(record, list) and record[:1] == [END]:  # (ended: not read)
+                    self._stream_ids.add(table_id)
+                    return False
+                contents = await jslog.read_table(self.stream, table_id)
+        if contents is not None and self.stream is not None:
+            self._stream_ids.add(table_id)
+            if contents.ended:
+                return False
+            try:
+                self._restore(contents, functools.partial(jslog.JetStreamLog.reopen,
+                                                          self.stream, contents))
+            except (LogError, ValueError, KeyError) as e:
+                log.error("cannot restore %s: %s", table_id, e)
+                return False
+            return True
+        self._restore_waiting(table_id)
+        return table_id in self.tables
 
     def _restore(self, contents: LogContents, reopen: Callable[[], TableLog]) -> None:
         """Bring back an unfinished table from its log's ``contents``, appending to it again
@@ -1546,13 +1585,15 @@ class Coordinator:
                                                     table.id)
         return True
 
-    def _restore_waiting(self) -> None:
-        """Bring back the tables that were waiting for players; their players get their seats
-        back when they return within the grace period."""
+    def _restore_waiting(self, only: str | None = None) -> None:
+        """Bring back the tables that were waiting for players (``only``: that one); their
+        players get their seats back when they return within the grace period."""
         assert self.db is not None
         now = asyncio.get_running_loop().time()
         for data in self.db.waiting_tables():
             table_id = str(data.get("table"))
+            if only is not None and table_id != only:
+                continue
             if table_id in self.tables or table_id in self._stream_ids or self.log_path(
                     table_id).exists():  # it started
                 self._persist("waiting tables", self.db.forget_waiting, table_id)

@@ -27,6 +27,15 @@ One ``CoordinatorHost`` per coordinator process, over its NATS connection (``bus
   (Refused ``name_taken`` when another identity holds it anywhere), a watcher's once the
   coordinator has named them, each refreshed while its session lives and deleted when it
   ends.
+- **Several coordinators** (``owners``: the owners' buckets, ``pioche coordinator --several``):
+  the requests on ``pioche.coord.req.<name>`` are shared among the coordinators (queue group
+  ``bus.COORD_QUEUE``): what any of them answers, and what makes a table (the one that answers
+  owns it); a connected session's go to ``pioche.coord.home.<boot>.<name>``, its home's. A
+  ``join``, ``watch`` or ``mirror`` of a table another coordinator owns is refused
+  ``elsewhere`` (param ``home``: that coordinator), and the front moves the session there
+  (``remote.py``). ``TableOwners`` keeps the lease and the tables' owner keys, and takes over a
+  dead coordinator's tables. Every news carries the boot id too (``Pioche-Boot``): a front
+  drops what a session's former home still sends.
 - **Liveness**: the coordinator's heartbeat (its boot id) every ``bus.HEARTBEAT``, and the boot
   id on every answer (``Pioche-Boot``); the sessions of
   a front silent for ``bus.SILENCE`` (no heartbeat, no request), or that said ``bye``, are
@@ -53,11 +62,13 @@ from nats.aio.subscription import Subscription
 from .. import bus, wire
 from ..bus import BOOT_HEADER, FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
 from ..bus.directory import Buckets, LobbyBoard, OnlineNames, entries_of, online_key
+from ..bus.owners import OwnerBuckets, owner_of
 from .core import Coordinator
 from .cross import Crossing
 from .inprocess import InProcessClient, InProcessFront
 from .mailbox import Mail
 from .model import LobbySnapshot, Player, Refused
+from .owners import TableOwners
 from .text import name_key
 
 log = logging.getLogger(__name__)
@@ -67,6 +78,8 @@ FrontKey = tuple[str, str]
 permissions) and its id (as it says)."""
 
 NOT_YOURS = "Cette session appartient à un autre serveur."
+ELSEWHERE = "Cette table est servie par un autre coordinateur."
+MAKERS = ("create_table", "quick_play", "learn")  # the requests that make a table
 STOP_FLUSH = 1.0  # seconds stop() waits for the sessions' last mails to go out
 UNSENT_LOG_INTERVAL = 5.0  # seconds between two warnings of news the bus refused
 
@@ -90,18 +103,25 @@ class _Front:
 
 
 class CoordinatorHost:
-    def __init__(self, coordinator: Coordinator, nc: Client, buckets: Buckets | None = None
-                 ) -> None:
+    def __init__(self, coordinator: Coordinator, nc: Client, buckets: Buckets | None = None,
+                 owners: OwnerBuckets | None = None) -> None:
         self.coordinator = coordinator
         self.nc = nc
-        self.board = LobbyBoard(buckets.lobby) if buckets is not None else None
+        # (several coordinators: a table not in this one's snapshot may be another's)
+        self.board = LobbyBoard(buckets.lobby, sweep=owners is None) \
+            if buckets is not None else None
         self.names = OnlineNames(buckets.online, buckets.max_age) \
             if buckets is not None else None
         self.boot = secrets.token_hex(8)
         self.cross = Crossing(coordinator, nc, self.boot, buckets) \
             if buckets is not None else None
         """What crosses to the other coordinators of the bus (coordinator/cross.py)."""
+        self.owners = TableOwners(coordinator, owners, self.boot,
+                                  buckets.lobby if buckets is not None else None) \
+            if owners is not None else None
         self._answer_headers = {BOOT_HEADER: self.boot}  # (every answer says whose it is)
+        # (several coordinators: every news too, for a front to drop a former home's)
+        self._news_headers = self._answer_headers if owners is not None else {}
         self._free = InProcessClient(coordinator)  # requests before a session, or without one
         self._desk = InProcessFront(coordinator)
         self._remotes: dict[str, _Remote] = {}
@@ -121,15 +141,25 @@ class CoordinatorHost:
     # --- life ---------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self._subscriptions = [
-            await self.nc.subscribe(f"{bus.COORD_REQ}.*", cb=self._on_request),
-            await self.nc.subscribe(f"{bus.FRONT_ALIVE}.*", cb=self._on_front_alive),
-        ]
+        if self.owners is not None:
+            await self.owners.start()
+            self._subscriptions = [
+                await self.nc.subscribe(f"{bus.COORD_REQ}.*", queue=bus.COORD_QUEUE,
+                                        cb=self._on_request),
+                await self.nc.subscribe(f"{bus.COORD_HOME}.{self.boot}.*", cb=self._on_request),
+            ]
+        else:
+            self._subscriptions = [
+                await self.nc.subscribe(f"{bus.COORD_REQ}.*", cb=self._on_request)]
+        self._subscriptions.append(
+            await self.nc.subscribe(f"{bus.FRONT_ALIVE}.*", cb=self._on_front_alive))
         self.coordinator.lobby_listeners.append(self._lobby_sent)
         self._tasks = [asyncio.create_task(self._beat(), name="bus heartbeat"),
                        asyncio.create_task(self._publish_lobby(), name="bus lobby")]
         if self.names is not None:
             self._tasks.append(asyncio.create_task(self.names.run(), name="online names"))
+        if self.owners is not None:
+            self._tasks.append(asyncio.create_task(self.owners.run(), name="table owners"))
         if self.board is not None:  # (the tables restored at start, written at once)
             self._lobby_sent(self.coordinator.snapshot())
         if self.cross is not None:
@@ -162,6 +192,8 @@ class CoordinatorHost:
         # (a clean stop: the names are free at once; with the bus gone, they expire)
         if self.names is not None and self.nc.is_connected:
             await self.names.close()
+        if self.owners is not None and self.nc.is_connected:
+            await self.owners.stop()
         if self.nc.is_connected:
             with contextlib.suppress(Exception):
                 await self.nc.flush(timeout=int(STOP_FLUSH) or 1)
@@ -246,12 +278,16 @@ class CoordinatorHost:
             return remote.client.player if remote is not None else None
         if name == "resume" and self.cross is not None:  # (a seat elsewhere: the bucket's)
             return await self.cross.resume(**args)
+        if self.owners is not None and name in ("connect", "mirror", "join", "watch"):
+            await self.owners.idle.wait()  # (a table claimed a moment ago: back first)
         if name in ("connect", "mirror"):
             if sid is None:
                 raise Refused("bad_request", f"{SESSION_HEADER} manquant.")
             if remote is not None and remote.client.open:
                 raise Refused("connected", "Session déjà ouverte.")
             client = InProcessClient(self.coordinator)
+            if name == "mirror":
+                await self._here(args["table_id"])
             if name == "connect":
                 await self._claim(args["player"], front, sid)
                 try:
@@ -267,9 +303,21 @@ class CoordinatorHost:
             if self.names is not None:
                 self.names.want(self._online())
             return result
+        if name in ("join", "watch"):
+            await self._here(args["table_id"])
         client = remote.client if remote is not None else self._free
         result = await getattr(client, name)(**args)
+        if name in MAKERS and self.owners is not None:
+            await self.owners.created(result)
         return result
+
+    async def _here(self, table_id: str) -> None:
+        """Refused ``elsewhere`` when another coordinator owns the table (several of them)."""
+        if self.owners is None or table_id.strip().upper() in self.coordinator.tables:
+            return
+        owner = await owner_of(self.owners.buckets, table_id.strip().upper())
+        if owner is not None and owner[0] != self.boot:
+            raise Refused("elsewhere", ELSEWHERE, home=owner[0])
 
     async def _claim(self, player: Any, front: FrontKey, sid: str) -> None:
         """A player's name held in the online bucket before the coordinator connects them
@@ -376,8 +424,8 @@ class CoordinatorHost:
             return
         remote.seq += 1
         try:
-            await self.nc.publish(subject, data,
-                                  headers={**(headers or {}), SEQ_HEADER: str(remote.seq)})
+            await self.nc.publish(subject, data, headers={
+                **(headers or {}), **self._news_headers, SEQ_HEADER: str(remote.seq)})
         except Exception as error:  # the bus is down: the front sees the gap or the silence
             self._unsent += 1
             now = self._now()

@@ -23,6 +23,18 @@ built from the lobby's and the online names' buckets (``LobbyWatch``, at most ev
 to every session in the lobby here, and a session's news naming a lobby gets it (one decode per
 change per front, never one per session).
 
+With several coordinators (``owners``: the owners' buckets exist on the bus), a session has a
+home, the coordinator that answered its ``connect`` (on the queue group; on the owner of the
+table where the player holds a seat, if any), and its requests go there
+(``bus.home_subject``). A ``join``, ``watch`` or ``mirror`` refused ``elsewhere`` moves the
+session to the table's owner (closed on its home, connected there with the same player and
+guest pass, the request made again), unseen by the app. When a session's home falls silent
+(``bus.SILENCE`` without its heartbeat), the session moves too: to the coordinator that claims
+its table (``pioche_owners``), or any coordinator for a session in the lobby, within
+``REHOME_WAIT``; its mailbox stays, and what the new home sends (the table again, the seat back)
+arrives as news: the player sees a pause, not a farewell. News from a session's former home is
+dropped (its ``Pioche-Boot``).
+
 A session ends here, its mail saying ``closed`` with the notice ``coordinator_lost`` (the app
 says goodbye, the player reconnects and gets their seat back), when the coordinator is lost:
 silent for ``bus.SILENCE``, restarted (a new boot id), or news of the session lost on the way
@@ -47,6 +59,7 @@ from nats.aio.subscription import Subscription
 from .. import bus, wire
 from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
 from ..bus.directory import Buckets, LobbyWatch, unavailable
+from ..bus.owners import OwnerBuckets, owner_of
 from .mailbox import Mail, Mailbox, Notice
 from .model import (
     AdminView,
@@ -67,6 +80,9 @@ log = logging.getLogger(__name__)
 LOST = "Le serveur redémarre : reconnectez-vous dans un instant."
 COUNTS_DEBOUNCE = 0.1  # seconds: a burst of connections makes one heartbeat
 NO_RESPONDERS_AGAIN = 0.02  # seconds before a request that found no responder is sent again
+REHOME_WAIT = 30.0  # seconds a session of a dead coordinator waits for its table's new owner
+REHOME_POLL = 0.2  # seconds between two looks at the owners' bucket meanwhile
+ORPHAN_WAIT = 8.0  # seconds after which a table with no owner key is taken for ended
 
 
 class _Link:
@@ -84,6 +100,11 @@ class _Link:
         self.table_id: str | None = None  # the table of the newest news
         self.lobby_wanted = 0  # a lobby its news named, to put in its mailbox when it comes
         self.mirror = False  # a table's mirror (``Remote.mirror``): never in the lobby
+        self.home: str | None = None  # several coordinators: the boot id of the session's
+        self.hello: dict[str, Any] = {}  # connect's arguments, to connect it elsewhere
+        self.settled = asyncio.Event()  # not moving between coordinators
+        self.settled.set()
+        self.moved = asyncio.Event()  # set (and replaced) each time it has moved
 
     @property
     def open(self) -> bool:
@@ -128,7 +149,8 @@ class Remote:
     long a request waits for its answer (``bus.REQUEST_TIMEOUT``)."""
 
     def __init__(self, nc: Client, front_id: str, timeout: float = bus.REQUEST_TIMEOUT,
-                 buckets: Buckets | None = None, name: str = bus.USER) -> None:
+                 buckets: Buckets | None = None, name: str = bus.USER,
+                 owners: OwnerBuckets | None = None) -> None:
         if set(front_id) & set(" .*>-") or not front_id:
             raise ValueError(f"front id {front_id!r}: no space, '.', '*', '>' nor '-'")
         self.nc = nc
@@ -148,6 +170,10 @@ class Remote:
         self.lobby_watch = LobbyWatch(buckets, self._built) if buckets is not None else None
         self._rewatch: asyncio.Task[None] | None = None  # the buckets read again
         self.boot: str | None = None  # the coordinator's, as its heartbeat says
+        self.owners = owners
+        """Several coordinators: the owners' buckets (None: one coordinator)."""
+        self._boots: dict[str, float] = {}  # several: each coordinator's last heartbeat
+        self._moves: set[asyncio.Task[None]] = set()  # sessions of a dead home moving
         self._heard = -1e9  # loop time of its last heartbeat
         self._links: dict[str, _Link] = {}
         self._numbers = itertools.count(1)
@@ -182,9 +208,10 @@ class Remote:
     async def stop(self) -> None:
         """Say goodbye (the coordinator closes this front's sessions at once) and stop."""
         rewatch = [self._rewatch] if self._rewatch is not None else []
-        for task in [*self._tasks, *self._closing, *rewatch]:
+        for task in [*self._tasks, *self._closing, *rewatch, *self._moves]:
             task.cancel()
-        await asyncio.gather(*self._tasks, *self._closing, *rewatch, return_exceptions=True)
+        await asyncio.gather(*self._tasks, *self._closing, *rewatch, *self._moves,
+                             return_exceptions=True)
         self._tasks, self._rewatch = [], None
         if self.lobby_watch is not None:
             await self.lobby_watch.stop()
@@ -270,7 +297,14 @@ class Remote:
         link.mirror = True
         await self._listen(link)
         try:
-            await self.call("mirror", {"table_id": table_id}, link.sid)
+            try:
+                _, home = await self.ask("mirror", {"table_id": table_id}, link.sid)
+                link.home = home if self.owners is not None else None
+            except Refused as refusal:
+                if refusal.code != "elsewhere":
+                    raise
+                link.home = str(refusal.params.get("home"))
+                await self.call("mirror", {"table_id": table_id}, link.sid, link.home)
         except Refused:
             await self._forget(link)
             raise
@@ -297,9 +331,17 @@ class Remote:
 
     # --- requests -----------------------------------------------------------------------------
 
-    async def call(self, name: str, args: Mapping[str, Any], sid: str | None = None) -> Any:
+    async def call(self, name: str, args: Mapping[str, Any], sid: str | None = None,
+                   home: str | None = None) -> Any:
         """The request's answer, or the Refused it raised; ``unavailable`` when the
-        coordinator cannot be reached."""
+        coordinator cannot be reached. ``home``: to that coordinator (several of them), else
+        to one of them."""
+        return (await self.ask(name, args, sid, home))[0]
+
+    async def ask(self, name: str, args: Mapping[str, Any], sid: str | None = None,
+                  home: str | None = None) -> tuple[Any, str | None]:
+        """``call``, and the boot id of the coordinator that answered."""
+        subject = self._requests if home is None else bus.home_subject(home, self.name)
         try:
             data = wire.encode(wire.Call(name, args))
         except wire.WireError as error:
@@ -311,15 +353,20 @@ class Remote:
             headers[SESSION_HEADER] = sid
         try:
             try:
-                reply = await self.nc.request(self._requests, data, timeout=self.timeout,
+                reply = await self.nc.request(subject, data, timeout=self.timeout,
                                               headers=headers)
             except errors.NoRespondersError:
                 # nats-server may route a publish by its subscriptions of a moment before: a
                 # coordinator that has just subscribed (started, restarted) is then missed,
                 # once. Asked again, shortly after, before the coordinator is unavailable.
                 await asyncio.sleep(NO_RESPONDERS_AGAIN)
-                reply = await self.nc.request(self._requests, data, timeout=self.timeout,
-                                              headers=headers)
+                try:
+                    reply = await self.nc.request(subject, data, timeout=self.timeout,
+                                                  headers=headers)
+                except errors.NoRespondersError:
+                    if home is not None:  # (nobody on its subject: that coordinator is gone)
+                        self._boots.pop(home, None)
+                    raise
         except Exception as error:  # no responders, time out, the bus closed or reconnecting
             log.info("request %s unanswered: %s", name, type(error).__name__)
             raise unavailable() from None
@@ -336,7 +383,7 @@ class Remote:
         if not isinstance(answer, wire.Answer) or answer.request != name:
             log.warning("answer to %s dropped: %r", name, type(answer).__name__)
             raise unavailable()
-        return answer.value
+        return answer.value, boot
 
     # --- news ---------------------------------------------------------------------------------
 
@@ -354,6 +401,8 @@ class Remote:
         except (wire.WireError, ValueError) as error:
             log.warning("bad news of %s dropped: %s", link.sid, error)
             return
+        if link.home is not None and headers.get(bus.BOOT_HEADER) != link.home:
+            return  # (its former home's, after it moved)
         if seq != link.seq + 1 and link.seq:  # (some news never came: the bus restarted)
             log.warning("news of %s lost (%d after %d): the session ends", link.sid, seq,
                         link.seq)
@@ -431,8 +480,11 @@ class Remote:
 
     def _heard_from(self, boot: str) -> None:
         """The coordinator ``boot`` is alive (a heartbeat, an answer). A new one knows none of
-        the sessions opened on the one before: they end."""
-        if boot != self.boot:
+        the sessions opened on the one before: they end (one coordinator; with several, each
+        session follows its own home: ``_watch``)."""
+        if self.owners is not None:
+            self._boots[boot] = self._now()
+        elif boot != self.boot:
             if self.boot is not None:
                 log.warning("the coordinator restarted (boot %s): this front's sessions end",
                             boot)
@@ -469,7 +521,7 @@ class Remote:
             alive = self.coordinator_alive
             reconnected = self.nc.stats["reconnects"] != reconnects
             why = None
-            if not alive and not lost:
+            if not alive and not lost and self.owners is None:
                 why = "the coordinator is silent"
             elif reconnected:
                 why = "the bus was lost a moment"
@@ -484,6 +536,117 @@ class Remote:
                     self._lost(link)
             reconnects = self.nc.stats["reconnects"]
             lost = not alive
+            if self.owners is not None:
+                self._move_orphans()
+
+    def alive(self, cid: str) -> bool:
+        """Several coordinators: ``cid`` was heard within ``bus.SILENCE``."""
+        return self._now() - self._boots.get(cid, -1e9) <= bus.SILENCE
+
+    def _move_orphans(self) -> None:
+        """The sessions whose home fell silent move (``_rehome``)."""
+        for link in list(self._links.values()):
+            if link.open and link.home is not None and link.settled.is_set() \
+                    and not self.alive(link.home):
+                link.settled.clear()
+                task = asyncio.create_task(self._rehome(link), name=f"rehome {link.sid}")
+                self._moves.add(task)
+                task.add_done_callback(self._moves.discard)
+
+    async def _rehome(self, link: _Link) -> None:
+        """Connect the session of a dead coordinator where its table is served now (any
+        coordinator for one in the lobby), or end it past ``REHOME_WAIT``."""
+        assert self.owners is not None
+        dead, started = link.home, self._now()
+        log.warning("coordinator %s silent: session %s moves", dead, link.sid)
+        try:
+            while self._now() - started < REHOME_WAIT and link.open:
+                if dead is not None and self.alive(dead):  # (heard again: it was slow)
+                    log.info("coordinator %s heard again: session %s stays", dead, link.sid)
+                    return
+                home: str | None = None
+                found = None
+                if link.table_id is not None:
+                    with contextlib.suppress(Exception):
+                        found = await owner_of(self.owners, link.table_id)
+                if found is not None and found[0] != dead:
+                    home = found[0] if self.alive(found[0]) else None
+                    if home is None:
+                        await asyncio.sleep(REHOME_POLL)
+                        continue
+                elif link.table_id is not None and (
+                        found is not None or self._now() - started < ORPHAN_WAIT):
+                    await asyncio.sleep(REHOME_POLL)  # (not claimed yet)
+                    continue
+                try:
+                    await self._connect_at(link, home)
+                except Refused as refusal:
+                    if refusal.code != "unavailable":  # (trying again would not help)
+                        log.warning("session %s cannot move: %s", link.sid, refusal)
+                        break
+                    await asyncio.sleep(REHOME_POLL)
+                    continue
+                log.info("session %s moved to %s in %.1f s", link.sid, link.home,
+                         self._now() - started)
+                if not link.open:  # (closed by its app meanwhile)
+                    with contextlib.suppress(Refused):
+                        await self.call("close", {}, link.sid, link.home)
+                return
+            link.end("coordinator_lost", LOST)
+        finally:
+            link.settled.set()
+
+    async def _connect_at(self, link: _Link, home: str | None) -> Any:
+        """Connect the session at ``home`` (None: any coordinator) with its first
+        ``connect``'s arguments; its news from there on are that home's."""
+        previous, link.home, link.seq = link.home, home, 0
+        try:
+            place, boot = await self.ask("connect", link.hello, link.sid, home)
+        except BaseException:
+            link.home = previous
+            raise
+        link.home = boot
+        link.moved.set()
+        link.moved = asyncio.Event()
+        return place
+
+    async def moved_from(self, link: _Link, home: str) -> bool:
+        """A request to the session's home went unanswered, and the home is dead (silent, or
+        no responder on its subject: its connection is gone from the bus, ``ask``): the
+        session moves (``_rehome``), and True once it has moved: the request is made again
+        there (an action made twice is refused as stale)."""
+        if self.owners is None or link.home != home or not link.open or self.alive(home):
+            return False
+        self._move_orphans()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(link.settled.wait(), REHOME_WAIT)
+        return link.open and link.home not in (None, home)
+
+    async def move(self, link: _Link, home: str) -> None:
+        """Move the session to ``home`` (a join or watch refused ``elsewhere``): closed on its
+        home, connected there."""
+        link.settled.clear()
+        try:
+            old, link.home = link.home, home  # (what the old home sends now is dropped)
+            with contextlib.suppress(Refused):
+                await self.call("close", {}, link.sid, old)
+            await self._connect_at(link, home)
+            log.info("session %s moved from %s to %s", link.sid, old, home)
+        finally:
+            link.settled.set()
+
+    async def seat_home(self, identity: str) -> str | None:
+        """Several coordinators: the owner of the table where ``identity`` holds a seat (in
+        this front's lobby), if it is alive; None otherwise."""
+        if self.owners is None or self.lobby is None:
+            return None
+        for table in self.lobby.tables:
+            if any(seat.kind == "player" and seat.identity == identity for seat in table.seats):
+                with contextlib.suppress(Exception):
+                    found = await owner_of(self.owners, table.id)
+                    if found is not None and self.alive(found[0]):
+                        return found[0]
+        return None
 
     async def _beat(self) -> None:
         while True:
@@ -537,11 +700,47 @@ class RemoteClient:
     async def _call(self, request: str, /, **args: Any) -> Any:
         answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._in_flight.add(answered)
+        link = self._link
         try:
-            return await self._remote.call(request, args, self._link.sid)
+            if not link.settled.is_set():  # (moving: its new home answers)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(link.settled.wait(), REHOME_WAIT)
+            home = link.home if link.connected else None
+            try:
+                return await self._at_home(request, args, home)
+            except Refused as refusal:
+                if refusal.code == "unavailable" and home is not None \
+                        and await self._remote.moved_from(link, home):
+                    return await self._remote.call(request, args, link.sid, link.home)
+                if refusal.code != "elsewhere" or request not in ("join", "watch"):
+                    raise
+                await self._remote.move(link, str(refusal.params.get("home")))
+                return await self._remote.call(request, args, link.sid, link.home)
         finally:
             self._in_flight.discard(answered)
             answered.set_result(None)
+
+    async def _at_home(self, request: str, args: dict[str, Any], home: str | None) -> Any:
+        """The request at ``home``; made again at the session's new home if the session moves
+        while it waits (its home died with the request on its way: no answer would come
+        before the time-out)."""
+        link, remote = self._link, self._remote
+        if home is None or remote.owners is None:
+            return await remote.call(request, args, link.sid, home)
+        moved = asyncio.ensure_future(link.moved.wait())
+        asking = asyncio.ensure_future(remote.call(request, args, link.sid, home))
+        try:
+            await asyncio.wait((asking, moved), return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            asking.cancel()
+            raise
+        finally:
+            moved.cancel()
+        if asking.done():
+            return asking.result()
+        asking.cancel()
+        await asyncio.gather(asking, return_exceptions=True)
+        return await remote.call(request, args, link.sid, link.home)
 
     # --- before connecting -----------------------------------------------------------------
 
@@ -575,7 +774,15 @@ class RemoteClient:
         if link.mailbox.closed or link.seq:  # (connected before: a fresh mailbox)
             link.mailbox, link.seq, link.player = Mailbox(), 0, None
         await self._remote._listen(link)
-        place: Place = await self._call("connect", player=player, guest_pass=guest_pass)
+        link.hello = {"player": player, "guest_pass": guest_pass}
+        link.home = await self._remote.seat_home(player.identity)
+        try:
+            place: Place
+            place, boot = await self._remote.ask("connect", link.hello, link.sid, link.home)
+        except BaseException:
+            link.home = None
+            raise
+        link.home = boot if self._remote.owners is not None else None
         link.connected = True
         with contextlib.suppress(Refused):  # (the name as the coordinator gave it)
             link.player = await self._call("player") or link.player
@@ -661,7 +868,8 @@ class RemoteClient:
         link = self._link
         if link.open:
             link.mailbox.close()
-            if self._remote.coordinator_alive:  # (else nobody to tell: no 5 s wait)
+            # (else nobody to tell: no 5 s wait; moving: its move closes it where it lands)
+            if self._remote.coordinator_alive and link.settled.is_set():
                 with contextlib.suppress(Refused):
                     await self._call("close")
         await self._remote._forget(link)

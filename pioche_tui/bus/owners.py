@@ -1,0 +1,138 @@
+"""Several coordinators on one bus (issue 18): their leases and the tables' owners, in two
+JetStream key-value buckets.
+
+- ``pioche_leases`` (``bus.LEASES_BUCKET``): key a coordinator's id (its boot id), value its
+  ``wire.Lease``, put every ``LEASE_EVERY``; the bucket's max age is ``LEASE_MAX_AGE``, so a
+  coordinator that stops putting it (dead, paused, cut off) loses it within that time.
+- ``pioche_owners`` (``bus.OWNERS_BUCKET``): key a table id, value the ``wire.Owner`` serving
+  it. Made with ``create`` (a key that cannot exist yet: two coordinators drawing the same id
+  cannot both own it), changed only by ``update(…, last=revision)``: a claim is a
+  compare-and-set, one winner among coordinators claiming the same dead owner's table.
+
+The coordinators write both (``coordinator/owners.py``); a front reads them (the owner of the
+table a session of a dead coordinator sat at: ``coordinator/remote.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from nats.aio.client import Client
+from nats.js.api import KeyValueConfig, StorageType
+from nats.js.errors import (
+    BadRequestError,
+    BucketNotFoundError,
+    KeyNotFoundError,
+    KeyWrongLastSequenceError,
+    NoKeysError,
+)
+from nats.js.kv import KeyValue
+
+from .. import wire
+from . import LEASES_BUCKET, OWNERS_BUCKET, REQUEST_TIMEOUT
+
+log = logging.getLogger(__name__)
+
+LEASE_EVERY = 1.0  # seconds between two puts of a coordinator's lease
+LEASE_MAX_AGE = 3.0  # seconds a lease lives without a put: a dead coordinator's is gone then
+WRONG_LAST_SEQUENCE = 10071  # JetStream's error code: an expected last sequence not met
+
+
+@dataclass(frozen=True)
+class OwnerBuckets:
+    """The two buckets on one connection."""
+
+    owners: KeyValue
+    leases: KeyValue
+
+
+async def open_owner_buckets(nc: Client, replicas: int = 1) -> OwnerBuckets:
+    """The buckets, created if missing (file storage, ``replicas`` copies); a bucket that
+    exists with another configuration is used as it is (as ``directory.open_buckets``)."""
+    from .directory import _bucket
+
+    js = nc.jetstream(timeout=REQUEST_TIMEOUT)
+    owners = await _bucket(js, KeyValueConfig(
+        bucket=OWNERS_BUCKET, description="Pioche: which coordinator serves each table",
+        history=1, replicas=replicas, storage=StorageType.FILE))
+    leases = await _bucket(js, KeyValueConfig(
+        bucket=LEASES_BUCKET, description="Pioche: the coordinators alive", history=1,
+        ttl=LEASE_MAX_AGE, replicas=replicas, storage=StorageType.FILE))
+    return OwnerBuckets(owners, leases)
+
+
+async def bind_owner_buckets(nc: Client) -> OwnerBuckets | None:
+    """The buckets if a coordinator of several made them (a front's: its role may not create
+    them), else None: the bus has one coordinator (``pioche serve --workers``)."""
+    js = nc.jetstream(timeout=REQUEST_TIMEOUT)
+    try:
+        return OwnerBuckets(await js.key_value(OWNERS_BUCKET), await js.key_value(LEASES_BUCKET))
+    except BucketNotFoundError:
+        return None
+
+
+async def alive(buckets: OwnerBuckets) -> set[str]:
+    """The ids of the coordinators whose lease is there."""
+    try:
+        return set(await buckets.leases.keys())
+    except NoKeysError:
+        return set()
+
+
+async def owner_of(buckets: OwnerBuckets, table_id: str) -> tuple[str, int] | None:
+    """The table's owner and the revision of its key, or None (no owner)."""
+    try:
+        entry = await buckets.owners.get(table_id)
+    except KeyNotFoundError:
+        return None
+    if entry.value is None or entry.revision is None:
+        return None
+    try:
+        return wire.decode(entry.value, expect=wire.Owner).cid, entry.revision
+    except wire.WireError as error:
+        log.warning("bad owner of %s dropped: %s", table_id, error)
+        return None
+
+
+async def owners(buckets: OwnerBuckets) -> dict[str, tuple[str, int]]:
+    """Every table's owner and its key's revision (one read per table: the bucket holds the
+    tables in play and waiting, a few hundred on a busy server)."""
+    try:
+        keys = await buckets.owners.keys()
+    except NoKeysError:
+        return {}
+    found = await asyncio.gather(*(owner_of(buckets, key) for key in keys))
+    return {key: owner for key, owner in zip(keys, found, strict=True) if owner is not None}
+
+
+async def create(buckets: OwnerBuckets, table_id: str, cid: str) -> int | None:
+    """``cid`` owns the new table ``table_id``: the key's revision, or None when the key
+    exists (another coordinator owns a table of that id)."""
+    try:
+        return int(await buckets.owners.create(table_id, wire.encode(wire.Owner(cid))))
+    except KeyWrongLastSequenceError:
+        return None
+
+
+async def claim(buckets: OwnerBuckets, table_id: str, cid: str, revision: int) -> int | None:
+    """``cid`` takes the table over if its key is still at ``revision`` (compare-and-set): the
+    new revision, or None when another changed it first (another claim won)."""
+    try:
+        return int(await buckets.owners.update(table_id, wire.encode(wire.Owner(cid)),
+                                               last=revision))
+    except KeyWrongLastSequenceError:
+        return None
+
+
+async def release(buckets: OwnerBuckets, table_id: str, revision: int) -> None:
+    """Forget the table's owner (the table ended or closed), if the key is still at
+    ``revision`` (a deposed owner never deletes its successor's)."""
+    try:
+        await buckets.owners.delete(table_id, last=revision)
+    except (KeyWrongLastSequenceError, KeyNotFoundError):
+        pass
+    except BadRequestError as error:  # (a delete's wrong revision comes back as this)
+        if error.err_code != WRONG_LAST_SEQUENCE:
+            raise

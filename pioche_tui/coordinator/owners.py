@@ -1,0 +1,161 @@
+"""One coordinator among several on a bus (``pioche coordinator --several``): its lease, the
+tables it owns, and the dead coordinators' tables it takes over (issue 18).
+
+Every ``owners.LEASE_EVERY`` seconds, ``TableOwners.run``:
+
+1. puts this coordinator's lease (key: its boot id). One it could not put for
+   ``owners.LEASE_MAX_AGE`` is gone: another may have claimed its tables, so it stops serving
+   every one of them (``Coordinator.stop_table``) rather than fork a table's game;
+2. makes the owner key of each new table (a table made here, a rematch; those of a request are
+   made at once by the host: ``created``), and deletes the key of each table gone (ended,
+   closed);
+3. claims, by compare-and-set, each table whose owner's lease is gone, and brings it back
+   (``Coordinator.restore_table``: its log in the stream, grace timers and patient stand-ins
+   as after a restart; a table waiting for players from the shared database), then its summary
+   goes to the lobby's bucket as any change does. A table whose game ended meanwhile is
+   forgotten (its owner key and its lobby key deleted);
+4. stops serving a table whose key names another coordinator (it was claimed while this one
+   was paused or cut off); a table in play learns it sooner, from its next append, refused by
+   the stream (``jslog.LogTaken``).
+
+At start, the unfinished tables that no coordinator owns (a log in the stream, a table waiting
+in the database: left by a server of one coordinator, or by all of them stopped) are claimed by
+``create``, one winner each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import time
+
+from .. import wire
+from ..bus import owners
+from ..bus.directory import _Errors
+from ..bus.owners import LEASE_EVERY, LEASE_MAX_AGE, OwnerBuckets
+from .core import Coordinator
+
+log = logging.getLogger(__name__)
+
+
+class TableOwners:
+    """The owner keys of ``coordinator``'s tables, under the id ``cid``."""
+
+    def __init__(self, coordinator: Coordinator, buckets: OwnerBuckets, cid: str,
+                 lobby: object | None = None) -> None:
+        self.coordinator = coordinator
+        self.buckets = buckets
+        self.cid = cid
+        self.lobby = lobby  # the lobby's bucket (a KeyValue): a table forgotten leaves it
+        self.revisions: dict[str, int] = {}  # the tables this coordinator owns: their key's
+        self._lease = wire.encode(wire.Lease(time.time(), socket.gethostname()))
+        self._renewed = time.monotonic()
+        self._errors = _Errors("owners' buckets")
+        self.claimed = 0  # tables taken over (logs, tests)
+        self.idle = asyncio.Event()
+        """Set while no claimed table is being brought back: a session that finds its table's
+        new owner in the bucket may connect before the table is back (``CoordinatorHost``
+        waits for this before a connect, a join, a watch)."""
+        self.idle.set()
+
+    async def start(self) -> None:
+        """Put the lease, then take the unfinished tables nobody owns."""
+        await self.buckets.leases.put(self.cid, self._lease)
+        self._renewed = time.monotonic()
+        coordinator = self.coordinator
+        assert coordinator.db is not None
+        candidates = set(coordinator._stream_ids) | {
+            str(data.get("table")) for data in coordinator.db.waiting_tables()}
+        known = await owners.owners(self.buckets)
+        for table_id in sorted(candidates - set(known)):
+            self.idle.clear()
+            try:
+                revision = await owners.create(self.buckets, table_id, self.cid)
+                if revision is not None:
+                    await self._bring_back(table_id, revision, time.time())
+            finally:
+                self.idle.set()
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await self.beat()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # (the bus down a moment: the next beat tries again)
+                self._errors.failed(error)
+            await asyncio.sleep(LEASE_EVERY)
+
+    async def beat(self) -> None:
+        """One turn (the module's docstring)."""
+        try:
+            await self.buckets.leases.put(self.cid, self._lease)
+            self._renewed = time.monotonic()
+        except Exception as error:
+            self._errors.failed(error)
+            if time.monotonic() - self._renewed > LEASE_MAX_AGE:
+                self._depose(set(self.revisions), "its lease is lost")
+            return
+        tables = self.coordinator.tables
+        for table_id in sorted(set(tables) - set(self.revisions)):
+            await self.created(table_id)
+        known = await owners.owners(self.buckets)
+        living = await owners.alive(self.buckets)
+        for table_id, revision in list(self.revisions.items()):
+            if table_id not in tables:
+                del self.revisions[table_id]
+                await owners.release(self.buckets, table_id, revision)
+        self._depose({tid for tid, (cid, _rev) in known.items()
+                      if cid != self.cid and tid in tables}, "another coordinator claimed it")
+        for table_id, (cid, revision) in sorted(known.items()):
+            if cid != self.cid and cid not in living:
+                self.idle.clear()  # (from the claim on: the owner key names this one)
+                try:
+                    won = await owners.claim(self.buckets, table_id, self.cid, revision)
+                    if won is not None:
+                        log.info("table %s of the coordinator %s (its lease is gone) claimed",
+                                 table_id, cid)
+                        await self._bring_back(table_id, won, time.time() - LEASE_MAX_AGE)
+                finally:
+                    self.idle.set()
+
+    async def created(self, table_id: str) -> None:
+        """A table made here: its owner key. Its id drawn by another coordinator too (the key
+        exists): this one stops serving it, the other's stands."""
+        if table_id in self.revisions:
+            return
+        revision = await owners.create(self.buckets, table_id, self.cid)
+        if revision is None:
+            log.error("table %s: its id is another coordinator's table's; it stops here",
+                      table_id)
+            self._depose({table_id}, "its id is taken")
+        else:
+            self.revisions[table_id] = revision
+
+    async def _bring_back(self, table_id: str, revision: int, stopped_at: float) -> None:
+        self.revisions[table_id] = revision
+        if await self.coordinator.restore_table(table_id, stopped_at):
+            self.claimed += 1
+            log.info("table %s served here now", table_id)
+            return
+        del self.revisions[table_id]  # (its game ended: nothing to serve)
+        await owners.release(self.buckets, table_id, revision)
+        if self.lobby is not None:
+            with contextlib.suppress(Exception):
+                await self.lobby.delete(table_id)  # type: ignore[attr-defined]
+
+    def _depose(self, table_ids: set[str], why: str) -> None:
+        for table_id in sorted(table_ids):
+            self.revisions.pop(table_id, None)
+            table = self.coordinator.tables.get(table_id)
+            if table is not None:
+                log.warning("table %s no longer served here: %s", table_id, why)
+                self.coordinator.stop_table(table)
+
+    async def stop(self) -> None:
+        """A clean stop: the lease goes at once, so the others claim the tables now (their
+        logs hold them; ``Coordinator.stop`` held them still)."""
+        with contextlib.suppress(Exception):
+            await self.buckets.leases.delete(self.cid)

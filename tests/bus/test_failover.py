@@ -1,0 +1,310 @@
+"""Several coordinators on one bus (issue 18, coordinator/owners.py): two ``pioche coordinator
+--several`` processes over one JetStream nats-server and one PostgreSQL database; a front in
+this process (``Remote`` with the owners' buckets) plays for a player.
+
+- the owner of a table is SIGKILLed mid-play: the other claims the table, brings it back from
+  its log, and the player's session moves there (no farewell); every move the player saw
+  acknowledged is in the log;
+- a session homed on one coordinator joins a table the other owns: refused ``elsewhere`` there,
+  moved, seated, unseen by the client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from nats.aio.client import Client
+
+from pioche_tui import bus
+from pioche_tui.bus.directory import buckets_of
+from pioche_tui.bus.natsd import NatsServer
+from pioche_tui.bus.owners import alive, bind_owner_buckets, owner_of
+from pioche_tui.coordinator.model import Player, Refused, TableUpdate
+from pioche_tui.coordinator.remote import Remote, RemoteClient
+from pioche_tui.store import jslog
+from pioche_tui.store.log import ACTION
+from tests.store.postgres import PostgresServer
+
+ROOT = Path(__file__).resolve().parents[2]
+SETTINGS = ("--bot-delay", "0.02,0.05", "--turn-timer", "0", "--grace", "120")
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@dataclass
+class Coordinator:
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    async def stop(self) -> None:
+        """SIGTERM: a clean stop."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.to_thread(self.process.wait, 15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@contextlib.asynccontextmanager
+async def coordinator(tmp_path: Path, name: str, url: str, db: str
+                      ) -> AsyncIterator[Coordinator]:
+    """``pioche coordinator --several`` over its own data directory, the shared database and
+    the bus; ready once it says it serves. (Waited for without blocking the loop: the front
+    of this process must go on beating, or the coordinators take it for dead.)"""
+    log = tmp_path / f"{name}.log"
+    env = {**os.environ, "PIOCHE_BUS": url, "PIOCHE_DB": db}
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pioche_tui.cli", "coordinator", "--several", "--logs",
+             "jetstream", "--data-dir", str(tmp_path / name), *SETTINGS],
+            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+    one = Coordinator(process, log)
+    try:
+        deadline = time.monotonic() + 30
+        while "serving on the bus" not in log.read_text(errors="replace"):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"coordinator {name} did not start:\n{log.read_text()}")
+            await asyncio.sleep(0.05)
+        yield one
+    finally:
+        await one.stop()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def front(jetstream_server: NatsServer) -> AsyncIterator[tuple[Client, list[Remote]]]:
+    """A connection with the front's role, and the Remotes made on it (stopped at the end)."""
+    nc = await bus.connect(jetstream_server.url, "test-front", bus.FRONT)
+    remotes: list[Remote] = []
+    try:
+        yield nc, remotes
+    finally:
+        for remote in remotes:
+            await remote.stop()
+        await nc.close()
+
+
+async def a_remote(nc: Client, remotes: list[Remote], front_id: str) -> Remote:
+    buckets = await buckets_of(nc, create=False)
+    owners = await bind_owner_buckets(nc)
+    assert owners is not None
+    remote = Remote(nc, front_id, buckets=buckets, owners=owners)
+    await remote.start()
+    remotes.append(remote)
+    return remote
+
+
+class Seat:
+    """A player at a table with a bot, playing their first legal action each turn; counts the
+    moves acknowledged (``act`` returned)."""
+
+    def __init__(self, client: RemoteClient) -> None:
+        self.client = client
+        self.update: TableUpdate | None = None
+        self.acked = 0
+        self.refused: list[str] = []
+
+    async def read(self, timeout: float = 20.0) -> TableUpdate:
+        """The next table update (the lobby's and other news skipped)."""
+        while True:
+            mail = await asyncio.wait_for(self.client.mail(), timeout)
+            assert not mail.closed, mail.notices
+            if mail.table is not None:
+                self.update = mail.table
+                return mail.table
+
+    async def play(self, moves: int) -> bool:
+        """Play until ``moves`` more moves are acknowledged (True), or the game ends
+        (False)."""
+        goal = self.acked + moves
+        while self.acked < goal:
+            update = self.update if self.update is not None and not self.client.pending \
+                else await self.read()
+            self.update = None
+            if update.table.status != "playing":
+                return False
+            if update.seat in update.to_act and update.view.legal:
+                try:
+                    await self.client.act(update.view.legal[0], update.step)
+                except Refused as refusal:  # (stale: a bot moved meanwhile)
+                    self.refused.append(refusal.code)
+                    continue
+                self.acked += 1
+        return True
+
+
+async def until(check: Any, timeout: float = 20.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while not (found := await check()):
+        assert time.monotonic() < deadline, "never held"
+        await asyncio.sleep(0.05)
+    return found
+
+
+async def test_a_killed_coordinators_table_is_served_by_the_other_and_no_move_is_lost(
+        tmp_path: Path, jetstream_server: NatsServer, postgres: PostgresServer,
+        front: tuple[Client, list[Remote]]) -> None:
+    nc, remotes = front
+    db = postgres.new_database()
+    async with coordinator(tmp_path, "a", jetstream_server.url, db) as first:
+        remote = await a_remote(nc, remotes, "f1")
+        alice = Seat(remote.client())
+        await alice.client.connect(Player("SHA256:alice", "alice"))
+        table = await alice.client.create_table("defausse", seats=2, bots={1: "random"})
+        assert await alice.play(3)
+        dora = remote.client()  # (at a table waiting for players: in the database, no log)
+        await dora.connect(Player("SHA256:dora", "dora"))
+        waiting = await dora.create_table("defausse", seats=3, bots={1: "random"})
+        owners = remote.owners
+        assert owners is not None
+        owner = await owner_of(owners, table)
+        assert owner is not None
+        assert (await owner_of(owners, waiting) or ("",))[0] == owner[0]
+        async with coordinator(tmp_path, "b", jetstream_server.url, db) as second:
+            await until(lambda: alive_count(remote, 2))
+            assert await alice.play(2)
+            first.kill()  # (SIGKILL, mid-play: bots move meanwhile)
+            assert await alice.play(3)  # (served again: the session moved, never closed)
+            now = await owner_of(owners, table)
+            assert now is not None and now[0] != owner[0]
+            assert alice.client.open
+            await until(lambda: waiting_back(owners, waiting, owner[0]))
+            while dora.pending:  # (its session moved too: the table again, seat and all)
+                mail = await dora.mail()
+                assert not mail.closed
+            assert dora.open and dora.table_id == waiting
+            # a clean stop hands the table over too: the session moves, told nothing
+            async with coordinator(tmp_path, "c", jetstream_server.url, db):
+                await until(lambda: alive_count(remote, 2))
+                await second.stop()
+                assert await alice.play(3)
+                last = await owner_of(owners, table)
+                assert last is not None and last[0] not in (owner[0], now[0])
+                assert alice.client.open
+                contents = await jslog.read_table(nc.jetstream(), table)
+    mine = sum(1 for record in contents.records if record[0] == ACTION and record[1] == 0)
+    assert mine >= alice.acked, (mine, alice.acked)
+
+
+async def waiting_back(owners: Any, table: str, dead: str) -> bool:
+    owner = await owner_of(owners, table)
+    return owner is not None and owner[0] != dead
+
+
+async def alive_count(remote: Remote, n: int) -> bool:
+    assert remote.owners is not None
+    return len(await alive(remote.owners)) >= n
+
+
+async def test_a_session_joining_a_table_owned_elsewhere_moves_there(
+        tmp_path: Path, jetstream_server: NatsServer, postgres: PostgresServer,
+        front: tuple[Client, list[Remote]]) -> None:
+    nc, remotes = front
+    db = postgres.new_database()
+    async with coordinator(tmp_path, "a", jetstream_server.url, db), \
+            coordinator(tmp_path, "b", jetstream_server.url, db):
+        remote = await a_remote(nc, remotes, "f2")
+        await until(lambda: alive_count(remote, 2))
+        bob = remote.client()
+        await bob.connect(Player("SHA256:bob", "bob"))
+        table = await bob.create_table("defausse", seats=3, bots={2: "random"})
+        # carol connects until her home is not the table's owner
+        assert remote.owners is not None
+        owner = await owner_of(remote.owners, table)
+        assert owner is not None
+        for _ in range(40):
+            carol = remote.client()
+            await carol.connect(Player("SHA256:carol", "carol"))
+            if carol._link.home != owner[0]:
+                break
+            await carol.close()
+        else:
+            raise AssertionError("the queue group never chose the other coordinator")
+        await carol.join(table)
+        assert carol._link.home == owner[0]
+        while True:
+            mail = await asyncio.wait_for(carol.mail(), 10)
+            assert not mail.closed
+            if mail.table is not None and mail.table.table.id == table:
+                break
+        assert mail.table.seat is not None
+
+
+async def test_a_claim_is_a_compare_and_set_with_one_winner(jetstream_server: NatsServer
+                                                            ) -> None:
+    """Two coordinators claim the same dead owner's table: one wins; a new table's key is
+    made once; a deposed owner's release leaves its successor's key."""
+    from pioche_tui.bus import owners as kv
+
+    nc = await bus.connect(jetstream_server.url, "test-claims", bus.COORDINATOR)
+    try:
+        buckets = await kv.open_owner_buckets(nc)
+        first = await kv.create(buckets, "CAS1", "dead")
+        assert first is not None
+        assert await kv.create(buckets, "CAS1", "other") is None
+        won = await asyncio.gather(kv.claim(buckets, "CAS1", "b", first),
+                                   kv.claim(buckets, "CAS1", "c", first))
+        assert sorted(w is None for w in won) == [False, True]
+        winner = "b" if won[0] is not None else "c"
+        found = await kv.owner_of(buckets, "CAS1")
+        assert found is not None and found[0] == winner
+        await kv.release(buckets, "CAS1", first)  # (the dead owner's revision: refused)
+        assert await kv.owner_of(buckets, "CAS1") == found
+        await kv.release(buckets, "CAS1", found[1])
+        assert await kv.owner_of(buckets, "CAS1") is None
+    finally:
+        await nc.close()
+
+
+async def test_a_table_claimed_by_another_coordinator_stops_here(
+        jetstream_server: NatsServer, tmp_path: Path) -> None:
+    """A deposed owner (paused while its lease expired, and another claimed its table) learns
+    it from the owners' bucket at its next turn: it stops serving the table (a table waiting
+    for players has no append to be refused)."""
+    from pioche_tui import wire
+    from pioche_tui.bus import owners as kv
+    from pioche_tui.coordinator.core import Coordinator as Core
+    from pioche_tui.coordinator.core import Settings
+    from pioche_tui.coordinator.owners import TableOwners
+
+    nc = await bus.connect(jetstream_server.url, "test-deposed", bus.COORDINATOR)
+    core = Core(Settings(tmp_path / "data", bot_delay=(0.0, 0.0), turn_timer=None,
+                         logs="jetstream", seed=7))
+    try:
+        await core.start(nc, restore=False)
+        buckets = await kv.open_owner_buckets(nc)
+        owning = TableOwners(core, buckets, "deposed")
+        await owning.start()
+        session = core.connect(Player("SHA256:erin", "erin"))
+        table = session.create_table("defausse", seats=3, bots={1: "random"})
+        await owning.beat()
+        found = await kv.owner_of(buckets, table)
+        assert found == ("deposed", owning.revisions[table])
+        await buckets.leases.put("thief", wire.encode(wire.Lease(time.time(), "elsewhere")))
+        assert await kv.claim(buckets, table, "thief", found[1]) is not None
+        await owning.beat()
+        assert table not in core.tables and table not in owning.revisions
+        assert session.table is None
+        assert any(n.code == "stopped" for n in session.mailbox.take().notices)  # type: ignore[union-attr]
+        stolen = await kv.owner_of(buckets, table)
+        assert stolen is not None and stolen[0] == "thief"  # (its key left as it is)
+    finally:
+        core.stop()
+        await nc.close()
