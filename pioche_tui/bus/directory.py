@@ -124,10 +124,10 @@ async def open_buckets(nc: Client, replicas: int = 1, max_age: float = ONLINE_MA
     configuration (another max age, another replica count) is used as it is, with a warning:
     an operator changes it with the ``nats`` tool, not by restarting one process."""
     js = nc.jetstream(timeout=REQUEST_TIMEOUT)
-    lobby = await _bucket(js, KeyValueConfig(
+    lobby = await make_bucket(js, KeyValueConfig(
         bucket=LOBBY_BUCKET, description="Pioche: the tables of the lobby", history=1,
         replicas=replicas, storage=StorageType.FILE))
-    online = await _bucket(js, KeyValueConfig(
+    online = await make_bucket(js, KeyValueConfig(
         bucket=ONLINE_BUCKET, description="Pioche: who is online, by name", history=1,
         ttl=max_age, replicas=replicas, storage=StorageType.FILE,
         # (an expired key leaves a marker, so that watchers see it go)
@@ -152,7 +152,9 @@ async def bind_buckets(nc: Client, wait: float = BIND_WAIT) -> Buckets:
         return Buckets(lobby, online, ONLINE_MAX_AGE)
 
 
-async def _bucket(js: JetStreamContext, config: KeyValueConfig) -> KeyValue:
+async def make_bucket(js: JetStreamContext, config: KeyValueConfig) -> KeyValue:
+    """The bucket ``config`` names, created if missing; one that exists with another
+    configuration is used as it is, with a warning (every bucket of Pioche's is made here)."""
     try:
         return await js.create_key_value(config)
     except BadRequestError as error:
@@ -161,7 +163,7 @@ async def _bucket(js: JetStreamContext, config: KeyValueConfig) -> KeyValue:
         return await js.key_value(config.bucket)
 
 
-class _Errors:
+class ErrorLog:
     """Warnings of a bucket's failures, one every ``ERROR_LOG_INTERVAL`` at most."""
 
     def __init__(self, what: str) -> None:
@@ -193,7 +195,7 @@ class LobbyBoard:
         # the keys of tables not ours deleted (at the first write); not with several
         # coordinators, whose tables are not ours (a dead one's: coordinator/owners.py)
         self._swept = not sweep
-        self._errors = _Errors("lobby bucket")
+        self._errors = ErrorLog("lobby bucket")
 
     async def write(self, snapshot: LobbySnapshot) -> None:
         tables = {table.id: table for table in snapshot.tables}
@@ -265,7 +267,7 @@ class OnlineNames:
         self._keys: dict[str, str] = {}  # the key of each wanted entry
         self._orphans: list[_Claim] = []  # keys of sessions that hold another one now
         self._changed = asyncio.Event()
-        self._errors = _Errors("online bucket")
+        self._errors = ErrorLog("online bucket")
 
     @property
     def held(self) -> dict[str, str]:
@@ -296,7 +298,7 @@ class OnlineNames:
             except Exception as error:
                 self._errors.failed(error)
                 raise unavailable() from None
-            holder = _decode(held.value or b"", wire.Online, "online entry")
+            holder = decode_entry(held.value or b"", wire.Online, "online entry")
             if holder is not None and holder.identity != entry.identity:
                 raise name_taken(entry.name)
             try:
@@ -481,17 +483,17 @@ class LobbyWatch:
 
     def _lobby(self, key: str, value: bytes | None) -> None:
         if key == MOTD_KEY:
-            motd = None if value is None else _decode(value, wire.Motd, "motd")
+            motd = None if value is None else decode_entry(value, wire.Motd, "motd")
             self.motd = motd.text if motd is not None else ""
             return
-        table = None if value is None else _decode(value, TableSummary, "lobby entry")
+        table = None if value is None else decode_entry(value, TableSummary, "lobby entry")
         if table is None or table.id != key or table.status == "closed":
             self.tables.pop(key, None)
         else:
             self.tables[key] = table
 
     def _online(self, key: str, value: bytes | None) -> None:
-        entry = None if value is None else _decode(value, wire.Online, "online entry")
+        entry = None if value is None else decode_entry(value, wire.Online, "online entry")
         if entry is None:
             self.online.pop(key, None)
         else:
@@ -505,7 +507,8 @@ class LobbyWatch:
             await asyncio.sleep(self.interval)
 
 
-def _decode(data: bytes, expect: type[Any], what: str) -> Any:
+def decode_entry(data: bytes, expect: type[Any], what: str) -> Any:
+    """A bucket entry's ``expect`` value; None, with a warning, for anything else."""
     try:
         return wire.decode(data, expect=expect)
     except wire.WireError as error:

@@ -51,13 +51,13 @@ class OwnerBuckets:
 async def open_owner_buckets(nc: Client, replicas: int = 1) -> OwnerBuckets:
     """The buckets, created if missing (file storage, ``replicas`` copies); a bucket that
     exists with another configuration is used as it is (as ``directory.open_buckets``)."""
-    from .directory import _bucket
+    from .directory import make_bucket
 
     js = nc.jetstream(timeout=REQUEST_TIMEOUT)
-    owners = await _bucket(js, KeyValueConfig(
+    owners = await make_bucket(js, KeyValueConfig(
         bucket=OWNERS_BUCKET, description="Pioche: which coordinator serves each table",
         history=1, replicas=replicas, storage=StorageType.FILE))
-    leases = await _bucket(js, KeyValueConfig(
+    leases = await make_bucket(js, KeyValueConfig(
         bucket=LEASES_BUCKET, description="Pioche: the coordinators alive", history=1,
         ttl=LEASE_MAX_AGE, replicas=replicas, storage=StorageType.FILE))
     return OwnerBuckets(owners, leases)

@@ -58,7 +58,7 @@ from nats.js.kv import KV_DEL, KV_PURGE, KeyValue
 
 from .. import bus, wire
 from ..bus import BOOT_HEADER
-from ..bus.directory import Buckets, _bucket, _decode, _Errors, online_key
+from ..bus.directory import Buckets, ErrorLog, decode_entry, make_bucket, online_key
 from ..store.db import GUEST_PREFIX
 from .core import Coordinator, Far
 from .model import ChatLine, GuestPass, Player, Refused
@@ -95,8 +95,8 @@ class Crossing:
         self._keys: dict[str, str] = {}  # a seated guest's identity → their key in the bucket
         self._strangers: set[str] = set()  # guests seated here whose key is not known
         self._sought: set[str] = set()  # those already looked for in the bucket
-        self._errors = _Errors("guests bucket")
-        self._unsent = _Errors("between coordinators")
+        self._errors = ErrorLog("guests bucket")
+        self._unsent = ErrorLog("between coordinators")
 
     # --- life ---------------------------------------------------------------------------------
 
@@ -106,7 +106,7 @@ class Crossing:
         status = await self.buckets.online.status()
         replicas = status.stream_info.config.num_replicas or 1
         js = self.nc.jetstream(timeout=bus.REQUEST_TIMEOUT)
-        self.guests = await _bucket(js, KeyValueConfig(
+        self.guests = await make_bucket(js, KeyValueConfig(
             bucket=bus.GUESTS_BUCKET, description="Pioche: the guests' seats, by token",
             history=1, ttl=self.coordinator.settings.grace, replicas=replicas,
             storage=StorageType.FILE))
@@ -240,7 +240,7 @@ class Crossing:
                 loaded.set()
                 continue
             value = None if entry.operation in (KV_DEL, KV_PURGE) else entry.value
-            online = None if value is None else _decode(value, wire.Online, "online entry")
+            online = None if value is None else decode_entry(value, wire.Online, "online entry")
             if online is None:
                 self.online.pop(entry.key, None)
             else:
@@ -312,7 +312,7 @@ class Crossing:
                 entry = await self.guests.get(key)
             except Exception:  # (gone meanwhile, or the bus: looked at no more)
                 continue
-            seat = _decode(entry.value or b"", wire.Resumable, "guest's seat")
+            seat = decode_entry(entry.value or b"", wire.Resumable, "guest's seat")
             if seat is not None and seat.identity in identities:
                 self._keys[seat.identity] = key
 
@@ -380,7 +380,7 @@ class Crossing:
             except Exception as error:
                 self._errors.failed(error)
                 raise refusal from None
-            seat = _decode(entry.value or b"", wire.Resumable, "guest's seat")
+            seat = decode_entry(entry.value or b"", wire.Resumable, "guest's seat")
             if seat is None or seat.table in self._tables():
                 raise
             return GuestPass(seat.identity, canonical.token), seat.name

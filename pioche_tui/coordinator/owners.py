@@ -33,7 +33,7 @@ import time
 
 from .. import wire
 from ..bus import owners
-from ..bus.directory import _Errors
+from ..bus.directory import ErrorLog
 from ..bus.owners import LEASE_EVERY, LEASE_MAX_AGE, OwnerBuckets
 from .core import Coordinator
 
@@ -52,7 +52,7 @@ class TableOwners:
         self.revisions: dict[str, int] = {}  # the tables this coordinator owns: their key's
         self._lease = wire.encode(wire.Lease(time.time(), socket.gethostname()))
         self._renewed = time.monotonic()
-        self._errors = _Errors("owners' buckets")
+        self._errors = ErrorLog("owners' buckets")
         self.claimed = 0  # tables taken over (logs, tests)
         self.idle = asyncio.Event()
         """Set while no claimed table is being brought back: a session that finds its table's
