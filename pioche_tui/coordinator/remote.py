@@ -74,6 +74,7 @@ from .model import (
     Replay,
     ServerInfo,
 )
+from .text import name_key
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +84,9 @@ NO_RESPONDERS_AGAIN = 0.02  # seconds before a request that found no responder i
 REHOME_WAIT = 30.0  # seconds a session of a dead coordinator waits for its table's new owner
 REHOME_POLL = 0.2  # seconds between two looks at the owners' bucket meanwhile
 ORPHAN_WAIT = 8.0  # seconds after which a table with no owner key is taken for ended
+OWN_NAME_WAIT = 2.0
+"""Seconds a session that just connected waits, at most, for a lobby built from the buckets
+that shows its own name (``Remote._shows_itself``)."""
 
 
 class _Link:
@@ -105,6 +109,7 @@ class _Link:
         self.settled = asyncio.Event()  # not moving between coordinators
         self.settled.set()
         self.moved = asyncio.Event()  # set (and replaced) each time it has moved
+        self.since = -1e9  # loop time of its connect (Remote._shows_itself)
 
     @property
     def open(self) -> bool:
@@ -412,11 +417,32 @@ class Remote:
         if isinstance(news, Player):
             link.player = news
             return
-        if lobby and self.lobby is not None and self._lobby_seq >= lobby:
+        if lobby and self.lobby is not None and self._lobby_seq >= lobby and \
+                self._shows_itself(link, self.lobby):
             news = replace(news, lobby=self.lobby)  # (its lobby, or a newer one)
         elif lobby:  # (not read yet: each subscription is read by a task of its own)
             link.lobby_wanted = max(link.lobby_wanted, lobby)
+            if self.lobby_watch is not None:  # (a name whose key never comes: at most this)
+                asyncio.get_running_loop().call_later(OWN_NAME_WAIT, self._overdue, link)
         link.replay(news)
+
+    def _shows_itself(self, link: _Link, lobby: LobbySnapshot) -> bool:
+        """Whether ``lobby`` may go to ``link`` yet. A lobby built from the buckets lags them
+        (it is built at most every 0.5 s): the one a session gets on connecting must show its
+        own name, else the player reads an online list without themself (and a profile picker
+        with nobody in it). Past ``OWN_NAME_WAIT`` from its connection, any lobby goes."""
+        player = link.player or link.hello.get("player")
+        if self.lobby_watch is None or link.mirror or not isinstance(player, Player) or \
+                self._now() - link.since > OWN_NAME_WAIT:
+            return True
+        own = name_key(player.name)
+        return any(name_key(entry.name) == own for entry in lobby.online)
+
+    def _overdue(self, link: _Link) -> None:
+        """A session still waiting for its lobby ``OWN_NAME_WAIT`` later gets this front's."""
+        if link.open and link.lobby_wanted and self.lobby is not None:
+            link.lobby_wanted = 0
+            link.mailbox.put_lobby(self.lobby)
 
     def _lost(self, link: _Link) -> None:
         """The session cannot go on from here: ended, and closed on the coordinator (if it
@@ -440,7 +466,8 @@ class Remote:
         self.lobby = lobby
         self._lobby_seq += 1
         for link in self._links.values():
-            if link.open and (link.lobby_wanted or (link.table_id is None and not link.mirror)):
+            if link.open and (link.lobby_wanted or (link.table_id is None and not link.mirror)) \
+                    and self._shows_itself(link, lobby):
                 link.lobby_wanted = 0
                 link.mailbox.put_lobby(lobby)
 
@@ -775,6 +802,7 @@ class RemoteClient:
             link.mailbox, link.seq, link.player = Mailbox(), 0, None
         await self._remote._listen(link)
         link.hello = {"player": player, "guest_pass": guest_pass}
+        link.since = self._remote._now()
         link.home = await self._remote.seat_home(player.identity)
         try:
             place: Place

@@ -265,7 +265,9 @@ async def test_a_process_killed_mid_play_loses_no_accepted_move(tmp_path: Path) 
                 await player.back()
         served.process.kill()
         served.wait()
-        assert await asyncio.to_thread(wait_gone, everyone, 30) == []
+        left = await asyncio.to_thread(wait_gone, everyone, 30)
+        assert left == [], (left, [role for role, pids in tree.items() if set(pids) & set(left)],
+                            served.log_text()[-5000:])
         for player in (alice, bob):
             assert player.client is not None
             await asyncio.wait_for(player.client.closed.wait(), 10)
