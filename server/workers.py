@@ -37,6 +37,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -78,6 +79,9 @@ FIRST_BACKOFF = 0.5  # seconds before restarting a child that exited; doubled at
 MAX_BACKOFF = 5.0
 CANCEL_AGAIN = 0.1  # seconds between two cancellations of a start told to stop
 BUS_TIMEOUT = 15.0  # seconds a child waits for its first connection to the bus
+ORPHAN_DEADLINE = 15.0
+"""Seconds a child may take to stop once its supervisor is gone; past them it exits at once
+(``stop_event``): a child never outlives its tree for long, whatever its stop waits for."""
 STEADY = 10.0  # seconds a restarted child must run for its next failure to wait FIRST_BACKOFF
 
 
@@ -215,6 +219,14 @@ async def cancel_until_done(task: asyncio.Task[Any]) -> None:
         await asyncio.wait((task,), timeout=CANCEL_AGAIN)
 
 
+def orphaned() -> None:
+    """Still running ``ORPHAN_DEADLINE`` after the supervisor's end: exit now (from the
+    timer's thread: the event loop may be what is stuck)."""
+    log.error("still stopping %.0f s after the supervisor's end: exiting now", ORPHAN_DEADLINE)
+    logging.shutdown()
+    os._exit(1)
+
+
 def stop_event(link: ParentLink | None,
                with_tree: Callable[[], None] | None = None) -> asyncio.Event:
     """Set on SIGINT, SIGTERM, or the supervisor's end (a child's reasons to stop). A child
@@ -233,6 +245,9 @@ def stop_event(link: ParentLink | None,
     if link is not None:
         def gone() -> None:
             log.warning("the supervisor is gone: stopping")
+            deadline = threading.Timer(ORPHAN_DEADLINE, orphaned)
+            deadline.daemon = True  # (a stop in time ends the process, and the timer with it)
+            deadline.start()
             if with_tree is not None:
                 with_tree()
             stop.set()
