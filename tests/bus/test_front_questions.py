@@ -61,7 +61,8 @@ async def test_a_private_table_has_no_mirror(nats_server: NatsServer, tmp_path: 
 
 
 def test_a_fronts_client_loads_neither_the_coordinator_nor_the_store() -> None:
-    """A front holds no game state: ``remote`` imports the seam's values, not ``core``."""
+    """A front holds no game state: ``remote`` imports the seam's values, not ``core`` (and
+    ``text``'s pure name folding, to know a session's own name in a lobby)."""
     import subprocess
     import sys
 
@@ -70,7 +71,8 @@ def test_a_fronts_client_loads_neither_the_coordinator_nor_the_store() -> None:
          "m for m in sys.modules if m.startswith(('pioche_tui.coordinator', 'pioche_tui.store',"
          " 'sqlite3'))))"], capture_output=True, text=True, check=True, timeout=60).stdout.split()
     assert sorted(loaded) == ["pioche_tui.coordinator", "pioche_tui.coordinator.mailbox",
-                              "pioche_tui.coordinator.model", "pioche_tui.coordinator.remote"]
+                              "pioche_tui.coordinator.model", "pioche_tui.coordinator.remote",
+                              "pioche_tui.coordinator.text"]
 
 
 async def test_a_lobby_crosses_the_bus_once_and_each_session_reads_it(
