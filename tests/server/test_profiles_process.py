@@ -43,6 +43,9 @@ async def test_a_profile_and_its_games_replay_over_ssh(tmp_path: Path, workers: 
                        workers=workers) as served:
         async with session(served.port, "alice", "xterm-256color", key=alice) as client:
             await client.wait_for("Bonjour alice !")
+            # (the picker offers the online list the lobby shows: under --workers, the front's
+            # lobby may come a moment after the first screen)
+            await client.wait_for("En ligne (1)")
             client.send("i")  # the players online: alice alone
             await client.wait_for("Voir le profil de…")
             client.send("\r")
