@@ -421,8 +421,10 @@ class Remote:
                 self._shows_itself(link, self.lobby):
             news = replace(news, lobby=self.lobby)  # (its lobby, or a newer one)
         elif lobby:  # (not read yet: each subscription is read by a task of its own)
+            waiting = link.lobby_wanted
             link.lobby_wanted = max(link.lobby_wanted, lobby)
-            if self.lobby_watch is not None:  # (a name whose key never comes: at most this)
+            if self.lobby_watch is not None and not waiting:  # (a name whose key never
+                # comes: at most this; one timer while it waits, not one per mail)
                 asyncio.get_running_loop().call_later(OWN_NAME_WAIT, self._overdue, link)
         link.replay(news)
 
