@@ -34,10 +34,12 @@ from typing import TYPE_CHECKING
 from .serve import add_limit_flags, add_listen_flags, add_public_host_flag, limits_of
 from .workers import (
     BUS_ENV,
+    CannotStart,
     ParentLink,
     add_child_flags,
     bus_settings,
     redact_error,
+    serve_until_stopped,
     setup_logging,
     stop_event,
 )
@@ -57,7 +59,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("pioche.front")
 
 BUS_CLOSE_WAIT = 2.0  # seconds the bus's connection gets to close (it may be gone)
-CANCEL_AGAIN = 0.1  # seconds between two cancellations of a start told to stop
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
@@ -158,14 +159,6 @@ def read_host_key(args: argparse.Namespace) -> asyncssh.SSHKey | None:
         return None
 
 
-class CannotStart(Exception):
-    """The front cannot serve (logged already); ``status`` is its exit status."""
-
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
-
-
 class Front:
     """What one front process holds, made in order by ``start`` and let go of in the other
     order by ``stop``, whatever ``start`` reached: the front stops when told to even while it
@@ -255,7 +248,7 @@ class Front:
         if self.desk is not None:
             self.desk.remote.stops_with_tree = True
 
-    async def stop(self) -> None:
+    async def stop(self, served: bool = True) -> None:
         """The players told and their apps ended (``PiocheServer.close``), the front's last
         heartbeat (bye: the coordinator closes its sessions at once), the bus let go. Each
         step bounded: the bus may be gone (the supervisor's end takes nats-server with it).
@@ -288,33 +281,4 @@ async def front(args: argparse.Namespace) -> int:
         return 1
     link = ParentLink(args.parent_fd) if args.parent_fd is not None else None
     front = Front(args, url, tls, key)
-    stop = stop_event(link, with_tree=front.tree_stops)
-    starting = asyncio.create_task(front.start(), name="front start")
-    told = asyncio.create_task(stop.wait(), name="front stop")
-    await asyncio.wait((starting, told), return_when=asyncio.FIRST_COMPLETED)
-    status = 0
-    if not starting.done():
-        log.info("told to stop while starting")
-        # Cancelled again until it is: nats-py's first connection, trying again for ever, can
-        # lose a cancellation (asyncio.wait_for's, when the attempt fails at that moment).
-        while not starting.done():
-            starting.cancel()
-            await asyncio.wait((starting,), timeout=CANCEL_AGAIN)
-    else:
-        failure = starting.exception()
-        if isinstance(failure, CannotStart):
-            status = failure.status
-        elif failure is not None:
-            raise failure
-        else:
-            if link is not None:
-                link.ready()
-            await told
-            log.info("stopping")
-    told.cancel()
-    await asyncio.gather(starting, told, return_exceptions=True)
-    await front.stop()
-    if link is not None:
-        link.close()
-    log.info("stopped; bye")
-    return status
+    return await serve_until_stopped(front, stop_event(link, with_tree=front.tree_stops), link)

@@ -41,7 +41,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import logs
 from .serve import (
@@ -55,6 +55,9 @@ from .serve import (
 )
 
 if TYPE_CHECKING:
+    from nats.aio.client import Client
+
+    from pioche_tui.app.service import EmbeddedService
     from pioche_tui.bus import BusTLS
     from pioche_tui.bus.natsd import NatsServer
     from pioche_tui.coordinator.core import Coordinator
@@ -322,80 +325,142 @@ async def coordinate_locked(args: argparse.Namespace, url: str, tls: BusTLS | No
     """``coordinate`` once the data directory is this process's: the service of the embedded
     mode (``open_service``: the coordinator, its store, the retention task), served on the
     bus until told to stop."""
-    from pioche_tui.app.service import open_service
-    from pioche_tui.bus import COORDINATOR, connect
-    from pioche_tui.bus.directory import buckets_of
-    from pioche_tui.bus.natsd import redact
-    from pioche_tui.coordinator.host import CoordinatorHost
-    from pioche_tui.store.db import StoreError
-
     link = ParentLink(args.parent_fd) if args.parent_fd is not None else None
-    stop = stop_event(link)
-    connecting = asyncio.create_task(connect(url, f"coordinator-{os.getpid()}", COORDINATOR,
-                                             tls))
-    stopped = asyncio.create_task(stop.wait())
-    await asyncio.wait((connecting, stopped), timeout=BUS_TIMEOUT,
-                       return_when=asyncio.FIRST_COMPLETED)
-    stopped.cancel()
-    if not connecting.done():  # (nats-py tries again and again: a bus that is not there)
-        await cancel_until_done(connecting)
-        if not stop.is_set():
-            log.error("cannot reach the bus %s in %.0f s", redact(url), BUS_TIMEOUT)
-        return 0 if stop.is_set() else 1
-    try:
-        nc = connecting.result()
-    except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
-        log.error("cannot reach the bus %s: %s", redact(url), redact_error(error, url))
-        return 1
-    several = getattr(args, "several", False)
-    if several and getattr(args, "logs", "files") != "jetstream":
-        log.error("--several needs --logs jetstream: another coordinator must read the logs")
-        await nc.close()
-        return 2
-    try:
-        service = await open_service(args.data_dir, bus=nc, log_replicas=args.bus_replicas,
-                                     restore=not several, **app_settings(args))
-    except ValueError as error:  # a setting's value the service refuses (--public-host, --db)
-        log.error("cannot start: %s", error)
-        await nc.close()
-        return 2
-    except StoreError as error:  # its database cannot be opened
-        log.error("cannot start: %s", error)
-        await nc.close()
-        return 1
-    try:
-        buckets = await buckets_of(nc, args.bus_replicas)
-    except Exception as error:  # (JetStream there, its buckets refused)
-        log.error("cannot open the lobby's buckets: %s", error)
-        await service.close()
-        await nc.close()
-        return 1
-    owners = None
-    if several:
-        from pioche_tui.bus.owners import open_owner_buckets
-        try:
-            owners = await open_owner_buckets(nc, args.bus_replicas)
-        except Exception as error:
-            log.error("cannot open the owners' buckets: %s", error)
-            await service.close()
-            await nc.close()
-            return 1
-    host = CoordinatorHost(service.coordinator, nc, buckets, owners)
-    await host.start()
-    log.info("coordinator of %s serving on the bus %s", args.data_dir, redact(url))
-    if link is not None:
-        link.ready()
-    await stop.wait()
-    log.info("stopping")
-    if several:  # (its tables handed over: its sessions move, told nothing)
-        await hand_over(service.coordinator, host)
-    await service.close()  # (its sessions told, the store closed: then their last mails sent)
-    await host.stop()
-    await nc.close()
-    log.info("store closed; bye")
+    return await serve_until_stopped(Coordinating(args, url, tls), stop_event(link), link)
+
+
+class CannotStart(Exception):
+    """A child cannot serve (logged already); ``status`` is its exit status."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class Served(Protocol):
+    """What a child process serves: made in order by ``start`` (CannotStart when it cannot,
+    logged), let go of by ``stop`` whatever ``start`` reached (``served``: whether it did
+    start)."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self, served: bool) -> None: ...
+
+
+async def serve_until_stopped(part: Served, stop: asyncio.Event, link: ParentLink | None
+                              ) -> int:
+    """Start ``part``, serve until ``stop`` is set, stop it: the child's exit status. A start
+    is raced against ``stop``, whatever it waits for (a bus that never answers, a JetStream
+    request to a bus gone the moment after it answered): a child told to stop while it
+    starts is cancelled until it has ended, then stopped."""
+    starting = asyncio.create_task(part.start(), name="start")
+    told = asyncio.create_task(stop.wait(), name="told to stop")
+    await asyncio.wait((starting, told), return_when=asyncio.FIRST_COMPLETED)
+    told.cancel()
+    status = 0
+    served = False
+    if not starting.done():
+        log.info("told to stop while starting")
+        await cancel_until_done(starting)
+    elif (failure := starting.exception()) is not None:
+        if not isinstance(failure, CannotStart):
+            await part.stop(served)
+            raise failure
+        status = failure.status
+    else:
+        served = True
+        if link is not None:
+            link.ready()
+        await stop.wait()
+        log.info("stopping")
+    await part.stop(served)
     if link is not None:
         link.close()
-    return 0
+    log.info("stopped; bye")
+    return status
+
+
+class Coordinating:
+    """What one coordinator process holds (``Served``): its connection to the bus, the
+    service (``open_service``: the coordinator, its store), its host on the bus."""
+
+    def __init__(self, args: argparse.Namespace, url: str, tls: BusTLS | None) -> None:
+        self.args = args
+        self.url = url
+        self.tls = tls
+        self.several: bool = getattr(args, "several", False)
+        self.connecting: asyncio.Task[Client] | None = None
+        self.nc: Client | None = None
+        self.service: EmbeddedService | None = None
+        self.host: CoordinatorHost | None = None
+
+    async def start(self) -> None:
+        from pioche_tui.app.service import open_service
+        from pioche_tui.bus import COORDINATOR, connect
+        from pioche_tui.bus.directory import buckets_of
+        from pioche_tui.bus.natsd import redact
+        from pioche_tui.coordinator.host import CoordinatorHost
+        from pioche_tui.store.db import StoreError
+
+        args = self.args
+        if self.several and getattr(args, "logs", "files") != "jetstream":
+            log.error("--several needs --logs jetstream: another coordinator must read the logs")
+            raise CannotStart(2)
+        # (a task of its own: nats-py tries again and again, and can lose a cancellation)
+        self.connecting = asyncio.create_task(
+            connect(self.url, f"coordinator-{os.getpid()}", COORDINATOR, self.tls))
+        await asyncio.wait((self.connecting,), timeout=BUS_TIMEOUT)
+        if not self.connecting.done():
+            log.error("cannot reach the bus %s in %.0f s", redact(self.url), BUS_TIMEOUT)
+            raise CannotStart(1)
+        try:
+            nc = self.nc = self.connecting.result()
+        except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
+            log.error("cannot reach the bus %s: %s", redact(self.url),
+                      redact_error(error, self.url))
+            raise CannotStart(1) from None
+        log.info("connected to the bus %s; starting", redact(self.url))
+        try:
+            self.service = await open_service(
+                args.data_dir, bus=nc, log_replicas=args.bus_replicas,
+                restore=not self.several, **app_settings(args))
+        except ValueError as error:  # a setting's value the service refuses (--public-host)
+            log.error("cannot start: %s", error)
+            raise CannotStart(2) from None
+        except StoreError as error:  # its database cannot be opened
+            log.error("cannot start: %s", error)
+            raise CannotStart(1) from None
+        try:
+            buckets = await buckets_of(nc, args.bus_replicas)
+        except Exception as error:  # (JetStream there, its buckets refused)
+            log.error("cannot open the lobby's buckets: %s", error)
+            raise CannotStart(1) from None
+        owners = None
+        if self.several:
+            from pioche_tui.bus.owners import open_owner_buckets
+            try:
+                owners = await open_owner_buckets(nc, args.bus_replicas)
+            except Exception as error:
+                log.error("cannot open the owners' buckets: %s", error)
+                raise CannotStart(1) from None
+        self.host = CoordinatorHost(self.service.coordinator, nc, buckets, owners)
+        await self.host.start()
+        log.info("coordinator of %s serving on the bus %s", args.data_dir, redact(self.url))
+
+    async def stop(self, served: bool) -> None:
+        if self.service is not None:
+            if served and self.several and self.host is not None:
+                # (its tables handed over: its sessions move, told nothing)
+                await hand_over(self.service.coordinator, self.host)
+            # (its sessions told, the store closed: then their last mails sent)
+            await self.service.close()
+        if self.host is not None:
+            await self.host.stop()
+        if self.connecting is not None and not self.connecting.done():
+            await cancel_until_done(self.connecting)
+        if self.nc is not None:
+            await self.nc.close()
+        log.info("store closed")
 
 
 async def hand_over(coordinator: Coordinator, host: CoordinatorHost) -> None:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nats.aio.client import Client
+from nats.errors import NoRespondersError
 from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig, StorageType
 from nats.js.errors import (
@@ -49,6 +50,7 @@ from nats.js.errors import (
     KeyWrongLastSequenceError,
     NoKeysError,
     NotFoundError,
+    ServiceUnavailableError,
 )
 from nats.js.kv import KV_DEL, KV_PURGE, KeyValue
 
@@ -85,10 +87,13 @@ def unavailable() -> Refused:
 
 
 async def has_jetstream(nc: Client) -> bool:
-    """Whether the bus runs JetStream (a plain nats-server answers no responder)."""
+    """Whether the bus runs JetStream: a plain nats-server answers no responder, an account
+    without JetStream « unavailable ». Anything else (a timeout: a bus that froze or went the
+    moment after it answered) is raised: taken for « no JetStream », it would leave this
+    process on ``pioche.lobby`` while the others use the buckets."""
     try:
         await nc.jetstream(timeout=REQUEST_TIMEOUT).account_info()
-    except Exception as error:  # (no responders, a timeout, JetStream disabled)
+    except (NoRespondersError, ServiceUnavailableError) as error:
         log.info("no JetStream on the bus (%s)", type(error).__name__)
         return False
     return True

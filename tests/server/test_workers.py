@@ -209,7 +209,7 @@ async def test_two_players_through_two_fronts_then_sigterm(tmp_path: Path) -> No
         # In order: the fronts, then the coordinator (which closed its store), then the bus.
         fronts = max(text.index(f"front {n} stopped (status 0)") for n in (1, 2))
         coordinator = text.index("coordinator stopped (status 0)")
-        assert fronts < text.index("store closed; bye") < coordinator
+        assert fronts < text.index("store closed") < coordinator
         assert coordinator < text.index("nats-server stopped")
         assert (tmp_path / "data" / LOCK_NAME).read_text() == ""  # the supervisor let go
 
@@ -343,6 +343,53 @@ def test_pioche_coordinator_alone_takes_the_lock_and_stops_while_it_waits_for_th
     assert "secret" not in log.read_text()
     with DataDirLock.acquire(data):  # free again
         pass
+
+
+async def test_pioche_coordinator_stops_when_told_while_it_starts_on_a_bus_that_froze(
+        tmp_path: Path) -> None:
+    """Connected, then its bus frozen (SIGSTOP: every JetStream request of its start, the
+    lobby's buckets, waits for an answer that does not come), the coordinator told to stop
+    stops at once: exit 0, never « serving ». Before, its start was not raced against the stop:
+    it went on to serve (its buckets taken for « no JetStream » after their timeout), and with
+    the bus gone for good it could stay, an orphan of its tree."""
+    from pioche_tui.bus.natsd import NatsServer
+
+    command = [sys.executable, "-m", "pioche_tui.cli", "coordinator"]
+    for attempt in range(3):  # (the freeze must land within the start: a few ms)
+        bus_server = NatsServer(jetstream=tmp_path / f"js{attempt}")
+        await bus_server.start()
+        log = tmp_path / f"coordinator{attempt}.log"
+        try:
+            with log.open("wb") as out:
+                process = subprocess.Popen(
+                    [*command, "--data-dir", str(tmp_path / f"data{attempt}")], cwd=ROOT,
+                    env={**os.environ, "PIOCHE_BUS": bus_server.url}, stdout=out, stderr=out)
+            try:
+                deadline = time.monotonic() + 60
+                while "connected to the bus" not in log.read_text(errors="replace"):
+                    assert process.poll() is None and time.monotonic() < deadline, \
+                        log.read_text()
+                    await asyncio.sleep(0.001)
+                assert bus_server.pid is not None
+                os.kill(bus_server.pid, signal.SIGSTOP)
+                try:
+                    process.send_signal(signal.SIGTERM)
+                    status = await asyncio.to_thread(process.wait, 30)
+                finally:
+                    os.kill(bus_server.pid, signal.SIGCONT)
+            finally:
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+        finally:
+            await bus_server.stop()
+        text = log.read_text()
+        if "serving on the bus" in text and "told to stop while starting" not in text:
+            continue  # (the start was over before the freeze: try again)
+        assert status == 0, text
+        assert "told to stop while starting" in text and "serving on the bus" not in text
+        return
+    pytest.fail("the freeze never landed within the coordinator's start")
 
 
 async def test_with_the_logs_in_jetstream_no_accepted_move_is_lost(tmp_path: Path) -> None:
