@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from .serve import add_limit_flags, add_listen_flags, add_public_host_flag, limits_of
 from .workers import (
+    BUS_CLOSE_WAIT,
     BUS_ENV,
     CannotStart,
     ParentLink,
@@ -58,7 +59,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pioche.front")
 
-BUS_CLOSE_WAIT = 2.0  # seconds the bus's connection gets to close (it may be gone)
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(

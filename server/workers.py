@@ -81,6 +81,7 @@ connection, and the other fronts' tables play on."""
 FIRST_BACKOFF = 0.5  # seconds before restarting a child that exited; doubled at each failure
 MAX_BACKOFF = 5.0
 CANCEL_AGAIN = 0.1  # seconds between two cancellations of a start told to stop
+BUS_CLOSE_WAIT = 2.0  # seconds the bus's connection gets to close (it may be gone)
 BUS_TIMEOUT = 15.0  # seconds a child waits for its first connection to the bus
 ORPHAN_DEADLINE = 15.0
 """Seconds a child may take to stop once its supervisor is gone; past them it exits at once
@@ -459,7 +460,8 @@ class Coordinating:
         if self.connecting is not None and not self.connecting.done():
             await cancel_until_done(self.connecting)
         if self.nc is not None:
-            await self.nc.close()
+            with contextlib.suppress(Exception):  # (a bus gone: nothing to let go of)
+                await asyncio.wait_for(self.nc.close(), BUS_CLOSE_WAIT)
         log.info("store closed")
 
 
