@@ -162,12 +162,6 @@ def add_child_flags(p: argparse.ArgumentParser) -> None:
         "--bus-key", type=Path, default=None, metavar="FILE",
         help="mutual TLS: the key of --bus-cert (PEM, unencrypted, readable by this user only)",
     )
-    p.add_argument(
-        "--bus-replicas", type=positive, default=1, metavar="N",
-        help="copies JetStream keeps of what Pioche stores in it when it creates them: the "
-        "tables' logs (--logs jetstream), the lobby's and the online names' buckets (default "
-        "1: one host; 3 on a three-node cluster)",
-    )
 
 
 def bus_url(args: argparse.Namespace) -> str | None:
@@ -284,6 +278,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="one of several coordinators on this bus (with --logs jetstream and a shared "
         "--db): each owns the tables it makes, holds a lease, and takes over the tables of one "
         "that dies (docs/server.md, « Several coordinators »)",
+    )
+    p.add_argument(
+        "--bus-replicas", type=positive, default=1, metavar="N",
+        help="copies JetStream keeps of what Pioche stores in it when it creates them: the "
+        "tables' logs (--logs jetstream), the lobby's and the online names' buckets (default "
+        "1: one host; 3 on a three-node cluster)",
     )
     add_child_flags(p)
     add_setting_flags(p)
