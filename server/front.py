@@ -31,7 +31,13 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .serve import add_limit_flags, add_listen_flags, add_public_host_flag, limits_of
+from .serve import (
+    add_limit_flags,
+    add_listen_flags,
+    add_public_host_flag,
+    limits_of,
+    workers_count,
+)
 from .workers import (
     BUS_CLOSE_WAIT,
     BUS_ENV,
@@ -66,22 +72,38 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="an SSH front of pioche serve --workers, its coordinator over the bus",
         description=(
             "Serve Pioche over SSH with the coordinator reached over the bus (--bus, or "
-            f"${BUS_ENV}), until SIGINT or SIGTERM. pioche serve --workers starts N of them "
-            "on one port (--reuse-port). The host key must be in the keys directory already "
-            "(a front never writes one). See docs/server.md."
+            f"${BUS_ENV}), until SIGINT or SIGTERM; with --workers N, from N processes on "
+            "one port (a front machine's cores). pioche serve --workers starts N of them "
+            "beside its coordinator. The host key must be in the keys directory already "
+            "(a front never writes one). See docs/server.md and docs/deploy.md."
         ),
     )
     add_listen_flags(p)
     add_limit_flags(p)
     add_public_host_flag(p)
+    p.add_argument(
+        "--workers", type=workers_count, default=1, metavar="N|auto",
+        help="N front processes on one port (auto: one per core), each started again when "
+        "it exits (default 1: this process serves)",
+    )
     add_child_flags(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    setup_logging("front", args)
+    if args.workers > 1:
+        from .workers import supervise_fronts
+
+        setup_logging("supervisor", args)
+        if args.parent_fd is not None:
+            log.error("--workers and --parent-fd: a front of a tree has no children")
+            return 2
+        runs = supervise_fronts(args)
+    else:
+        setup_logging("front", args)
+        runs = front(args)
     try:
-        return asyncio.run(front(args))
+        return asyncio.run(runs)
     finally:
         logging.shutdown()
 

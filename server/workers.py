@@ -596,9 +596,12 @@ def reserve_port(host: str, port: int, shared: bool = False) -> socket.socket:
 
 
 class Tree:
-    """The children of one supervisor: the bus, the coordinator, the fronts."""
+    """The children of one supervisor: the bus, the coordinator, the fronts (``pioche serve
+    --workers``); or the fronts alone (``pioche front --workers``: the bus and the
+    coordinators elsewhere)."""
 
-    def __init__(self, bus: NatsServer, coordinator: Child, fronts: Sequence[Child]) -> None:
+    def __init__(self, bus: NatsServer | None, coordinator: Child | None,
+                 fronts: Sequence[Child]) -> None:
         self.bus = bus
         self.coordinator = coordinator
         self.fronts = list(fronts)
@@ -607,14 +610,18 @@ class Tree:
     async def start(self) -> None:
         """The bus, then the coordinator, then the fronts, each ready before the next step
         (NatsError or ChildFailed otherwise: ``stop`` stops what started)."""
-        await self.bus.start()
-        for child in (self.coordinator, *self.fronts):  # (its port is known now)
-            child.env[BUS_ENV] = self.bus.url
-        await self.coordinator.start()
+        children = [*([self.coordinator] if self.coordinator is not None else []),
+                    *self.fronts]
+        if self.bus is not None:
+            await self.bus.start()
+            for child in children:  # (its port is known now)
+                child.env[BUS_ENV] = self.bus.url
+            self._keepers.append(asyncio.create_task(self._keep_bus(), name="keep bus"))
+        if self.coordinator is not None:
+            await self.coordinator.start()
         await asyncio.gather(*(front.start() for front in self.fronts))
-        self._keepers = [asyncio.create_task(self._keep_bus(), name="keep bus")]
         self._keepers += [asyncio.create_task(self._keep(child), name=f"keep {child.name}")
-                          for child in (self.coordinator, *self.fronts)]
+                          for child in children]
 
     async def _keep(self, child: Child) -> None:
         """Start ``child`` again each time it exits, after a backoff."""
@@ -637,6 +644,7 @@ class Tree:
         reconnect by themselves)."""
         from pioche_tui.bus.natsd import NatsError
 
+        assert self.bus is not None
         backoff = FIRST_BACKOFF
         while True:
             started = time.monotonic()
@@ -655,16 +663,63 @@ class Tree:
                     log.warning("%s", error)
 
     async def stop(self) -> None:
-        """No more restarts; the fronts, then the coordinator, then the bus."""
+        """No more restarts; the fronts, then the coordinator, then the bus. With a
+        coordinator, the fronts stop with the tree (``TREE_STOPS``: their tables hold still);
+        alone, each stops as a front stopped by hand (SIGTERM: their players' seats wait for
+        them, every table plays on)."""
         for keeper in self._keepers:
             keeper.cancel()
         for keeper in self._keepers:
             with contextlib.suppress(asyncio.CancelledError):
                 await keeper
-        await asyncio.gather(*(front.stop(TREE_STOPS) for front in self.fronts))
-        await self.coordinator.stop()
-        await self.bus.stop()
-        log.info("nats-server stopped")
+        how = TREE_STOPS if self.coordinator is not None else signal.SIGTERM
+        await asyncio.gather(*(front.stop(how) for front in self.fronts))
+        if self.coordinator is not None:
+            await self.coordinator.stop()
+        if self.bus is not None:
+            await self.bus.stop()
+            log.info("nats-server stopped")
+
+
+async def supervise_fronts(args: argparse.Namespace) -> int:
+    """``pioche front --workers N``: N fronts on one port (``SO_REUSEPORT``, the kernel
+    spreads the players over them), each started again when it exits, until SIGINT, SIGTERM
+    or SIGHUP (exit 0); the bus and the coordinators are elsewhere. Each front stops alone
+    (its players' seats wait for them), as one front stopped by hand."""
+    from pioche_tui.bus.natsd import redact
+
+    from .front import read_host_key
+    from .keys import fingerprint
+
+    try:
+        url, _tls = bus_settings(args)
+    except ValueError as error:
+        log.error("%s", error)
+        return 2
+    key = read_host_key(args)  # (here too: a missing key said once, not by N fronts)
+    if key is None:
+        return 1
+    try:
+        reserved = reserve_port(args.host, args.port, shared=args.reuse_port)
+    except OSError as error:
+        log.error("cannot listen on %s port %d: %s", args.host, args.port, error)
+        return 1
+    with reserved:
+        port = reserved.getsockname()[1]
+        env = {**os.environ, BUS_ENV: url}  # (the password in the environment only)
+        argv = [*front_argv(args, port), *bus_tls_argv(args)]
+        fronts = [Child(f"front {n}", argv, env) for n in range(1, args.workers + 1)]
+        return await supervise_tree(Tree(None, None, fronts), lambda: log.info(
+            "Pioche fronts listening on %s port %d; host key %s; %d fronts, bus %s",
+            args.host, port, fingerprint(key), len(fronts), redact(url)))
+
+
+def bus_tls_argv(args: argparse.Namespace) -> list[str]:
+    """The TLS flags given to this process, for its children."""
+    return [argument for flag, value in (("--bus-ca", args.bus_ca),
+                                         ("--bus-cert", args.bus_cert),
+                                         ("--bus-key", args.bus_key)) if value is not None
+            for argument in (flag, str(value))]
 
 
 def front_argv(args: argparse.Namespace, port: int) -> list[str]:
@@ -722,7 +777,7 @@ async def supervise(args: argparse.Namespace) -> int:
 
 
 async def supervise_locked(args: argparse.Namespace, lock: DataDirLock) -> int:
-    from pioche_tui.bus.natsd import NatsError, NatsServer
+    from pioche_tui.bus.natsd import NatsServer
 
     from .keys import HOST_KEY_NAME, ensure_host_key, fingerprint
 
@@ -743,32 +798,42 @@ async def supervise_locked(args: argparse.Namespace, lock: DataDirLock) -> int:
         fronts = [Child(f"front {n}", front_argv(args, port), env)
                   for n in range(1, args.workers + 1)]
         tree = Tree(bus, coordinator, fronts)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        # (SIGHUP too: the terminal closed; by default it would end the supervisor without
-        # stopping the tree in order nor removing the bus's private directory)
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            loop.add_signal_handler(signum, stop.set)
-        starting = asyncio.create_task(tree.start())
-        stopping = asyncio.create_task(stop.wait())
-        await asyncio.wait((starting, stopping), return_when=asyncio.FIRST_COMPLETED)
-        status = 0
-        failure = starting.exception() if starting.done() else None
-        if failure is not None:
-            if not isinstance(failure, NatsError | ChildFailed):
-                raise failure
-            log.error("cannot start: %s", failure)
-            status = 1
-        elif starting.done():
-            log.info("Pioche listening on %s port %d; host key %s; %d fronts, bus %s",
-                     args.host, port, fingerprint(key), len(fronts), bus.public_url)
-            await stop.wait()
-        else:
-            starting.cancel()
-            with contextlib.suppress(asyncio.CancelledError, NatsError, ChildFailed):
-                await starting
-        stopping.cancel()
-        log.info("stopping: the fronts, the coordinator, then the bus")
-        await tree.stop()
-        log.info("stopped; bye")
-        return status
+        return await supervise_tree(tree, lambda: log.info(
+            "Pioche listening on %s port %d; host key %s; %d fronts, bus %s", args.host, port,
+            fingerprint(key), len(fronts), bus.public_url))
+
+
+async def supervise_tree(tree: Tree, serving: Callable[[], None]) -> int:
+    """Start ``tree``, then (``serving`` said) keep it until SIGINT, SIGTERM or SIGHUP, and
+    stop it in order: exit 0; 1 if it cannot start."""
+    from pioche_tui.bus.natsd import NatsError
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    # (SIGHUP too: the terminal closed; by default it would end the supervisor without
+    # stopping the tree in order nor removing the bus's private directory)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(signum, stop.set)
+    starting = asyncio.create_task(tree.start())
+    stopping = asyncio.create_task(stop.wait())
+    await asyncio.wait((starting, stopping), return_when=asyncio.FIRST_COMPLETED)
+    status = 0
+    failure = starting.exception() if starting.done() else None
+    if failure is not None:
+        if not isinstance(failure, NatsError | ChildFailed):
+            raise failure
+        log.error("cannot start: %s", failure)
+        status = 1
+    elif starting.done():
+        serving()
+        await stop.wait()
+    else:
+        starting.cancel()
+        with contextlib.suppress(asyncio.CancelledError, NatsError, ChildFailed):
+            await starting
+    stopping.cancel()
+    log.info("stopping: %s", "the fronts, the coordinator, then the bus"
+             if tree.coordinator is not None else "the fronts")
+    await tree.stop()
+    log.info("stopped; bye")
+    return status

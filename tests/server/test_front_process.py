@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import asyncssh
@@ -198,6 +198,49 @@ async def test_a_dropped_player_gets_their_seat_back(world: World) -> None:
     await again.wait_for(f"Défausse · table {table_id}")
     await until(lambda: not table.seats[seat].away)
     await a_move(world, again, table_id, seat)
+
+
+async def test_pioche_front_workers_keeps_n_fronts_on_one_port(world: World,
+                                                               tmp_module: Path) -> None:
+    """``pioche front --workers 2``: a front machine's supervisor, its two fronts on one
+    port, with the module's bus and coordinator elsewhere. A player gets in; a front
+    SIGKILLed is started again; SIGTERM stops the fronts alone (each as one stopped by hand:
+    the coordinator keeps its tables) and then the supervisor, exit 0, no child left."""
+    log = tmp_module / "fronts.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pioche_tui.cli", "front", "--workers", "2", "--host",
+             "127.0.0.1", "--port", "0", "--keys-dir", str(tmp_module / "keys")],
+            cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+            env={**os.environ, BUS_ENV: world.bus_url})
+    fronts: dict[str, int] = {}  # front's number → its pid
+
+    def said(pattern: str) -> list[re.Match[str]]:
+        return list(re.finditer(pattern, log.read_text(errors="replace")))
+
+    try:
+        await until(lambda: bool(said(r"Pioche fronts listening on 127\.0\.0\.1 port \d+")),
+                    60)
+        port = int(said(r"fronts listening on 127\.0\.0\.1 port (\d+)")[0][1])
+        fronts.update((m[1], int(m[2])) for m in said(r"(front \d) ready \(pid (\d+)\)"))
+        assert sorted(fronts) == ["front 1", "front 2"]
+        erin = await log_in(replace(world, port=port), "erin")
+        await erin.wait_for("Bonjour erin")
+        os.kill(fronts["front 1"], signal.SIGKILL)
+        await until(lambda: len(said(r"front 1 ready")) == 2, 60)  # (started again)
+        again = int(said(r"front 1 ready \(pid (\d+)\)")[-1][1])
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.to_thread(process.wait, 30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    text = log.read_text()
+    assert "stopping: the fronts" in text and "stopped; bye" in text
+    assert "front 1 stopped (status 0)" in text and "front 2 stopped (status 0)" in text
+    for pid in (again, fronts["front 2"]):
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
 
 
 async def test_the_front_stops_in_order_on_sigterm(world: World) -> None:
