@@ -190,7 +190,7 @@ def serve_process(
             command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file
         )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # (a tree's imports, on a busy machine)
         while not (found := _LISTENING.search(log.read_text(errors="replace"))):
             if process.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"pioche serve did not start:\n{log.read_text()}")
