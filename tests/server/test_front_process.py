@@ -218,16 +218,21 @@ async def test_pioche_front_workers_keeps_n_fronts_on_one_port(world: World,
     def said(pattern: str) -> list[re.Match[str]]:
         return list(re.finditer(pattern, log.read_text(errors="replace")))
 
+    async def until_said(pattern: str, times: int = 1) -> None:
+        deadline = time.monotonic() + 90  # (a front's imports: 20 s on a busy machine)
+        while len(said(pattern)) < times:
+            assert time.monotonic() < deadline, f"never said {pattern}:\n{log.read_text()}"
+            await asyncio.sleep(0.05)
+
     try:
-        await until(lambda: bool(said(r"Pioche fronts listening on 127\.0\.0\.1 port \d+")),
-                    60)
+        await until_said(r"Pioche fronts listening on 127\.0\.0\.1 port \d+")
         port = int(said(r"fronts listening on 127\.0\.0\.1 port (\d+)")[0][1])
         fronts.update((m[1], int(m[2])) for m in said(r"(front \d) ready \(pid (\d+)\)"))
         assert sorted(fronts) == ["front 1", "front 2"]
         erin = await log_in(replace(world, port=port), "erin")
         await erin.wait_for("Bonjour erin")
         os.kill(fronts["front 1"], signal.SIGKILL)
-        await until(lambda: len(said(r"front 1 ready")) == 2, 60)  # (started again)
+        await until_said(r"front 1 ready", 2)  # (started again)
         again = int(said(r"front 1 ready \(pid (\d+)\)")[-1][1])
         process.send_signal(signal.SIGTERM)
         assert await asyncio.to_thread(process.wait, 30) == 0
