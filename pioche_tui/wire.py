@@ -464,6 +464,15 @@ class Owner:
 
 
 @dataclass(frozen=True)
+class GuestSecret:
+    """The guests' secret every coordinator of a bus signs guests' identities with, in the
+    bucket ``bus.KEYS_BUCKET`` (key ``guests``; hex): the first coordinator's ``guests.key``,
+    so that a guest's pass holds on any of them (``coordinator/owners.py``)."""
+
+    secret: str
+
+
+@dataclass(frozen=True)
 class FrontAlive:
     """A front's heartbeat on the bus (``bus.FRONT_ALIVE``): its id, its sessions playing and
     its admitted connections by address (the limits across fronts); ``bye``: it stops, its
@@ -701,6 +710,7 @@ CODECS: tuple[Codec, ...] = (
     # --- several coordinators (pioche_tui/bus/owners.py) ---
     record(Lease, "Lease", started=FLOAT, host=STR),
     record(Owner, "Owner", cid=STR),
+    record(GuestSecret, "GuestSecret", secret=STR),
     record(Place, "Place", table=Optional(STR), seat=OPT_INT,
            status=Optional(Choice(*get_args(TableStatus)))),
     record(GameInfo, "GameInfo", name=STR, min_seats=INT, max_seats=INT, bots=Tuple(STR)),

@@ -49,6 +49,8 @@ Key-value buckets (JetStream, when the bus has it: ``directory``):
   created with the table, changed by compare-and-set only).
 - ``pioche_leases`` (``LEASES_BUCKET``): a coordinator's boot id → its ``wire.Lease``, put every
   second, gone ``owners.LEASE_MAX_AGE`` after its coordinator died.
+- ``pioche_keys`` (``KEYS_BUCKET``, coordinators only): key ``guests`` → the ``wire.GuestSecret``
+  all the coordinators of the bus sign guests' identities with (made once, by ``create``).
 
 A side silent for ``SILENCE`` seconds is taken for dead (the coordinator closes a dead front's
 sessions; a front ends its sessions when the coordinator is lost or restarted).
@@ -100,6 +102,7 @@ ONLINE_BUCKET = "pioche_online"
 GUESTS_BUCKET = "pioche_guests"
 OWNERS_BUCKET = "pioche_owners"
 LEASES_BUCKET = "pioche_leases"
+KEYS_BUCKET = "pioche_keys"
 
 FRONT_HEADER = "Pioche-Front"
 SESSION_HEADER = "Pioche-Session"

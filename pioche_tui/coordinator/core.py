@@ -243,6 +243,8 @@ class Beyond(Protocol):
         """An admin's action done here, for the others to apply (``Console.relayed``)."""
 
 
+REPLACED = "Vous vous êtes connecté ailleurs."
+"""Said to a session replaced by a newer connection of the same player."""
 STORE_READ = "Le serveur ne peut pas lire ses données pour le moment ; réessayez dans un instant."
 """Said when the database fails a read the request needs (``Refused("store_read")``)."""
 T = TypeVar("T")
@@ -612,7 +614,7 @@ class Coordinator:
             self._rename_own_watchers(player)
         previous = self.sessions.get(key)
         if previous is not None:  # the same person again: the newest connection wins
-            previous.mailbox.put_notice(Notice("replaced", "Vous vous êtes connecté ailleurs."))
+            previous.mailbox.put_notice(Notice("replaced", REPLACED))
             self.disconnect(previous, replaced=True)
         session = Session(self, player, key)
         session.guest_pass = guest_pass

@@ -113,7 +113,7 @@ class CoordinatorHost:
         self.names = OnlineNames(buckets.online, buckets.max_age) \
             if buckets is not None else None
         self.boot = secrets.token_hex(8)
-        self.cross = Crossing(coordinator, nc, self.boot, buckets) \
+        self.cross = Crossing(coordinator, nc, self.boot, buckets, owners) \
             if buckets is not None else None
         """What crosses to the other coordinators of the bus (coordinator/cross.py)."""
         self.owners = TableOwners(coordinator, owners, self.boot,
@@ -289,6 +289,7 @@ class CoordinatorHost:
             if name == "mirror":
                 await self._here(args["table_id"])
             if name == "connect":
+                await self._seated_elsewhere(args["player"])
                 await self._claim(args["player"], front, sid)
                 try:
                     result = await client.connect(**args)
@@ -318,6 +319,17 @@ class CoordinatorHost:
         owner = await owner_of(self.owners.buckets, table_id.strip().upper())
         if owner is not None and owner[0] != self.boot:
             raise Refused("elsewhere", ELSEWHERE, home=owner[0])
+
+    async def _seated_elsewhere(self, player: Any) -> None:
+        """Several coordinators: a player holding a seat at a table another coordinator owns
+        is refused ``elsewhere`` (the front connects them there, and they get their seat
+        back), whichever coordinator the front asked (its lobby may not show the seat yet)."""
+        if self.owners is None or self.cross is None or not isinstance(player, Player) \
+                or player.watch_only:
+            return
+        seated = self.cross.seat_elsewhere(player.identity)
+        if seated is not None:
+            await self._here(seated[0])
 
     async def _claim(self, player: Any, front: FrontKey, sid: str) -> None:
         """A player's name held in the online bucket before the coordinator connects them

@@ -18,6 +18,11 @@ Every ``owners.LEASE_EVERY`` seconds, ``TableOwners.run``:
    was paused or cut off); a table in play learns it sooner, from its next append, refused by
    the stream (``jslog.LogTaken``).
 
+At start, the coordinator takes the guests' secret of the bus (``owners.share_guest_secret``:
+its own ``guests.key`` if it is the first, else the first one's), so that a guest's pass and
+reconnect token prove the same identity on any coordinator: a guest's session moved to another
+coordinator keeps its identity, and its seat there is given back by ``resume`` there.
+
 At start, the unfinished tables that no coordinator owns (a log in the stream, a table waiting
 in the database: left by a server of one coordinator, or by all of them stopped) are claimed by
 ``create``, one winner each.
@@ -31,7 +36,7 @@ import logging
 import socket
 import time
 
-from .. import wire
+from .. import bus, wire
 from ..bus import owners
 from ..bus.directory import ErrorLog
 from ..bus.owners import LEASE_EVERY, LEASE_MAX_AGE, OwnerBuckets
@@ -61,10 +66,18 @@ class TableOwners:
         self.idle.set()
 
     async def start(self) -> None:
-        """Put the lease, then take the unfinished tables nobody owns."""
+        """Take the guests' secret, put the lease, then take the unfinished tables nobody
+        owns."""
+        coordinator = self.coordinator
+        guests = coordinator.guests
+        if self.buckets.keys is not None and guests is not None:
+            shared = await owners.share_guest_secret(self.buckets.keys, guests.secret)
+            if shared != guests.secret:
+                log.info("guests' identities signed with the secret of the bus's coordinators "
+                         "(%s), not this one's guests.key", bus.KEYS_BUCKET)
+                guests.share(shared)
         await self.buckets.leases.put(self.cid, self._lease)
         self._renewed = time.monotonic()
-        coordinator = self.coordinator
         assert coordinator.db is not None
         candidates = set(coordinator._stream_ids) | {
             str(data.get("table")) for data in coordinator.db.waiting_tables()}

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import itertools
 import logging
 from collections.abc import Mapping
@@ -74,7 +75,7 @@ from .model import (
     Replay,
     ServerInfo,
 )
-from .text import name_key
+from .text import name_key, network
 
 log = logging.getLogger(__name__)
 
@@ -664,6 +665,17 @@ class Remote:
         finally:
             link.settled.set()
 
+    def counting(self, address: str) -> str | None:
+        """Several coordinators: the one that counts the resume attempts of ``address``'s
+        network (``text.network``), the same for it on every front while the same coordinators
+        live, so that an address gets one budget of attempts, not one per coordinator; None
+        (any coordinator) with one, or none heard yet."""
+        living = sorted(boot for boot in self._boots if self.alive(boot))
+        if self.owners is None or not living:
+            return None
+        digest = hashlib.sha256(network(address).encode()).digest()
+        return living[int.from_bytes(digest[:8], "big") % len(living)]
+
     async def seat_home(self, identity: str) -> str | None:
         """Several coordinators: the owner of the table where ``identity`` holds a seat (in
         this front's lobby), if it is alive; None otherwise."""
@@ -792,8 +804,17 @@ class RemoteClient:
         return guest
 
     async def resume(self, token: str, address: str) -> tuple[GuestPass, str]:
-        resumed: tuple[GuestPass, str] = await self._call("resume", token=token,
-                                                          address=address)
+        args = {"token": token, "address": address}
+        counting = self._remote.counting(address)
+        resumed: tuple[GuestPass, str]
+        if counting is not None:  # (several coordinators: the address's own, if it answers)
+            try:
+                resumed = await self._remote.call("resume", args, self.sid, counting)
+                return resumed
+            except Refused as refusal:
+                if refusal.code != "unavailable":
+                    raise
+        resumed = await self._call("resume", **args)
         return resumed
 
     async def connect(self, player: Player, guest_pass: GuestPass | None = None) -> Place:
@@ -808,7 +829,13 @@ class RemoteClient:
         link.home = await self._remote.seat_home(player.identity)
         try:
             place: Place
-            place, boot = await self._remote.ask("connect", link.hello, link.sid, link.home)
+            try:
+                place, boot = await self._remote.ask("connect", link.hello, link.sid, link.home)
+            except Refused as refusal:  # (a seat held at another coordinator's table)
+                if refusal.code != "elsewhere":
+                    raise
+                link.home = str(refusal.params.get("home"))
+                place, boot = await self._remote.ask("connect", link.hello, link.sid, link.home)
         except BaseException:
             link.home = None
             raise

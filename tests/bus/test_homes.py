@@ -1,0 +1,39 @@
+"""Several coordinators on one bus, what a session sees of them (issue 18, last wave): two
+coordinators and a front in this process, over one nats-server with JetStream
+(``tests/contract/conftest.py``'s ``several``: the front's sessions are homed on B, A, B, …).
+
+- A guest's pass drawn by one coordinator holds on the other: both sign with the bus's one
+  guests' secret (``pioche_keys``, which a front may not read: tests/bus/test_cross.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pioche_tui.coordinator.model import Place, Player
+from tests.contract.conftest import several, update_until
+
+pytestmark = pytest.mark.asyncio(loop_scope="function")
+
+
+async def test_a_guests_pass_from_one_coordinator_holds_on_the_other(tmp_path: Path) -> None:
+    async with several(tmp_path / "data") as (hosts, remote):
+        a, b = hosts
+        assert a.coordinator.guests.secret == b.coordinator.guests.secret
+        gus_pass = await a._free.guest_pass()  # (drawn by A)
+        gus = remote.client()
+        await gus.connect(Player(gus_pass.identity, "Gus", guest=True), gus_pass)
+        assert gus._link.home == b.boot
+        table = await gus.quick_play("toy", seats=2)  # (B's)
+        update = await update_until(gus, lambda u: u.view is not None and 0 in u.to_act)
+        await gus.act(1, update.step)
+        await gus.close()
+        # B proves the token A drew, and gives the seat back
+        proved, name = await remote.call("resume", {"token": gus_pass.token,
+                                                    "address": "192.0.2.9"}, None, b.boot)
+        assert proved == gus_pass and name == "Gus"
+        back = remote.client()
+        place = await back.connect(Player(proved.identity, name, guest=True), proved)
+        assert place == Place(table, 0, "playing")
