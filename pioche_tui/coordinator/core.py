@@ -242,6 +242,9 @@ class Beyond(Protocol):
     def acted(self, by: str, action: str, target: str, until: float | None) -> None:
         """An admin's action done here, for the others to apply (``Console.relayed``)."""
 
+    def serves(self, table_id: str) -> bool:
+        """Whether another coordinator serves the table ``table_id`` (the lobby says so)."""
+
 
 REPLACED = "Vous vous êtes connecté ailleurs."
 """Said to a session replaced by a newer connection of the same player."""

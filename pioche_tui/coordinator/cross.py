@@ -167,6 +167,9 @@ class Crossing:
         self._post(bus.ADMIN_DONE, wire.AdminDone(by, action, target, until),
                    {BOOT_HEADER: self.boot})
 
+    def serves(self, table_id: str) -> bool:
+        return table_id in self.tables and table_id not in self.coordinator.tables
+
     @staticmethod
     def _far(entry: wire.Online) -> Far:
         player = Player(entry.identity, entry.name, guest=entry.identity.startswith(

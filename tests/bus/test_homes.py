@@ -4,6 +4,7 @@ coordinators and a front in this process, over one nats-server with JetStream
 
 - A guest's pass drawn by one coordinator holds on the other: both sign with the bus's one
   guests' secret (``pioche_keys``, which a front may not read: tests/bus/test_cross.py).
+- An admin on one coordinator closes a table the other serves.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from pioche_tui.coordinator.model import Place, Player
-from tests.contract.conftest import several, update_until
+from pioche_tui.coordinator.model import Place, Player, Refused
+from tests.bus.world import until
+from tests.contract.conftest import news_until, several, update_until
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
@@ -37,3 +39,22 @@ async def test_a_guests_pass_from_one_coordinator_holds_on_the_other(tmp_path: P
         back = remote.client()
         place = await back.connect(Player(proved.identity, name, guest=True), proved)
         assert place == Place(table, 0, "playing")
+
+
+async def test_an_admin_closes_a_table_another_coordinator_serves(tmp_path: Path) -> None:
+    async with several(tmp_path / "data") as (hosts, remote):
+        a, b = hosts
+        alice = remote.client()
+        await alice.connect(Player("SHA256:alice", "alice"))
+        assert alice._link.home == b.boot
+        table = await alice.create_table("toy", seats=2, bots={1: "basic"})
+        await until(lambda: a.cross is not None and table in a.cross.tables, "A sees it")
+        done = a.coordinator.console.act("admin", "close", table.lower())
+        assert table in done
+        last = await news_until(alice, lambda m: any(n.code == "table_closed"
+                                                     for n in m.notices))
+        assert last.left_table and alice.open
+        await until(lambda: table not in b.coordinator.tables, "closed on B")
+        with pytest.raises(Refused) as refused:  # (a table nobody serves: as on one)
+            a.coordinator.console.act("admin", "close", "ZZZZ")
+        assert refused.value.code == "no_table"
