@@ -246,6 +246,9 @@ class Beyond(Protocol):
         """Whether another coordinator serves the table ``table_id`` (the lobby says so)."""
 
 
+MOVED = "La table est servie par un autre coordinateur : vous y retrouvez votre place."
+"""Said (to a session's front, which moves it: its app never reads it) when another coordinator
+took the session's table over (``Coordinator.stop_table``)."""
 REPLACED = "Vous vous êtes connecté ailleurs."
 """Said to a session replaced by a newer connection of the same player."""
 STORE_READ = "Le serveur ne peut pas lire ses données pour le moment ; réessayez dans un instant."
@@ -309,6 +312,9 @@ class Coordinator:
         """The tables' logs' stream (``Settings.logs`` "jetstream"), None for files."""
         self._stream_ids: set[str] = set()  # tables with a log in the stream (_new_id avoids)
         self._discarding: set[asyncio.Task[None]] = set()  # logs being purged (kept alive)
+        self.handing_over = False
+        """One of several coordinators (``coordinator/owners.py``): a table another took over
+        is handed over (``stop_table(…, taken=True)``: its sessions move there), not stopped."""
         self.beyond: Beyond | None = None
         """The other coordinators on the bus (lobby chat, private lines, an admin's actions:
         ``coordinator/cross.py``); None alone."""
@@ -1671,12 +1677,16 @@ class Coordinator:
         session.mailbox.put_notice(Notice("watching_again",
                                           "Vous retrouvez la table que vous regardiez."))
 
-    def stop_table(self, table: Table) -> None:
+    def stop_table(self, table: Table, taken: bool = False) -> None:
         """A table whose log can be neither written nor read back stops taking moves: everyone
         at it is sent to the lobby and told why. Its log stays as it is; the next start brings
-        the table back from it."""
+        the table back from it. ``taken``: another coordinator took the table over; when this
+        one is one of several (``handing_over``), the sessions are told ``moved`` instead
+        (``MOVED``), and their fronts move them to the table's new owner, where they find
+        their seats again (``remote.py``): the players see nothing of it."""
         table.close_log(None)
-        self._evict(table, Notice("stopped", STOPPED))
+        moved = taken and self.handing_over
+        self._evict(table, Notice("moved", MOVED) if moved else Notice("stopped", STOPPED))
 
     def close_table(self, table: Table, notice: Notice) -> None:
         """An admin closes the table (coordinator/admin.py): a game in play ends as abandoned

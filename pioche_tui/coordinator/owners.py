@@ -16,7 +16,8 @@ Every ``owners.LEASE_EVERY`` seconds, ``TableOwners.run``:
    forgotten (its owner key and its lobby key deleted);
 4. stops serving a table whose key names another coordinator (it was claimed while this one
    was paused or cut off); a table in play learns it sooner, from its next append, refused by
-   the stream (``jslog.LogTaken``).
+   the stream (``jslog.LogTaken``). Its sessions are told ``moved`` (``Coordinator.
+   handing_over``), and their fronts move them to the table's new owner, as on a failover.
 
 At start, the coordinator takes the guests' secret of the bus (``owners.share_guest_secret``:
 its own ``guests.key`` if it is the first, else the first one's), so that a guest's pass and
@@ -64,6 +65,7 @@ class TableOwners:
         new owner in the bucket may connect before the table is back (``CoordinatorHost``
         waits for this before a connect, a join, a watch)."""
         self.idle.set()
+        coordinator.handing_over = True  # (a table taken over: its sessions move there)
 
     async def start(self) -> None:
         """Take the guests' secret, put the lease, then take the unfinished tables nobody
@@ -109,7 +111,7 @@ class TableOwners:
         except Exception as error:
             self._errors.failed(error)
             if time.monotonic() - self._renewed > LEASE_MAX_AGE:
-                self._depose(set(self.revisions), "its lease is lost")
+                self._depose(set(self.revisions), "its lease is lost", taken=True)
             return
         tables = self.coordinator.tables
         for table_id in sorted(set(tables) - set(self.revisions)):
@@ -121,7 +123,8 @@ class TableOwners:
                 del self.revisions[table_id]
                 await owners.release(self.buckets, table_id, revision)
         self._depose({tid for tid, (cid, _rev) in known.items()
-                      if cid != self.cid and tid in tables}, "another coordinator claimed it")
+                      if cid != self.cid and tid in tables}, "another coordinator claimed it",
+                     taken=True)
         for table_id, (cid, revision) in sorted(known.items()):
             if cid != self.cid and cid not in living:
                 self.idle.clear()  # (from the claim on: the owner key names this one)
@@ -159,13 +162,15 @@ class TableOwners:
             with contextlib.suppress(Exception):
                 await self.lobby.delete(table_id)  # type: ignore[attr-defined]
 
-    def _depose(self, table_ids: set[str], why: str) -> None:
+    def _depose(self, table_ids: set[str], why: str, taken: bool = False) -> None:
+        """Stop serving these tables; ``taken``: another coordinator serves them (or will:
+        claimed after this one's lease was lost), and their sessions move there."""
         for table_id in sorted(table_ids):
             self.revisions.pop(table_id, None)
             table = self.coordinator.tables.get(table_id)
             if table is not None:
                 log.warning("table %s no longer served here: %s", table_id, why)
-                self.coordinator.stop_table(table)
+                self.coordinator.stop_table(table, taken=taken)
 
     async def stop(self) -> None:
         """A clean stop: the lease goes at once, so the others claim the tables now (their

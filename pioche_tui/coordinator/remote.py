@@ -418,6 +418,13 @@ class Remote:
         if isinstance(news, Player):
             link.player = news
             return
+        if link.home is not None and link.table_id is not None and link.settled.is_set() \
+                and any(notice.code == "moved" for notice in news.notices):
+            # (its table taken over by another coordinator: the session moves there, and the
+            # app reads none of this, as on a failover)
+            news, lobby = replace(news, left_table=False, lobby=None, notices=tuple(
+                n for n in news.notices if n.code not in ("moved", "stopped"))), 0
+            self._start_move(link, deposed=True)
         if lobby and self.lobby is not None and self._lobby_seq >= lobby and \
                 self._shows_itself(link, self.lobby):
             news = replace(news, lobby=self.lobby)  # (its lobby, or a newer one)
@@ -578,20 +585,28 @@ class Remote:
         for link in list(self._links.values()):
             if link.open and link.home is not None and link.settled.is_set() \
                     and not self.alive(link.home):
-                link.settled.clear()
-                task = asyncio.create_task(self._rehome(link), name=f"rehome {link.sid}")
-                self._moves.add(task)
-                task.add_done_callback(self._moves.discard)
+                self._start_move(link)
 
-    async def _rehome(self, link: _Link) -> None:
+    def _start_move(self, link: _Link, deposed: bool = False) -> None:
+        link.settled.clear()
+        task = asyncio.create_task(self._rehome(link, deposed), name=f"rehome {link.sid}")
+        self._moves.add(task)
+        task.add_done_callback(self._moves.discard)
+
+    async def _rehome(self, link: _Link, deposed: bool = False) -> None:
         """Connect the session of a dead coordinator where its table is served now (any
-        coordinator for one in the lobby), or end it past ``REHOME_WAIT``."""
+        coordinator for one in the lobby), or end it past ``REHOME_WAIT``. ``deposed``: its
+        home is alive, but another coordinator took its table over (news ``moved``): the
+        session is closed there, and connected at the table's new owner."""
         assert self.owners is not None
-        dead, started = link.home, self._now()
-        log.warning("coordinator %s silent: session %s moves", dead, link.sid)
+        dead, started, left = link.home, self._now(), False
+        if deposed:
+            log.info("table %s of session %s taken over: it moves", link.table_id, link.sid)
+        else:
+            log.warning("coordinator %s silent: session %s moves", dead, link.sid)
         try:
             while self._now() - started < REHOME_WAIT and link.open:
-                if dead is not None and self.alive(dead):  # (heard again: it was slow)
+                if dead is not None and self.alive(dead) and not deposed:  # (it was slow)
                     log.info("coordinator %s heard again: session %s stays", dead, link.sid)
                     return
                 home: str | None = None
@@ -608,6 +623,11 @@ class Remote:
                         found is not None or self._now() - started < ORPHAN_WAIT):
                     await asyncio.sleep(REHOME_POLL)  # (not claimed yet)
                     continue
+                if deposed and not left:  # (its former home holds it in its lobby: closed
+                    link.home = home  # there, and what it sends now dropped)
+                    with contextlib.suppress(Refused):
+                        await self.call("close", {}, link.sid, dead)
+                    left = True
                 try:
                     await self._connect_at(link, home)
                 except Refused as refusal:

@@ -5,6 +5,7 @@ coordinators and a front in this process, over one nats-server with JetStream
 - A guest's pass drawn by one coordinator holds on the other: both sign with the bus's one
   guests' secret (``pioche_keys``, which a front may not read: tests/bus/test_cross.py).
 - An admin on one coordinator closes a table the other serves.
+- A deposed owner's sessions move to the table's new owner, as on a failover.
 """
 
 from __future__ import annotations
@@ -58,3 +59,42 @@ async def test_an_admin_closes_a_table_another_coordinator_serves(tmp_path: Path
         with pytest.raises(Refused) as refused:  # (a table nobody serves: as on one)
             a.coordinator.console.act("admin", "close", "ZZZZ")
         assert refused.value.code == "no_table"
+
+
+async def test_a_deposed_owners_sessions_move_to_the_new_owner(tmp_path: Path) -> None:
+    """A claims B's table while B lives (as after B was paused past its lease): B learns it
+    and hands the table over, and alice's session moves to A, where her seat is: her client
+    reads no farewell, no stop, no lobby, only her table again (« Vous retrouvez votre
+    place. », as after a failover)."""
+    import time
+
+    from pioche_tui.bus import owners as kv
+
+    async with several(tmp_path / "data") as (hosts, remote):
+        a, b = hosts
+        alice = remote.client()
+        await alice.connect(Player("SHA256:alice", "alice"))
+        table = await alice.quick_play("toy", seats=2)
+        assert alice._link.home == b.boot
+        update = await update_until(alice, lambda u: u.view is not None and 0 in u.to_act)
+        await alice.act(1, update.step)
+        assert a.owners is not None and b.owners is not None
+        await until(lambda: table in b.owners.revisions, "B's owner key")
+        owned = await kv.owner_of(a.owners.buckets, table)
+        assert owned is not None
+        won = await kv.claim(a.owners.buckets, table, a.boot, owned[1])
+        assert won is not None
+        await a.owners._bring_back(table, won, time.time())
+        seen = [await news_until(alice, lambda m: True)]
+        while not any(n.code == "reclaimed" for n in seen[-1].notices):
+            seen.append(await news_until(alice, lambda m: True))
+        assert alice._link.home == a.boot
+        assert table not in b.coordinator.tables
+        assert not any(m.closed or m.left_table for m in seen), seen
+        assert [n.code for m in seen for n in m.notices] == ["reclaimed"]  # (as on a failover)
+        assert alice.open and alice.table_id == table
+        update = seen[-1].table
+        assert update is not None and update.seat == 0, seen[-1]
+        if 0 not in update.to_act:
+            update = await update_until(alice, lambda u: 0 in u.to_act)
+        await alice.act(1, update.step)  # (served by A)
