@@ -56,11 +56,13 @@ from nats import errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
+from nats.js.errors import KeyNotFoundError
 
 from .. import bus, wire
 from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
 from ..bus.directory import Buckets, LobbyWatch, unavailable
-from ..bus.owners import OwnerBuckets, owner_of
+from ..bus.owners import OwnerBuckets, bind_owner_buckets, owner_of
+from ..bus.owners import alive as leased
 from .mailbox import Mail, Mailbox, Notice
 from .model import (
     AdminView,
@@ -176,8 +178,11 @@ class Remote:
         self.lobby_watch = LobbyWatch(buckets, self._built) if buckets is not None else None
         self._rewatch: asyncio.Task[None] | None = None  # the buckets read again
         self.boot: str | None = None  # the coordinator's, as its heartbeat says
-        self.owners = owners
-        """Several coordinators: the owners' buckets (None: one coordinator)."""
+        self.owners: OwnerBuckets | None = None
+        """Several coordinators: the owners' buckets (None: one coordinator). Learnt from the
+        coordinators heard, not from the buckets' presence (``_learn``)."""
+        self._owner_buckets = owners  # (bound, or to bind: buckets of a bus with JetStream)
+        self._learning: dict[str, asyncio.Task[None]] = {}  # per coordinator boot heard
         self._boots: dict[str, float] = {}  # several: each coordinator's last heartbeat
         self._moves: set[asyncio.Task[None]] = set()  # sessions of a dead home moving
         self._heard = -1e9  # loop time of its last heartbeat
@@ -204,6 +209,10 @@ class Remote:
                        asyncio.create_task(self._watch(), name="coordinator watch")]
         await self.nc.flush()
         if self.lobby_watch is not None:
+            if self._owner_buckets is not None:  # (coordinators of several living: leases)
+                with contextlib.suppress(Exception):
+                    if await leased(self._owner_buckets):
+                        self.owners = self._owner_buckets
             await self.lobby_watch.start()
             return
         with contextlib.suppress(Refused):  # (none yet: the first one published will do)
@@ -214,9 +223,10 @@ class Remote:
     async def stop(self) -> None:
         """Say goodbye (the coordinator closes this front's sessions at once) and stop."""
         rewatch = [self._rewatch] if self._rewatch is not None else []
-        for task in [*self._tasks, *self._closing, *rewatch, *self._moves]:
+        learning = list(self._learning.values())
+        for task in [*self._tasks, *self._closing, *rewatch, *self._moves, *learning]:
             task.cancel()
-        await asyncio.gather(*self._tasks, *self._closing, *rewatch, *self._moves,
+        await asyncio.gather(*self._tasks, *self._closing, *rewatch, *self._moves, *learning,
                              return_exceptions=True)
         self._tasks, self._rewatch = [], None
         if self.lobby_watch is not None:
@@ -378,6 +388,7 @@ class Remote:
             raise unavailable() from None
         boot = (reply.headers or {}).get(bus.BOOT_HEADER)
         if boot:
+            await self._learn(boot)
             self._heard_from(boot)
         try:
             answer = wire.decode(reply.data)
@@ -513,7 +524,38 @@ class Remote:
     async def _on_coord_alive(self, msg: Msg) -> None:
         alive = bus.read(msg, wire.CoordAlive, "coordinator heartbeat")
         if alive is not None:
+            await self._learn(alive.boot)
             self._heard_from(alive.boot)
+
+    async def _learn(self, boot: str) -> None:
+        """Whether the coordinator ``boot``, heard for the first time, is one of several: its
+        lease is in ``pioche_leases`` (put before it serves: ``TableOwners.start``). So a
+        front learns it whenever the coordinators start, before or after it, and a bus that
+        once had several but now has one coordinator (the buckets stay in its store) is not
+        taken for several. Once several, for good (a front is restarted to go back to one)."""
+        if self.owners is not None or self.lobby_watch is None:
+            return
+        learning = self._learning.get(boot)
+        if learning is None:
+            learning = self._learning[boot] = asyncio.ensure_future(self._look_up(boot))
+        await asyncio.shield(learning)
+
+    async def _look_up(self, boot: str) -> None:
+        try:
+            if self._owner_buckets is None:
+                self._owner_buckets = await bind_owner_buckets(self.nc)
+            buckets = self._owner_buckets
+            if buckets is not None and self.owners is None \
+                    and await buckets.leases.get(boot) is not None:
+                self.owners = buckets
+                log.info("coordinator %s is one of several (its lease): sessions have homes",
+                         boot)
+        except KeyNotFoundError:
+            pass
+        except Exception as error:  # (the bus: looked up again at the next heartbeat)
+            log.warning("whether coordinator %s is one of several is not known yet: %s", boot,
+                        error)
+            self._learning.pop(boot, None)
 
     def _heard_from(self, boot: str) -> None:
         """The coordinator ``boot`` is alive (a heartbeat, an answer). A new one knows none of

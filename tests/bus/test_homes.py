@@ -6,6 +6,7 @@ coordinators and a front in this process, over one nats-server with JetStream
   guests' secret (``pioche_keys``, which a front may not read: tests/bus/test_cross.py).
 - An admin on one coordinator closes a table the other serves.
 - A deposed owner's sessions move to the table's new owner, as on a failover.
+- A front started before the coordinators learns there are several (their leases).
 """
 
 from __future__ import annotations
@@ -98,3 +99,33 @@ async def test_a_deposed_owners_sessions_move_to_the_new_owner(tmp_path: Path) -
         if 0 not in update.to_act:
             update = await update_until(alice, lambda u: 0 in u.to_act)
         await alice.act(1, update.step)  # (served by A)
+
+
+async def test_a_front_started_before_the_coordinators_learns_there_are_several(
+        tmp_path: Path) -> None:
+    """The front starts first (the owners' buckets not there yet); the coordinators' leases
+    tell it there are several: its sessions have homes, hearing a second coordinator ends
+    none of them, and a join of a table owned elsewhere moves the session."""
+    import asyncio
+
+    from pioche_tui import bus
+
+    async with several(tmp_path / "data", front_first=True) as (hosts, remote):
+        alice = remote.client()
+        await alice.connect(Player("SHA256:alice", "alice"))
+        assert remote.owners is not None and alice._link.home in {h.boot for h in hosts}
+        table = await alice.create_table("toy", seats=3, bots={2: "basic"})
+        await asyncio.sleep(bus.HEARTBEAT * 1.5)  # (both coordinators heard)
+        assert alice.open
+        for _ in range(20):  # (until the queue group homes bob on the other coordinator)
+            bob = remote.client()
+            await bob.connect(Player("SHA256:bob", "bob"))
+            if bob._link.home != alice._link.home:
+                break
+            await bob.close()
+        else:
+            raise AssertionError("the queue group never chose the other coordinator")
+        await bob.join(table)
+        assert bob._link.home == alice._link.home
+        update = await update_until(bob, lambda u: u.table.id == table and u.seat is not None)
+        assert update.seat == 1 and alice.open and bob.open

@@ -214,13 +214,15 @@ async def over_two_coordinators(data: Path) -> AsyncIterator[Connector]:
 
 
 @asynccontextmanager
-async def several(data: Path, seeds: tuple[int, int] = (11, 12)
+async def several(data: Path, seeds: tuple[int, int] = (11, 12), front_first: bool = False
                   ) -> AsyncIterator[tuple[list[Any], Any]]:
     """Two coordinators, A and B, on one nats-server with JetStream, in this process: their
     tables' logs in its stream, one SQLite database shared as PostgreSQL would be, each a
     ``CoordinatorHost`` with the owners' buckets; and a front's ``Remote`` (with the roles'
     users) whose sessions are homed on B, A, B, … (``Alternating``). Yields the two hosts and
-    the front's ``Remote``."""
+    the front's ``Remote``. ``front_first``: the front starts before the coordinators (on a
+    bus whose lobby's buckets exist, as a coordinator left them), knowing nothing of the
+    owners' buckets, and its sessions' homes are its own choice."""
     import secrets
 
     from pioche_tui import bus
@@ -240,10 +242,23 @@ async def several(data: Path, seeds: tuple[int, int] = (11, 12)
     conns: list[Any] = []
     hosts: list[CoordinatorHost] = []
     remote: Remote | None = None
+
+    async def front() -> Remote:
+        front_nc = await bus.connect(server.url_of("paris"), "test-front", bus.FRONT)
+        conns.append(front_nc)
+        made = Remote(front_nc, "front1", buckets=await buckets_of(front_nc, create=False),
+                      name="paris", owners=await bind_owner_buckets(front_nc))
+        made.stops_with_tree = True  # (as over_nats: the contract's server_stopping)
+        await made.start()
+        return made
+
     try:
         for name in ("a", "b"):
             nc = await bus.connect(server.url_of("core"), f"test-{name}", bus.COORDINATOR)
             conns.append(nc)
+            if front_first and remote is None:
+                await buckets_of(nc)
+                remote = await front()
             coordinator = Coordinator(
                 Settings(data / name, bot_delay=(0, 0), turn_timer=None, grace=60.0,
                          seed=seeds[0] if name == "a" else seeds[1], lobby_interval=0,
@@ -255,13 +270,9 @@ async def several(data: Path, seeds: tuple[int, int] = (11, 12)
                                    await open_owner_buckets(nc))
             hosts.append(host)
             await host.start()
-        front_nc = await bus.connect(server.url_of("paris"), "test-front", bus.FRONT)
-        conns.append(front_nc)
-        remote = Remote(front_nc, "front1", buckets=await buckets_of(front_nc, create=False),
-                        name="paris", owners=await bind_owner_buckets(front_nc))
-        remote.seat_home = Alternating(remote, [host.boot for host in hosts])  # type: ignore[method-assign]
-        remote.stops_with_tree = True  # (as over_nats: the contract's server_stopping)
-        await remote.start()
+        if remote is None:
+            remote = await front()
+            remote.seat_home = Alternating(remote, [host.boot for host in hosts])  # type: ignore[method-assign]
         yield hosts, remote
     finally:
         if remote is not None:
