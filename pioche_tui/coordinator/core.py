@@ -312,6 +312,10 @@ class Coordinator:
         """The tables' logs' stream (``Settings.logs`` "jetstream"), None for files."""
         self._stream_ids: set[str] = set()  # tables with a log in the stream (_new_id avoids)
         self._discarding: set[asyncio.Task[None]] = set()  # logs being purged (kept alive)
+        self.reserved_ids: list[str] = []
+        """Several coordinators: ids reserved for the next tables made here, each one's owner
+        key made already, so that no two coordinators give a table the same id
+        (``coordinator/owners.py``, ``TableOwners.reserve``). Empty: drawn here alone."""
         self.handing_over = False
         """One of several coordinators (``coordinator/owners.py``): a table another took over
         is handed over (``stop_table(…, taken=True)``: its sessions move there), not stopped."""
@@ -889,6 +893,15 @@ class Coordinator:
             raise Refused("no_table", f"Pas de table {table_id}.")
         return table
 
+    def _table_id(self) -> str:
+        """A new table's id: one reserved across coordinators if any (several of them), else
+        one drawn here."""
+        while self.reserved_ids:
+            tid = self.reserved_ids.pop(0)
+            if tid not in self.tables:
+                return tid
+        return self._new_id(4)
+
     def _new_id(self, length: int) -> str:
         """An id no live table, no log on disk (as written or compacted) and no recorded game
         has: logs are removed after their retention, results never are, and a result recorded
@@ -955,7 +968,7 @@ class Coordinator:
         if not sit and any(s.kind == "free" for s in table_seats):
             raise Refused("bad_seat", "Une table sans vous doit n'avoir que des robots.")
         self._count_table(session.player)
-        table = Table(self, self._new_id(4), game, checked, table_seats,
+        table = Table(self, self._table_id(), game, checked, table_seats,
                       session.player.identity, timer if sit else None,
                       self._new_id(6) if private else None, learn)
         if sit:
@@ -1264,7 +1277,7 @@ class Coordinator:
                 seats.append(Seat("bot", self.bot_name(s.name for s in turned), bot=STAND_IN))
         players = [s.identity or "" for s in seats if s.kind == "player"]
         creator = table.creator if table.creator in players else players[0]
-        new = Table(self, self._new_id(4), table.game, dict(table.options), seats, creator,
+        new = Table(self, self._table_id(), table.game, dict(table.options), seats, creator,
                     table.timer, table.code)
         try:
             new.start(self._ids.getrandbits(63))

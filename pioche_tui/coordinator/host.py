@@ -307,6 +307,8 @@ class CoordinatorHost:
         if name in ("join", "watch"):
             await self._here(args["table_id"])
         client = remote.client if remote is not None else self._free
+        if self.owners is not None and name in (*MAKERS, "rematch"):
+            await self.owners.reserve()  # (its id reserved across coordinators: at once, mostly)
         result = await getattr(client, name)(**args)
         if name in MAKERS and self.owners is not None:
             await self.owners.created(result)

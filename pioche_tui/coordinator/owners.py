@@ -8,7 +8,10 @@ Every ``owners.LEASE_EVERY`` seconds, ``TableOwners.run``:
    every one of them (``Coordinator.stop_table``) rather than fork a table's game;
 2. makes the owner key of each new table (a table made here, a rematch; those of a request are
    made at once by the host: ``created``), and deletes the key of each table gone (ended,
-   closed);
+   closed); and keeps ``RESERVED`` ids reserved for the next tables (``reserve``: each id's
+   owner key made by ``create`` before any table has it, so ids are unique across
+   coordinators by construction; the host tops the reserve up before each request that makes
+   a table);
 3. claims, by compare-and-set, each table whose owner's lease is gone, and brings it back
    (``Coordinator.restore_table``: its log in the stream, grace timers and patient stand-ins
    as after a restart; a table waiting for players from the shared database), then its summary
@@ -45,6 +48,8 @@ from .core import Coordinator
 
 log = logging.getLogger(__name__)
 
+RESERVED = 4  # table ids each coordinator holds reserved (owner keys made) for its next tables
+
 
 class TableOwners:
     """The owner keys of ``coordinator``'s tables, under the id ``cid``."""
@@ -59,6 +64,8 @@ class TableOwners:
         self._lease = wire.encode(wire.Lease(time.time(), socket.gethostname()))
         self._renewed = time.monotonic()
         self._errors = ErrorLog("owners' buckets")
+        self._reserved: dict[str, int] = {}  # ids reserved, not a table's yet: key revisions
+        self._reserving = asyncio.Lock()
         self.claimed = 0  # tables taken over (logs, tests)
         self.idle = asyncio.Event()
         """Set while no claimed table is being brought back: a session that finds its table's
@@ -68,8 +75,8 @@ class TableOwners:
         coordinator.handing_over = True  # (a table taken over: its sessions move there)
 
     async def start(self) -> None:
-        """Take the guests' secret, put the lease, then take the unfinished tables nobody
-        owns."""
+        """Take the guests' secret, put the lease, take the unfinished tables nobody owns,
+        then reserve ids for the next tables."""
         coordinator = self.coordinator
         guests = coordinator.guests
         if self.buckets.keys is not None and guests is not None:
@@ -92,6 +99,7 @@ class TableOwners:
                     await self._bring_back(table_id, revision, time.time())
             finally:
                 self.idle.set()
+        await self.reserve()
 
     async def run(self) -> None:
         while True:
@@ -116,6 +124,10 @@ class TableOwners:
         tables = self.coordinator.tables
         for table_id in sorted(set(tables) - set(self.revisions)):
             await self.created(table_id)
+        for table_id in [tid for tid in self._reserved  # (drawn for a table then refused)
+                         if tid not in self.coordinator.reserved_ids and tid not in tables]:
+            await owners.release(self.buckets, table_id, self._reserved.pop(table_id))
+        await self.reserve()
         known = await owners.owners(self.buckets)
         living = await owners.alive(self.buckets)
         for table_id, revision in list(self.revisions.items()):
@@ -142,6 +154,9 @@ class TableOwners:
         exists): this one stops serving it, the other's stands."""
         if table_id in self.revisions:
             return
+        if table_id in self._reserved:  # (its key made as it was reserved)
+            self.revisions[table_id] = self._reserved.pop(table_id)
+            return
         revision = await owners.create(self.buckets, table_id, self.cid)
         if revision is None:
             log.error("table %s: its id is another coordinator's table's; it stops here",
@@ -149,6 +164,23 @@ class TableOwners:
             self._depose({table_id}, "its id is taken")
         else:
             self.revisions[table_id] = revision
+
+    async def reserve(self) -> None:
+        """Hold ``RESERVED`` ids for the next tables made here (``Coordinator.reserved_ids``):
+        each drawn as any id is (no live table, log or recorded game has it), then its owner key
+        made by ``create``, which no other coordinator's can be: an id another coordinator
+        holds or uses is drawn again. (Another coordinator that finds a reserved key of a dead
+        coordinator claims it, finds no table to bring back, and deletes it.)"""
+        async with self._reserving:
+            pool = self.coordinator.reserved_ids
+            while len(pool) < RESERVED:
+                table_id = self.coordinator._new_id(4)
+                if table_id in self._reserved:
+                    continue
+                revision = await owners.create(self.buckets, table_id, self.cid)
+                if revision is not None:
+                    self._reserved[table_id] = revision
+                    pool.append(table_id)
 
     async def _bring_back(self, table_id: str, revision: int, stopped_at: float) -> None:
         self.revisions[table_id] = revision
@@ -177,3 +209,8 @@ class TableOwners:
         logs hold them; ``Coordinator.stop`` held them still)."""
         with contextlib.suppress(Exception):
             await self.buckets.leases.delete(self.cid)
+        reserved, self._reserved = self._reserved, {}
+        self.coordinator.reserved_ids.clear()
+        for table_id, revision in reserved.items():
+            with contextlib.suppress(Exception):
+                await owners.release(self.buckets, table_id, revision)

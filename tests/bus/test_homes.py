@@ -7,6 +7,7 @@ coordinators and a front in this process, over one nats-server with JetStream
 - An admin on one coordinator closes a table the other serves.
 - A deposed owner's sessions move to the table's new owner, as on a failover.
 - A front started before the coordinators learns there are several (their leases).
+- Table ids are unique across coordinators that draw the same ids.
 """
 
 from __future__ import annotations
@@ -129,3 +130,29 @@ async def test_a_front_started_before_the_coordinators_learns_there_are_several(
         assert bob._link.home == alice._link.home
         update = await update_until(bob, lambda u: u.table.id == table and u.seat is not None)
         assert update.seat == 1 and alice.open and bob.open
+
+
+async def test_table_ids_are_unique_across_coordinators(tmp_path: Path) -> None:
+    """Both coordinators draw ids from one seed (the same ids, in the same order): each table
+    made on each still gets an id of its own, reserved in the owners' bucket before any table
+    has it, and no table is stopped for a taken id."""
+    import asyncio
+
+    from pioche_tui.bus import owners as kv
+
+    async with several(tmp_path / "data", seeds=(11, 11)) as (hosts, remote):
+        a, b = hosts
+        made: list[str] = []
+        clients = []
+        for name in ("alice", "bob", "carol", "dave"):  # (homed on B, A, B, A)
+            client = remote.client()
+            await client.connect(Player(f"SHA256:{name}", name))
+            made.append(await client.create_table("toy", seats=3, bots={1: "basic"}))
+            clients.append(client)
+        assert len(set(made)) == 4
+        await asyncio.sleep(1.5)  # (each coordinator's beat: a taken id would stop a table)
+        for client, table in zip(clients, made, strict=True):
+            assert client.table_id == table and client.open
+            owner = await kv.owner_of(a.owners.buckets, table)  # type: ignore[union-attr]
+            assert owner is not None and owner[0] == client._link.home
+        assert {*a.coordinator.tables, *b.coordinator.tables} == set(made)
