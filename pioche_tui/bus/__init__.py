@@ -108,6 +108,7 @@ FRONT_HEADER = "Pioche-Front"
 SESSION_HEADER = "Pioche-Session"
 BOOT_HEADER = "Pioche-Boot"  # on an answer: the coordinator's boot id (as its heartbeat's)
 SEQ_HEADER = "Pioche-Seq"  # a session's news: 1, 2, … (a gap: some was lost)
+WIRE_HEADER = "Pioche-Wire"  # on every request and answer: the sender's ``wire.VERSION``
 LOBBY_HEADER = "Pioche-Lobby"  # the number of a lobby on LOBBY; on a Mail: that one is its lobby
 
 REQUEST_TIMEOUT = 5.0  # seconds a request waits for its answer (connect included)

@@ -59,7 +59,7 @@ from nats.aio.subscription import Subscription
 from nats.js.errors import KeyNotFoundError
 
 from .. import bus, wire
-from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
+from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER, WIRE_HEADER
 from ..bus.directory import Buckets, LobbyWatch, unavailable
 from ..bus.owners import OwnerBuckets, bind_owner_buckets, owner_of
 from ..bus.owners import alive as leased
@@ -82,6 +82,8 @@ from .text import name_key, network
 log = logging.getLogger(__name__)
 
 LOST = "Le serveur redémarre : reconnectez-vous dans un instant."
+WIRE_MISMATCH = "Le serveur est en cours de mise à jour : réessayez dans quelques minutes."
+"""A coordinator of another wire version (``wire.VERSION``): the player is told this."""
 COUNTS_DEBOUNCE = 0.1  # seconds: a burst of connections makes one heartbeat
 NO_RESPONDERS_AGAIN = 0.02  # seconds before a request that found no responder is sent again
 REHOME_WAIT = 30.0  # seconds a session of a dead coordinator waits for its table's new owner
@@ -178,6 +180,8 @@ class Remote:
         self.lobby_watch = LobbyWatch(buckets, self._built) if buckets is not None else None
         self._rewatch: asyncio.Task[None] | None = None  # the buckets read again
         self.boot: str | None = None  # the coordinator's, as its heartbeat says
+        self.wire_version = wire.VERSION
+        self._mismatched: set[str | None] = set()  # coordinators' wire versions logged
         self.owners: OwnerBuckets | None = None
         """Several coordinators: the owners' buckets (None: one coordinator). Learnt from the
         coordinators heard, not from the buckets' presence (``_learn``)."""
@@ -364,7 +368,7 @@ class Remote:
             raise Refused("bad_request", f"Requête refusée : {error}") from None
         if not self.nc.is_connected:
             raise unavailable()
-        headers = {FRONT_HEADER: self.front_id}
+        headers = {FRONT_HEADER: self.front_id, WIRE_HEADER: str(self.wire_version)}
         if sid is not None:
             headers[SESSION_HEADER] = sid
         try:
@@ -386,6 +390,14 @@ class Remote:
         except Exception as error:  # no responders, time out, the bus closed or reconnecting
             log.info("request %s unanswered: %s", name, type(error).__name__)
             raise unavailable() from None
+        version = (reply.headers or {}).get(WIRE_HEADER)
+        if version != str(self.wire_version):  # (its answer may not mean what we read)
+            if version not in self._mismatched:
+                self._mismatched.add(version)
+                log.error("the coordinator speaks wire version %s, this front %d: every "
+                          "session is refused until both run one version (upgrade them "
+                          "together)", version or "(none: older)", self.wire_version)
+            raise Refused("wire_version", WIRE_MISMATCH)
         boot = (reply.headers or {}).get(bus.BOOT_HEADER)
         if boot:
             await self._learn(boot)
