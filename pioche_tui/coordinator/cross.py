@@ -46,7 +46,7 @@ import contextlib
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from nats.aio.client import Client
@@ -54,11 +54,11 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from nats.js.api import KeyValueConfig, StorageType
 from nats.js.errors import KeyNotFoundError, NoKeysError, NotFoundError
-from nats.js.kv import KV_DEL, KV_PURGE, KeyValue
+from nats.js.kv import KeyValue
 
 from .. import bus, wire
 from ..bus import BOOT_HEADER
-from ..bus.directory import MOTD_KEY, Buckets, ErrorLog, decode_entry, make_bucket, online_key
+from ..bus.directory import Buckets, ErrorLog, LobbyWatch, decode_entry, make_bucket, online_key
 from ..bus.owners import OwnerBuckets, owner_of
 from ..store.db import GUEST_PREFIX
 from .core import REPLACED, Coordinator, Far
@@ -88,13 +88,10 @@ class Crossing:
         self.boot = boot
         self.buckets = buckets
         self.guests: KeyValue | None = None  # opened by start()
-        self.online: dict[str, wire.Online] = {}  # the online bucket, followed
-        self.tables: dict[str, TableSummary] = {}  # the lobby's bucket, followed
+        self.watch = LobbyWatch(buckets, None, heard=self._replaced)  # (builds nothing)
         self._outbox: asyncio.Queue[tuple[str, bytes, dict[str, str] | None]] = asyncio.Queue()
         self._subscriptions: list[Subscription] = []
         self._tasks: list[asyncio.Task[None]] = []
-        self._watches: list[asyncio.Task[None]] = []
-        self._watchers: list[Any] = []
         self._kept: dict[str, tuple[wire.Resumable, float]] = {}  # key → (value, put at)
         self._keys: dict[str, str] = {}  # a seated guest's identity → their key in the bucket
         self._strangers: set[str] = set()  # guests seated here whose key is not known
@@ -136,14 +133,11 @@ class Crossing:
             subject, data, headers = self._outbox.get_nowait()
             with contextlib.suppress(Exception):
                 await self.nc.publish(subject, data, headers=headers)
-        tasks = [*self._tasks, *self._watches]
-        for task in tasks:
+        for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        self._tasks, self._watches = [], []
-        for watcher in self._watchers:
-            with contextlib.suppress(Exception):
-                await watcher.stop()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        await self.watch.stop()
 
     # --- Beyond: what the coordinator asks of the others --------------------------------------
 
@@ -227,51 +221,17 @@ class Crossing:
     async def _follow_online(self) -> None:
         """Read the online and the lobby's buckets whole, then follow their changes (again
         after the bus was lost: the watchers are gone with the connection)."""
-        for task in self._watches:
-            task.cancel()
-        await asyncio.gather(*self._watches, return_exceptions=True)
-        for watcher in self._watchers:
-            with contextlib.suppress(Exception):
-                await watcher.stop()
-        self.online, self.tables = {}, {}
-        self._watchers = [await self.buckets.online.watchall(),
-                          await self.buckets.lobby.watchall()]
-        loaded = [asyncio.Event(), asyncio.Event()]
-        self._watches = [
-            asyncio.create_task(self._follow(self._watchers[0], loaded[0], self._online_entry),
-                                name="cross online"),
-            asyncio.create_task(self._follow(self._watchers[1], loaded[1], self._table_entry),
-                                name="cross lobby")]
-        async with asyncio.timeout(bus.REQUEST_TIMEOUT):
-            await asyncio.gather(*(event.wait() for event in loaded))
+        await self.watch.start()
 
-    @staticmethod
-    async def _follow(watcher: Any, loaded: asyncio.Event,
-                      apply: Callable[[str, bytes | None], None]) -> None:
-        async for entry in watcher:
-            if entry is None:  # (the bucket read whole)
-                loaded.set()
-                continue
-            apply(entry.key, None if entry.operation in (KV_DEL, KV_PURGE) else entry.value)
-            if entry.delta == 0:
-                loaded.set()
+    @property
+    def online(self) -> dict[str, wire.Online]:
+        """The online bucket, followed."""
+        return self.watch.online
 
-    def _online_entry(self, key: str, value: bytes | None) -> None:
-        online = None if value is None else decode_entry(value, wire.Online, "online entry")
-        if online is None:
-            self.online.pop(key, None)
-        else:
-            self.online[key] = online
-            self._replaced(online)
-
-    def _table_entry(self, key: str, value: bytes | None) -> None:
-        if key == MOTD_KEY:
-            return
-        table = None if value is None else decode_entry(value, TableSummary, "lobby entry")
-        if table is None:
-            self.tables.pop(key, None)
-        else:
-            self.tables[key] = table
+    @property
+    def tables(self) -> dict[str, TableSummary]:
+        """The lobby's bucket, followed: every coordinator's tables."""
+        return self.watch.tables
 
     def seat_elsewhere(self, identity: str) -> tuple[str, str] | None:
         """The table, not this coordinator's, where ``identity`` holds a player's seat (in
