@@ -1234,6 +1234,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The server is restarting: reconnect in a moment."),
     "refused.unavailable": ("Le serveur ne répond pas ; réessayez dans un instant.",
                             "The server is not answering; try again in a moment."),
+    "refused.wire_version": (
+        "Le serveur est en cours de mise à jour : réessayez dans quelques minutes.",
+        "The server is being upgraded: try again in a few minutes."),
     "refused.name_held": ("Ce pseudo garde la place d'un joueur parti, à la table {table}.",
                           "That nickname keeps the seat of a player who left, at table {table}."),
     "refused.resume_limit": ("Trop d'essais de reprise depuis votre adresse : réessayez dans "

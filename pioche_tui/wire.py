@@ -93,6 +93,11 @@ sessions online is 220 KiB; a first table update with the table's history (``tab
 moves, some 800 events) 35 KiB."""
 MAX_ITEMS = 65_536  # in one array: the lobby's sessions online, a history's events
 MAX_FIELDS = 64  # in one map: the most fields a type has, with room
+VERSION = 1
+"""The wire's version: a front and a coordinator of different versions refuse each other (header
+``bus.WIRE_HEADER`` on every request and answer). Bump it when a codec, a request or a subject
+changes so that a machine of the other version would misread it (docs/deploy.md, « Upgrading
+one machine at a time »)."""
 MAX_STR = 65_536  # bytes in one string: names and chat lines are a few hundred at most
 MAX_DEPTH = 16  # nesting of plain values (an event's arguments): a few levels in practice
 
@@ -464,6 +469,15 @@ class Owner:
 
 
 @dataclass(frozen=True)
+class GuestSecret:
+    """The guests' secret every coordinator of a bus signs guests' identities with, in the
+    bucket ``bus.KEYS_BUCKET`` (key ``guests``; hex): the first coordinator's ``guests.key``,
+    so that a guest's pass holds on any of them (``coordinator/owners.py``)."""
+
+    secret: str
+
+
+@dataclass(frozen=True)
 class FrontAlive:
     """A front's heartbeat on the bus (``bus.FRONT_ALIVE``): its id, its sessions playing and
     its admitted connections by address (the limits across fronts); ``bye``: it stops, its
@@ -701,6 +715,7 @@ CODECS: tuple[Codec, ...] = (
     # --- several coordinators (pioche_tui/bus/owners.py) ---
     record(Lease, "Lease", started=FLOAT, host=STR),
     record(Owner, "Owner", cid=STR),
+    record(GuestSecret, "GuestSecret", secret=STR),
     record(Place, "Place", table=Optional(STR), seat=OPT_INT,
            status=Optional(Choice(*get_args(TableStatus)))),
     record(GameInfo, "GameInfo", name=STR, min_seats=INT, max_seats=INT, bots=Tuple(STR)),

@@ -49,6 +49,8 @@ Key-value buckets (JetStream, when the bus has it: ``directory``):
   created with the table, changed by compare-and-set only).
 - ``pioche_leases`` (``LEASES_BUCKET``): a coordinator's boot id → its ``wire.Lease``, put every
   second, gone ``owners.LEASE_MAX_AGE`` after its coordinator died.
+- ``pioche_keys`` (``KEYS_BUCKET``, coordinators only): key ``guests`` → the ``wire.GuestSecret``
+  all the coordinators of the bus sign guests' identities with (made once, by ``create``).
 
 A side silent for ``SILENCE`` seconds is taken for dead (the coordinator closes a dead front's
 sessions; a front ends its sessions when the coordinator is lost or restarted).
@@ -100,11 +102,13 @@ ONLINE_BUCKET = "pioche_online"
 GUESTS_BUCKET = "pioche_guests"
 OWNERS_BUCKET = "pioche_owners"
 LEASES_BUCKET = "pioche_leases"
+KEYS_BUCKET = "pioche_keys"
 
 FRONT_HEADER = "Pioche-Front"
 SESSION_HEADER = "Pioche-Session"
 BOOT_HEADER = "Pioche-Boot"  # on an answer: the coordinator's boot id (as its heartbeat's)
 SEQ_HEADER = "Pioche-Seq"  # a session's news: 1, 2, … (a gap: some was lost)
+WIRE_HEADER = "Pioche-Wire"  # on every request and answer: the sender's ``wire.VERSION``
 LOBBY_HEADER = "Pioche-Lobby"  # the number of a lobby on LOBBY; on a Mail: that one is its lobby
 
 REQUEST_TIMEOUT = 5.0  # seconds a request waits for its answer (connect included)

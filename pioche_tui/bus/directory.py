@@ -428,12 +428,15 @@ class OnlineNames:
 
 class LobbyWatch:
     """A front's lobby, built from both buckets: each change read once, the snapshot built
-    at most every ``interval`` seconds and given to ``built``."""
+    at most every ``interval`` seconds and given to ``built``. (A coordinator of several follows
+    them too, building nothing: ``built`` None; ``heard``: each online entry written.)"""
 
-    def __init__(self, buckets: Buckets, built: Callable[[LobbySnapshot], None],
-                 interval: float = BUILD_INTERVAL) -> None:
+    def __init__(self, buckets: Buckets, built: Callable[[LobbySnapshot], None] | None,
+                 interval: float = BUILD_INTERVAL,
+                 heard: Callable[[wire.Online], None] | None = None) -> None:
         self.buckets = buckets
         self.built = built
+        self.heard = heard
         self.interval = interval
         self.tables: dict[str, TableSummary] = {}
         self.online: dict[str, wire.Online] = {}
@@ -457,8 +460,9 @@ class LobbyWatch:
             for event in loaded:
                 await event.wait()
         self._dirty.clear()
-        self.built(self.snapshot())
-        self._tasks.append(asyncio.create_task(self._build(), name="lobby build"))
+        if self.built is not None:
+            self.built(self.snapshot())
+            self._tasks.append(asyncio.create_task(self._build(), name="lobby build"))
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -503,12 +507,16 @@ class LobbyWatch:
             self.online.pop(key, None)
         else:
             self.online[key] = entry
+            if self.heard is not None:
+                self.heard(entry)
 
     async def _build(self) -> None:
+        built = self.built
+        assert built is not None
         while True:
             await self._dirty.wait()
             self._dirty.clear()
-            self.built(self.snapshot())
+            built(self.snapshot())
             await asyncio.sleep(self.interval)
 
 

@@ -11,6 +11,9 @@ JetStream key-value buckets.
 
 The coordinators write both (``coordinator/owners.py``); a front reads them (the owner of the
 table a session of a dead coordinator sat at: ``coordinator/remote.py``).
+
+- ``pioche_keys`` (``bus.KEYS_BUCKET``): the secrets the coordinators share, which no front may
+  read (``bus/roles.py``): key ``guests``, the guests' secret (``share_guest_secret``).
 """
 
 from __future__ import annotations
@@ -31,21 +34,23 @@ from nats.js.errors import (
 from nats.js.kv import KeyValue
 
 from .. import wire
-from . import LEASES_BUCKET, OWNERS_BUCKET, REQUEST_TIMEOUT
+from . import KEYS_BUCKET, LEASES_BUCKET, OWNERS_BUCKET, REQUEST_TIMEOUT
 
 log = logging.getLogger(__name__)
 
 LEASE_EVERY = 1.0  # seconds between two puts of a coordinator's lease
 LEASE_MAX_AGE = 3.0  # seconds a lease lives without a put: a dead coordinator's is gone then
 WRONG_LAST_SEQUENCE = 10071  # JetStream's error code: an expected last sequence not met
+GUEST_SECRET = "guests"  # the guests' secret's key in pioche_keys
 
 
 @dataclass(frozen=True)
 class OwnerBuckets:
-    """The two buckets on one connection."""
+    """The two buckets on one connection (and the coordinators' secrets: not a front's)."""
 
     owners: KeyValue
     leases: KeyValue
+    keys: KeyValue | None = None
 
 
 async def open_owner_buckets(nc: Client, replicas: int = 1) -> OwnerBuckets:
@@ -60,7 +65,22 @@ async def open_owner_buckets(nc: Client, replicas: int = 1) -> OwnerBuckets:
     leases = await make_bucket(js, KeyValueConfig(
         bucket=LEASES_BUCKET, description="Pioche: the coordinators alive", history=1,
         ttl=LEASE_MAX_AGE, replicas=replicas, storage=StorageType.FILE))
-    return OwnerBuckets(owners, leases)
+    keys = await make_bucket(js, KeyValueConfig(
+        bucket=KEYS_BUCKET, description="Pioche: the coordinators' shared secrets", history=1,
+        replicas=replicas, storage=StorageType.FILE))
+    return OwnerBuckets(owners, leases, keys)
+
+
+async def share_guest_secret(keys: KeyValue, mine: bytes) -> bytes:
+    """The guests' secret of every coordinator of the bus: ``mine`` if this one is the first to
+    offer its own (``create``: one winner), else the one there."""
+    try:
+        await keys.create(GUEST_SECRET, wire.encode(wire.GuestSecret(mine.hex())))
+        return mine
+    except KeyWrongLastSequenceError:
+        pass
+    entry = await keys.get(GUEST_SECRET)
+    return bytes.fromhex(wire.decode(entry.value or b"", expect=wire.GuestSecret).secret)
 
 
 async def bind_owner_buckets(nc: Client) -> OwnerBuckets | None:

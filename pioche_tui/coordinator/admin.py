@@ -185,7 +185,7 @@ class Console:
         elif action == "unban":
             done = self._unban(target)
         elif action == "close":
-            done = self._close(target)
+            done = self._close(by, target)
         elif action == "broadcast":
             done = self._broadcast(by, target)
         elif action == "motd":
@@ -288,7 +288,14 @@ class Console:
         self._relay("", "unban", f"{kind}:{value}", None)
         return f"{value} n'est plus banni"
 
-    def _close(self, table_id: str) -> str:
+    def _close(self, by: str, table_id: str) -> str:
+        """Close the table here, or, when another coordinator serves it (several on one bus),
+        have it closed there: relayed to every other, and closed by the one that has it."""
+        key = table_id.strip().upper()
+        beyond = self.coordinator.beyond
+        if key not in self.coordinator.tables and beyond is not None and beyond.serves(key):
+            self._relay(by, "close", key, None)
+            return f"table {key} fermée (sur le coordinateur qui la sert)"
         table = self.coordinator._table(table_id)
         self.coordinator.close_table(table, Notice("table_closed", MSG_CLOSED))
         return f"table {table.id} fermée"
@@ -331,7 +338,8 @@ class Console:
     def relayed(self, by: str, action: str, target: str, until: float | None) -> None:
         """An admin's action done on another coordinator of the bus (which stored it): its
         effect here. ``kick``: the session here under the name key ``target``; ``ban``,
-        ``unban``: ``target`` is ``kind:value``; ``broadcast``, ``motd``: the text."""
+        ``unban``: ``target`` is ``kind:value``; ``broadcast``, ``motd``: the text; ``close``:
+        the table ``target``, if it is here."""
         if action == "kick":
             for session in list(self.coordinator.sessions.values()):
                 if session.name_key == target and not session.mirror:
@@ -355,6 +363,11 @@ class Console:
         elif action == "motd":
             self.motd = self._text(target)
             self.coordinator.lobby_changed()
+        elif action == "close":
+            table = self.coordinator.tables.get(target)
+            if table is not None and table.status != "closed":
+                log.info("admin %s (elsewhere): table %s fermée", by, table.id)
+                self.coordinator.close_table(table, Notice("table_closed", MSG_CLOSED))
         else:
             log.warning("relayed admin action %r dropped", action)
 

@@ -242,7 +242,15 @@ class Beyond(Protocol):
     def acted(self, by: str, action: str, target: str, until: float | None) -> None:
         """An admin's action done here, for the others to apply (``Console.relayed``)."""
 
+    def serves(self, table_id: str) -> bool:
+        """Whether another coordinator serves the table ``table_id`` (the lobby says so)."""
 
+
+MOVED = "La table est servie par un autre coordinateur : vous y retrouvez votre place."
+"""Said (to a session's front, which moves it: its app never reads it) when another coordinator
+took the session's table over (``Coordinator.stop_table``)."""
+REPLACED = "Vous vous êtes connecté ailleurs."
+"""Said to a session replaced by a newer connection of the same player."""
 STORE_READ = "Le serveur ne peut pas lire ses données pour le moment ; réessayez dans un instant."
 """Said when the database fails a read the request needs (``Refused("store_read")``)."""
 T = TypeVar("T")
@@ -304,6 +312,13 @@ class Coordinator:
         """The tables' logs' stream (``Settings.logs`` "jetstream"), None for files."""
         self._stream_ids: set[str] = set()  # tables with a log in the stream (_new_id avoids)
         self._discarding: set[asyncio.Task[None]] = set()  # logs being purged (kept alive)
+        self.reserved_ids: list[str] = []
+        """Several coordinators: ids reserved for the next tables made here, each one's owner
+        key made already, so that no two coordinators give a table the same id
+        (``coordinator/owners.py``, ``TableOwners.reserve``). Empty: drawn here alone."""
+        self.handing_over = False
+        """One of several coordinators (``coordinator/owners.py``): a table another took over
+        is handed over (``stop_table(…, taken=True)``: its sessions move there), not stopped."""
         self.beyond: Beyond | None = None
         """The other coordinators on the bus (lobby chat, private lines, an admin's actions:
         ``coordinator/cross.py``); None alone."""
@@ -612,7 +627,7 @@ class Coordinator:
             self._rename_own_watchers(player)
         previous = self.sessions.get(key)
         if previous is not None:  # the same person again: the newest connection wins
-            previous.mailbox.put_notice(Notice("replaced", "Vous vous êtes connecté ailleurs."))
+            previous.mailbox.put_notice(Notice("replaced", REPLACED))
             self.disconnect(previous, replaced=True)
         session = Session(self, player, key)
         session.guest_pass = guest_pass
@@ -878,6 +893,15 @@ class Coordinator:
             raise Refused("no_table", f"Pas de table {table_id}.")
         return table
 
+    def _table_id(self) -> str:
+        """A new table's id: one reserved across coordinators if any (several of them), else
+        one drawn here."""
+        while self.reserved_ids:
+            tid = self.reserved_ids.pop(0)
+            if tid not in self.tables:
+                return tid
+        return self._new_id(4)
+
     def _new_id(self, length: int) -> str:
         """An id no live table, no log on disk (as written or compacted) and no recorded game
         has: logs are removed after their retention, results never are, and a result recorded
@@ -944,7 +968,7 @@ class Coordinator:
         if not sit and any(s.kind == "free" for s in table_seats):
             raise Refused("bad_seat", "Une table sans vous doit n'avoir que des robots.")
         self._count_table(session.player)
-        table = Table(self, self._new_id(4), game, checked, table_seats,
+        table = Table(self, self._table_id(), game, checked, table_seats,
                       session.player.identity, timer if sit else None,
                       self._new_id(6) if private else None, learn)
         if sit:
@@ -1253,7 +1277,7 @@ class Coordinator:
                 seats.append(Seat("bot", self.bot_name(s.name for s in turned), bot=STAND_IN))
         players = [s.identity or "" for s in seats if s.kind == "player"]
         creator = table.creator if table.creator in players else players[0]
-        new = Table(self, self._new_id(4), table.game, dict(table.options), seats, creator,
+        new = Table(self, self._table_id(), table.game, dict(table.options), seats, creator,
                     table.timer, table.code)
         try:
             new.start(self._ids.getrandbits(63))
@@ -1666,12 +1690,16 @@ class Coordinator:
         session.mailbox.put_notice(Notice("watching_again",
                                           "Vous retrouvez la table que vous regardiez."))
 
-    def stop_table(self, table: Table) -> None:
+    def stop_table(self, table: Table, taken: bool = False) -> None:
         """A table whose log can be neither written nor read back stops taking moves: everyone
         at it is sent to the lobby and told why. Its log stays as it is; the next start brings
-        the table back from it."""
+        the table back from it. ``taken``: another coordinator took the table over; when this
+        one is one of several (``handing_over``), the sessions are told ``moved`` instead
+        (``MOVED``), and their fronts move them to the table's new owner, where they find
+        their seats again (``remote.py``): the players see nothing of it."""
         table.close_log(None)
-        self._evict(table, Notice("stopped", STOPPED))
+        moved = taken and self.handing_over
+        self._evict(table, Notice("moved", MOVED) if moved else Notice("stopped", STOPPED))
 
     def close_table(self, table: Table, notice: Notice) -> None:
         """An admin closes the table (coordinator/admin.py): a game in play ends as abandoned

@@ -54,14 +54,16 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from nats.js.api import KeyValueConfig, StorageType
 from nats.js.errors import KeyNotFoundError, NoKeysError, NotFoundError
-from nats.js.kv import KV_DEL, KV_PURGE, KeyValue
+from nats.js.kv import KeyValue
 
 from .. import bus, wire
 from ..bus import BOOT_HEADER
-from ..bus.directory import Buckets, ErrorLog, decode_entry, make_bucket, online_key
+from ..bus.directory import Buckets, ErrorLog, LobbyWatch, decode_entry, make_bucket, online_key
+from ..bus.owners import OwnerBuckets, owner_of
 from ..store.db import GUEST_PREFIX
-from .core import Coordinator, Far
-from .model import ChatLine, GuestPass, Player, Refused
+from .core import REPLACED, Coordinator, Far
+from .mailbox import Notice
+from .model import ChatLine, GuestPass, Player, Refused, TableSummary
 from .text import name_key
 
 log = logging.getLogger(__name__)
@@ -78,19 +80,18 @@ def token_key(token: str) -> str:
 class Crossing:
     """One coordinator's side of the others on its bus (``Coordinator.beyond``)."""
 
-    def __init__(self, coordinator: Coordinator, nc: Client, boot: str, buckets: Buckets
-                 ) -> None:
+    def __init__(self, coordinator: Coordinator, nc: Client, boot: str, buckets: Buckets,
+                 owners: OwnerBuckets | None = None) -> None:
         self.coordinator = coordinator
+        self.owners = owners  # several coordinators (``pioche coordinator --several``)
         self.nc = nc
         self.boot = boot
         self.buckets = buckets
         self.guests: KeyValue | None = None  # opened by start()
-        self.online: dict[str, wire.Online] = {}  # the online bucket, followed
+        self.watch = LobbyWatch(buckets, None, heard=self._replaced)  # (builds nothing)
         self._outbox: asyncio.Queue[tuple[str, bytes, dict[str, str] | None]] = asyncio.Queue()
         self._subscriptions: list[Subscription] = []
         self._tasks: list[asyncio.Task[None]] = []
-        self._watch: asyncio.Task[None] | None = None
-        self._watcher: Any = None
         self._kept: dict[str, tuple[wire.Resumable, float]] = {}  # key → (value, put at)
         self._keys: dict[str, str] = {}  # a seated guest's identity → their key in the bucket
         self._strangers: set[str] = set()  # guests seated here whose key is not known
@@ -132,14 +133,11 @@ class Crossing:
             subject, data, headers = self._outbox.get_nowait()
             with contextlib.suppress(Exception):
                 await self.nc.publish(subject, data, headers=headers)
-        tasks = [*self._tasks, *([self._watch] if self._watch is not None else [])]
-        for task in tasks:
+        for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        self._tasks, self._watch = [], None
-        if self._watcher is not None:
-            with contextlib.suppress(Exception):
-                await self._watcher.stop()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        await self.watch.stop()
 
     # --- Beyond: what the coordinator asks of the others --------------------------------------
 
@@ -162,6 +160,9 @@ class Crossing:
     def acted(self, by: str, action: str, target: str, until: float | None) -> None:
         self._post(bus.ADMIN_DONE, wire.AdminDone(by, action, target, until),
                    {BOOT_HEADER: self.boot})
+
+    def serves(self, table_id: str) -> bool:
+        return table_id in self.tables and table_id not in self.coordinator.tables
 
     @staticmethod
     def _far(entry: wire.Online) -> Far:
@@ -218,35 +219,45 @@ class Crossing:
     # --- the online bucket, followed ---------------------------------------------------------
 
     async def _follow_online(self) -> None:
-        """Read the online bucket whole, then follow its changes (again after the bus was
-        lost: the watcher is gone with the connection)."""
-        if self._watch is not None:
-            self._watch.cancel()
-            await asyncio.gather(self._watch, return_exceptions=True)
-        if self._watcher is not None:
-            with contextlib.suppress(Exception):
-                await self._watcher.stop()
-        self._watcher = await self.buckets.online.watchall()
-        loaded = asyncio.Event()
-        self.online = {}
-        self._watch = asyncio.create_task(self._follow(self._watcher, loaded),
-                                          name="cross online")
-        async with asyncio.timeout(bus.REQUEST_TIMEOUT):
-            await loaded.wait()
+        """Read the online and the lobby's buckets whole, then follow their changes (again
+        after the bus was lost: the watchers are gone with the connection)."""
+        await self.watch.start()
 
-    async def _follow(self, watcher: Any, loaded: asyncio.Event) -> None:
-        async for entry in watcher:
-            if entry is None:  # (the bucket read whole)
-                loaded.set()
+    @property
+    def online(self) -> dict[str, wire.Online]:
+        """The online bucket, followed."""
+        return self.watch.online
+
+    @property
+    def tables(self) -> dict[str, TableSummary]:
+        """The lobby's bucket, followed: every coordinator's tables."""
+        return self.watch.tables
+
+    def seat_elsewhere(self, identity: str) -> tuple[str, str] | None:
+        """The table, not this coordinator's, where ``identity`` holds a player's seat (in
+        play or waiting for players), as the lobby's bucket says, and the seat's name; None if
+        none (``Coordinator.resume``'s rule)."""
+        for table_id, table in self.tables.items():
+            if table_id in self.coordinator.tables or table.status not in ("playing", "waiting"):
                 continue
-            value = None if entry.operation in (KV_DEL, KV_PURGE) else entry.value
-            online = None if value is None else decode_entry(value, wire.Online, "online entry")
-            if online is None:
-                self.online.pop(entry.key, None)
-            else:
-                self.online[entry.key] = online
-            if entry.delta == 0:
-                loaded.set()
+            for seat in table.seats:
+                if seat.kind == "player" and seat.identity == identity:
+                    return table_id, seat.name
+        return None
+
+    def _replaced(self, online: wire.Online) -> None:
+        """A player's name taken over by their newer connection on another coordinator (the
+        key's holder changed to the same identity elsewhere): their session here is replaced,
+        as the older of two connections is on one coordinator. (A session that moves between
+        coordinators is closed here before it connects there: nothing to replace.)"""
+        if online.watch_only or not online.home or online.home == self.boot:
+            return
+        session = self.coordinator.sessions.get(online.identity)
+        if session is not None and session.open and not session.player.watch_only:
+            log.info("%s connected on the coordinator %s: the session here is replaced",
+                     session.player.name, online.home)
+            session.mailbox.put_notice(Notice("replaced", REPLACED))
+            self.coordinator.disconnect(session)
 
     async def _rewatch(self) -> None:
         reconnects = self.nc.stats["reconnects"]
@@ -371,7 +382,17 @@ class Crossing:
             if refusal.code != "resume_unknown" or self.coordinator.guests is None:
                 raise
             canonical = self.coordinator.guests.pass_for(token)
-            if canonical is None or self.guests is None:
+            if canonical is None:
+                raise
+            # (several coordinators sign with the bus's one secret: the token proves this
+            # identity here too, and the lobby's bucket shows its seat at once, at a table
+            # whose owner says it is another's: not one closed here a moment ago)
+            seated = self.seat_elsewhere(canonical.identity)
+            if seated is not None and self.owners is not None:
+                owner = await owner_of(self.owners, seated[0])
+                if owner is not None and owner[0] != self.boot:
+                    return canonical, seated[1]
+            if self.guests is None:
                 raise
             try:
                 entry = await self.guests.get(token_key(canonical.token))

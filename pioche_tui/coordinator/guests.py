@@ -28,7 +28,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import ipaddress
 import os
 import random
 import unicodedata
@@ -38,7 +37,7 @@ from mnemonic import Mnemonic
 
 from ..store.db import GUEST_PREFIX
 from .model import GuestPass
-from .text import RateLimiter
+from .text import RateLimiter, network
 
 TOKEN_WORDS = 3
 RESUME_ATTEMPTS, RESUME_PERIOD = 10, 60.0  # resume commands per address per period
@@ -75,6 +74,17 @@ class Guests:
             raise ValueError(f"{path}: a guest secret of {len(secret)} bytes is too short")
         return cls(secret, rng)
 
+    @property
+    def secret(self) -> bytes:
+        return self._secret
+
+    def share(self, secret: bytes) -> None:
+        """Sign with ``secret`` from now on (several coordinators share one:
+        ``coordinator/owners.py``)."""
+        if len(secret) < SECRET_BYTES:
+            raise ValueError(f"a guest secret of {len(secret)} bytes is too short")
+        self._secret = secret
+
     def issue(self) -> GuestPass:
         """A new guest: a token drawn at random, and its identity."""
         token = "-".join(self._rng.choice(WORDS) for _ in range(TOKEN_WORDS))
@@ -91,20 +101,8 @@ class Guests:
 
     def allow_attempt(self, address: str, now: float) -> bool:
         """Count one resume attempt from ``address``; False when it has had its share."""
-        return self._attempts.allow(_network(address), now)
+        return self._attempts.allow(network(address), now)
 
     def _identity(self, token: str) -> str:
         digest = hmac.new(self._secret, token.encode(), hashlib.sha256).digest()
         return GUEST_PREFIX + base64.b32encode(digest[:10]).decode().lower()
-
-
-def _network(address: str) -> str:
-    """Whom to count attempts against: the address, or its /64 for IPv6 (one subscriber's
-    network: each machine on it may have many addresses)."""
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return address
-    if ip.version == 6:
-        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
-    return str(ip)

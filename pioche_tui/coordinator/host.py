@@ -60,7 +60,14 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
 from .. import bus, wire
-from ..bus import BOOT_HEADER, FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
+from ..bus import (
+    BOOT_HEADER,
+    FRONT_HEADER,
+    LOBBY_HEADER,
+    SEQ_HEADER,
+    SESSION_HEADER,
+    WIRE_HEADER,
+)
 from ..bus.directory import Buckets, LobbyBoard, OnlineNames, entries_of, online_key
 from ..bus.owners import OwnerBuckets, owner_of
 from .core import Coordinator
@@ -78,6 +85,8 @@ FrontKey = tuple[str, str]
 permissions) and its id (as it says)."""
 
 NOT_YOURS = "Cette session appartient à un autre serveur."
+WIRE_MISMATCH = "Le serveur est en cours de mise à jour : réessayez dans quelques minutes."
+"""Said to a session whose front speaks another wire version than its coordinator."""
 ELSEWHERE = "Cette table est servie par un autre coordinateur."
 MAKERS = ("create_table", "quick_play", "learn")  # the requests that make a table
 STOP_FLUSH = 1.0  # seconds stop() waits for the sessions' last mails to go out
@@ -113,13 +122,16 @@ class CoordinatorHost:
         self.names = OnlineNames(buckets.online, buckets.max_age) \
             if buckets is not None else None
         self.boot = secrets.token_hex(8)
-        self.cross = Crossing(coordinator, nc, self.boot, buckets) \
+        self.cross = Crossing(coordinator, nc, self.boot, buckets, owners) \
             if buckets is not None else None
         """What crosses to the other coordinators of the bus (coordinator/cross.py)."""
         self.owners = TableOwners(coordinator, owners, self.boot,
                                   buckets.lobby if buckets is not None else None) \
             if owners is not None else None
-        self._answer_headers = {BOOT_HEADER: self.boot}  # (every answer says whose it is)
+        self.wire_version = wire.VERSION
+        self._answer_headers = {BOOT_HEADER: self.boot,  # (every answer says whose it is,
+                                WIRE_HEADER: str(self.wire_version)}  # and in which wire)
+        self._mismatched: set[tuple[str, str, str | None]] = set()  # fronts logged
         # (several coordinators: every news too, for a front to drop a former home's)
         self._news_headers = self._answer_headers if owners is not None else {}
         self._free = InProcessClient(coordinator)  # requests before a session, or without one
@@ -245,6 +257,15 @@ class CoordinatorHost:
         headers = msg.headers or {}
         front_id = headers.get(FRONT_HEADER)
         sid = headers.get(SESSION_HEADER)
+        version = headers.get(WIRE_HEADER)
+        if version != str(self.wire_version):  # (what it sends may not mean what we read)
+            speaker = (name, str(front_id), version)
+            if speaker not in self._mismatched:
+                self._mismatched.add(speaker)
+                log.error("front %s/%s speaks wire version %s, this coordinator %d: its "
+                          "requests are refused (upgrade it)", name, front_id,
+                          version or "(none: older)", self.wire_version)
+            raise Refused("wire_version", WIRE_MISMATCH)
         try:
             call = wire.decode(msg.data, expect=wire.Call)
             if not front_id:
@@ -289,6 +310,7 @@ class CoordinatorHost:
             if name == "mirror":
                 await self._here(args["table_id"])
             if name == "connect":
+                await self._seated_elsewhere(args["player"])
                 await self._claim(args["player"], front, sid)
                 try:
                     result = await client.connect(**args)
@@ -306,6 +328,8 @@ class CoordinatorHost:
         if name in ("join", "watch"):
             await self._here(args["table_id"])
         client = remote.client if remote is not None else self._free
+        if self.owners is not None and name in (*MAKERS, "rematch"):
+            await self.owners.reserve()  # (its id reserved across coordinators: at once, mostly)
         result = await getattr(client, name)(**args)
         if name in MAKERS and self.owners is not None:
             await self.owners.created(result)
@@ -318,6 +342,17 @@ class CoordinatorHost:
         owner = await owner_of(self.owners.buckets, table_id.strip().upper())
         if owner is not None and owner[0] != self.boot:
             raise Refused("elsewhere", ELSEWHERE, home=owner[0])
+
+    async def _seated_elsewhere(self, player: Any) -> None:
+        """Several coordinators: a player holding a seat at a table another coordinator owns
+        is refused ``elsewhere`` (the front connects them there, and they get their seat
+        back), whichever coordinator the front asked (its lobby may not show the seat yet)."""
+        if self.owners is None or self.cross is None or not isinstance(player, Player) \
+                or player.watch_only:
+            return
+        seated = self.cross.seat_elsewhere(player.identity)
+        if seated is not None:
+            await self._here(seated[0])
 
     async def _claim(self, player: Any, front: FrontKey, sid: str) -> None:
         """A player's name held in the online bucket before the coordinator connects them

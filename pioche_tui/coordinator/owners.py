@@ -8,7 +8,10 @@ Every ``owners.LEASE_EVERY`` seconds, ``TableOwners.run``:
    every one of them (``Coordinator.stop_table``) rather than fork a table's game;
 2. makes the owner key of each new table (a table made here, a rematch; those of a request are
    made at once by the host: ``created``), and deletes the key of each table gone (ended,
-   closed);
+   closed); and keeps ``RESERVED`` ids reserved for the next tables (``reserve``: each id's
+   owner key made by ``create`` before any table has it, so ids are unique across
+   coordinators by construction; the host tops the reserve up before each request that makes
+   a table);
 3. claims, by compare-and-set, each table whose owner's lease is gone, and brings it back
    (``Coordinator.restore_table``: its log in the stream, grace timers and patient stand-ins
    as after a restart; a table waiting for players from the shared database), then its summary
@@ -16,7 +19,13 @@ Every ``owners.LEASE_EVERY`` seconds, ``TableOwners.run``:
    forgotten (its owner key and its lobby key deleted);
 4. stops serving a table whose key names another coordinator (it was claimed while this one
    was paused or cut off); a table in play learns it sooner, from its next append, refused by
-   the stream (``jslog.LogTaken``).
+   the stream (``jslog.LogTaken``). Its sessions are told ``moved`` (``Coordinator.
+   handing_over``), and their fronts move them to the table's new owner, as on a failover.
+
+At start, the coordinator takes the guests' secret of the bus (``owners.share_guest_secret``:
+its own ``guests.key`` if it is the first, else the first one's), so that a guest's pass and
+reconnect token prove the same identity on any coordinator: a guest's session moved to another
+coordinator keeps its identity, and its seat there is given back by ``resume`` there.
 
 At start, the unfinished tables that no coordinator owns (a log in the stream, a table waiting
 in the database: left by a server of one coordinator, or by all of them stopped) are claimed by
@@ -31,13 +40,15 @@ import logging
 import socket
 import time
 
-from .. import wire
+from .. import bus, wire
 from ..bus import owners
 from ..bus.directory import ErrorLog
 from ..bus.owners import LEASE_EVERY, LEASE_MAX_AGE, OwnerBuckets
 from .core import Coordinator
 
 log = logging.getLogger(__name__)
+
+RESERVED = 4  # table ids each coordinator holds reserved (owner keys made) for its next tables
 
 
 class TableOwners:
@@ -53,18 +64,29 @@ class TableOwners:
         self._lease = wire.encode(wire.Lease(time.time(), socket.gethostname()))
         self._renewed = time.monotonic()
         self._errors = ErrorLog("owners' buckets")
+        self._reserved: dict[str, int] = {}  # ids reserved, not a table's yet: key revisions
+        self._reserving = asyncio.Lock()
         self.claimed = 0  # tables taken over (logs, tests)
         self.idle = asyncio.Event()
         """Set while no claimed table is being brought back: a session that finds its table's
         new owner in the bucket may connect before the table is back (``CoordinatorHost``
         waits for this before a connect, a join, a watch)."""
         self.idle.set()
+        coordinator.handing_over = True  # (a table taken over: its sessions move there)
 
     async def start(self) -> None:
-        """Put the lease, then take the unfinished tables nobody owns."""
+        """Take the guests' secret, put the lease, take the unfinished tables nobody owns,
+        then reserve ids for the next tables."""
+        coordinator = self.coordinator
+        guests = coordinator.guests
+        if self.buckets.keys is not None and guests is not None:
+            shared = await owners.share_guest_secret(self.buckets.keys, guests.secret)
+            if shared != guests.secret:
+                log.info("guests' identities signed with the secret of the bus's coordinators "
+                         "(%s), not this one's guests.key", bus.KEYS_BUCKET)
+                guests.share(shared)
         await self.buckets.leases.put(self.cid, self._lease)
         self._renewed = time.monotonic()
-        coordinator = self.coordinator
         assert coordinator.db is not None
         candidates = set(coordinator._stream_ids) | {
             str(data.get("table")) for data in coordinator.db.waiting_tables()}
@@ -77,6 +99,7 @@ class TableOwners:
                     await self._bring_back(table_id, revision, time.time())
             finally:
                 self.idle.set()
+        await self.reserve()
 
     async def run(self) -> None:
         while True:
@@ -96,11 +119,15 @@ class TableOwners:
         except Exception as error:
             self._errors.failed(error)
             if time.monotonic() - self._renewed > LEASE_MAX_AGE:
-                self._depose(set(self.revisions), "its lease is lost")
+                self._depose(set(self.revisions), "its lease is lost", taken=True)
             return
         tables = self.coordinator.tables
         for table_id in sorted(set(tables) - set(self.revisions)):
             await self.created(table_id)
+        for table_id in [tid for tid in self._reserved  # (drawn for a table then refused)
+                         if tid not in self.coordinator.reserved_ids and tid not in tables]:
+            await owners.release(self.buckets, table_id, self._reserved.pop(table_id))
+        await self.reserve()
         known = await owners.owners(self.buckets)
         living = await owners.alive(self.buckets)
         for table_id, revision in list(self.revisions.items()):
@@ -108,7 +135,8 @@ class TableOwners:
                 del self.revisions[table_id]
                 await owners.release(self.buckets, table_id, revision)
         self._depose({tid for tid, (cid, _rev) in known.items()
-                      if cid != self.cid and tid in tables}, "another coordinator claimed it")
+                      if cid != self.cid and tid in tables}, "another coordinator claimed it",
+                     taken=True)
         for table_id, (cid, revision) in sorted(known.items()):
             if cid != self.cid and cid not in living:
                 self.idle.clear()  # (from the claim on: the owner key names this one)
@@ -126,6 +154,9 @@ class TableOwners:
         exists): this one stops serving it, the other's stands."""
         if table_id in self.revisions:
             return
+        if table_id in self._reserved:  # (its key made as it was reserved)
+            self.revisions[table_id] = self._reserved.pop(table_id)
+            return
         revision = await owners.create(self.buckets, table_id, self.cid)
         if revision is None:
             log.error("table %s: its id is another coordinator's table's; it stops here",
@@ -133,6 +164,23 @@ class TableOwners:
             self._depose({table_id}, "its id is taken")
         else:
             self.revisions[table_id] = revision
+
+    async def reserve(self) -> None:
+        """Hold ``RESERVED`` ids for the next tables made here (``Coordinator.reserved_ids``):
+        each drawn as any id is (no live table, log or recorded game has it), then its owner key
+        made by ``create``, which no other coordinator's can be: an id another coordinator
+        holds or uses is drawn again. (Another coordinator that finds a reserved key of a dead
+        coordinator claims it, finds no table to bring back, and deletes it.)"""
+        async with self._reserving:
+            pool = self.coordinator.reserved_ids
+            while len(pool) < RESERVED:
+                table_id = self.coordinator._new_id(4)
+                if table_id in self._reserved:
+                    continue
+                revision = await owners.create(self.buckets, table_id, self.cid)
+                if revision is not None:
+                    self._reserved[table_id] = revision
+                    pool.append(table_id)
 
     async def _bring_back(self, table_id: str, revision: int, stopped_at: float) -> None:
         self.revisions[table_id] = revision
@@ -146,16 +194,23 @@ class TableOwners:
             with contextlib.suppress(Exception):
                 await self.lobby.delete(table_id)  # type: ignore[attr-defined]
 
-    def _depose(self, table_ids: set[str], why: str) -> None:
+    def _depose(self, table_ids: set[str], why: str, taken: bool = False) -> None:
+        """Stop serving these tables; ``taken``: another coordinator serves them (or will:
+        claimed after this one's lease was lost), and their sessions move there."""
         for table_id in sorted(table_ids):
             self.revisions.pop(table_id, None)
             table = self.coordinator.tables.get(table_id)
             if table is not None:
                 log.warning("table %s no longer served here: %s", table_id, why)
-                self.coordinator.stop_table(table)
+                self.coordinator.stop_table(table, taken=taken)
 
     async def stop(self) -> None:
         """A clean stop: the lease goes at once, so the others claim the tables now (their
         logs hold them; ``Coordinator.stop`` held them still)."""
         with contextlib.suppress(Exception):
             await self.buckets.leases.delete(self.cid)
+        reserved, self._reserved = self._reserved, {}
+        self.coordinator.reserved_ids.clear()
+        for table_id, revision in reserved.items():
+            with contextlib.suppress(Exception):
+                await owners.release(self.buckets, table_id, revision)

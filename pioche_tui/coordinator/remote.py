@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import itertools
 import logging
 from collections.abc import Mapping
@@ -55,11 +56,13 @@ from nats import errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
+from nats.js.errors import KeyNotFoundError
 
 from .. import bus, wire
-from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER
+from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER, WIRE_HEADER
 from ..bus.directory import Buckets, LobbyWatch, unavailable
-from ..bus.owners import OwnerBuckets, owner_of
+from ..bus.owners import OwnerBuckets, bind_owner_buckets, owner_of
+from ..bus.owners import alive as leased
 from .mailbox import Mail, Mailbox, Notice
 from .model import (
     AdminView,
@@ -74,11 +77,13 @@ from .model import (
     Replay,
     ServerInfo,
 )
-from .text import name_key
+from .text import name_key, network
 
 log = logging.getLogger(__name__)
 
 LOST = "Le serveur redémarre : reconnectez-vous dans un instant."
+WIRE_MISMATCH = "Le serveur est en cours de mise à jour : réessayez dans quelques minutes."
+"""A coordinator of another wire version (``wire.VERSION``): the player is told this."""
 COUNTS_DEBOUNCE = 0.1  # seconds: a burst of connections makes one heartbeat
 NO_RESPONDERS_AGAIN = 0.02  # seconds before a request that found no responder is sent again
 REHOME_WAIT = 30.0  # seconds a session of a dead coordinator waits for its table's new owner
@@ -175,8 +180,13 @@ class Remote:
         self.lobby_watch = LobbyWatch(buckets, self._built) if buckets is not None else None
         self._rewatch: asyncio.Task[None] | None = None  # the buckets read again
         self.boot: str | None = None  # the coordinator's, as its heartbeat says
-        self.owners = owners
-        """Several coordinators: the owners' buckets (None: one coordinator)."""
+        self.wire_version = wire.VERSION
+        self._mismatched: set[str | None] = set()  # coordinators' wire versions logged
+        self.owners: OwnerBuckets | None = None
+        """Several coordinators: the owners' buckets (None: one coordinator). Learnt from the
+        coordinators heard, not from the buckets' presence (``_learn``)."""
+        self._owner_buckets = owners  # (bound, or to bind: buckets of a bus with JetStream)
+        self._learning: dict[str, asyncio.Task[None]] = {}  # per coordinator boot heard
         self._boots: dict[str, float] = {}  # several: each coordinator's last heartbeat
         self._moves: set[asyncio.Task[None]] = set()  # sessions of a dead home moving
         self._heard = -1e9  # loop time of its last heartbeat
@@ -203,6 +213,10 @@ class Remote:
                        asyncio.create_task(self._watch(), name="coordinator watch")]
         await self.nc.flush()
         if self.lobby_watch is not None:
+            if self._owner_buckets is not None:  # (coordinators of several living: leases)
+                with contextlib.suppress(Exception):
+                    if await leased(self._owner_buckets):
+                        self.owners = self._owner_buckets
             await self.lobby_watch.start()
             return
         with contextlib.suppress(Refused):  # (none yet: the first one published will do)
@@ -213,9 +227,10 @@ class Remote:
     async def stop(self) -> None:
         """Say goodbye (the coordinator closes this front's sessions at once) and stop."""
         rewatch = [self._rewatch] if self._rewatch is not None else []
-        for task in [*self._tasks, *self._closing, *rewatch, *self._moves]:
+        learning = list(self._learning.values())
+        for task in [*self._tasks, *self._closing, *rewatch, *self._moves, *learning]:
             task.cancel()
-        await asyncio.gather(*self._tasks, *self._closing, *rewatch, *self._moves,
+        await asyncio.gather(*self._tasks, *self._closing, *rewatch, *self._moves, *learning,
                              return_exceptions=True)
         self._tasks, self._rewatch = [], None
         if self.lobby_watch is not None:
@@ -353,7 +368,7 @@ class Remote:
             raise Refused("bad_request", f"Requête refusée : {error}") from None
         if not self.nc.is_connected:
             raise unavailable()
-        headers = {FRONT_HEADER: self.front_id}
+        headers = {FRONT_HEADER: self.front_id, WIRE_HEADER: str(self.wire_version)}
         if sid is not None:
             headers[SESSION_HEADER] = sid
         try:
@@ -375,8 +390,17 @@ class Remote:
         except Exception as error:  # no responders, time out, the bus closed or reconnecting
             log.info("request %s unanswered: %s", name, type(error).__name__)
             raise unavailable() from None
+        version = (reply.headers or {}).get(WIRE_HEADER)
+        if version != str(self.wire_version):  # (its answer may not mean what we read)
+            if version not in self._mismatched:
+                self._mismatched.add(version)
+                log.error("the coordinator speaks wire version %s, this front %d: every "
+                          "session is refused until both run one version (upgrade them "
+                          "together)", version or "(none: older)", self.wire_version)
+            raise Refused("wire_version", WIRE_MISMATCH)
         boot = (reply.headers or {}).get(bus.BOOT_HEADER)
         if boot:
+            await self._learn(boot)
             self._heard_from(boot)
         try:
             answer = wire.decode(reply.data)
@@ -417,6 +441,13 @@ class Remote:
         if isinstance(news, Player):
             link.player = news
             return
+        if link.home is not None and link.table_id is not None and link.settled.is_set() \
+                and any(notice.code == "moved" for notice in news.notices):
+            # (its table taken over by another coordinator: the session moves there, and the
+            # app reads none of this, as on a failover)
+            news, lobby = replace(news, left_table=False, lobby=None, notices=tuple(
+                n for n in news.notices if n.code not in ("moved", "stopped"))), 0
+            self._start_move(link, deposed=True)
         if lobby and self.lobby is not None and self._lobby_seq >= lobby and \
                 self._shows_itself(link, self.lobby):
             news = replace(news, lobby=self.lobby)  # (its lobby, or a newer one)
@@ -505,7 +536,38 @@ class Remote:
     async def _on_coord_alive(self, msg: Msg) -> None:
         alive = bus.read(msg, wire.CoordAlive, "coordinator heartbeat")
         if alive is not None:
+            await self._learn(alive.boot)
             self._heard_from(alive.boot)
+
+    async def _learn(self, boot: str) -> None:
+        """Whether the coordinator ``boot``, heard for the first time, is one of several: its
+        lease is in ``pioche_leases`` (put before it serves: ``TableOwners.start``). So a
+        front learns it whenever the coordinators start, before or after it, and a bus that
+        once had several but now has one coordinator (the buckets stay in its store) is not
+        taken for several. Once several, for good (a front is restarted to go back to one)."""
+        if self.owners is not None or self.lobby_watch is None:
+            return
+        learning = self._learning.get(boot)
+        if learning is None:
+            learning = self._learning[boot] = asyncio.ensure_future(self._look_up(boot))
+        await asyncio.shield(learning)
+
+    async def _look_up(self, boot: str) -> None:
+        try:
+            if self._owner_buckets is None:
+                self._owner_buckets = await bind_owner_buckets(self.nc)
+            buckets = self._owner_buckets
+            if buckets is not None and self.owners is None \
+                    and await buckets.leases.get(boot) is not None:
+                self.owners = buckets
+                log.info("coordinator %s is one of several (its lease): sessions have homes",
+                         boot)
+        except KeyNotFoundError:
+            pass
+        except Exception as error:  # (the bus: looked up again at the next heartbeat)
+            log.warning("whether coordinator %s is one of several is not known yet: %s", boot,
+                        error)
+            self._learning.pop(boot, None)
 
     def _heard_from(self, boot: str) -> None:
         """The coordinator ``boot`` is alive (a heartbeat, an answer). A new one knows none of
@@ -577,20 +639,28 @@ class Remote:
         for link in list(self._links.values()):
             if link.open and link.home is not None and link.settled.is_set() \
                     and not self.alive(link.home):
-                link.settled.clear()
-                task = asyncio.create_task(self._rehome(link), name=f"rehome {link.sid}")
-                self._moves.add(task)
-                task.add_done_callback(self._moves.discard)
+                self._start_move(link)
 
-    async def _rehome(self, link: _Link) -> None:
+    def _start_move(self, link: _Link, deposed: bool = False) -> None:
+        link.settled.clear()
+        task = asyncio.create_task(self._rehome(link, deposed), name=f"rehome {link.sid}")
+        self._moves.add(task)
+        task.add_done_callback(self._moves.discard)
+
+    async def _rehome(self, link: _Link, deposed: bool = False) -> None:
         """Connect the session of a dead coordinator where its table is served now (any
-        coordinator for one in the lobby), or end it past ``REHOME_WAIT``."""
+        coordinator for one in the lobby), or end it past ``REHOME_WAIT``. ``deposed``: its
+        home is alive, but another coordinator took its table over (news ``moved``): the
+        session is closed there, and connected at the table's new owner."""
         assert self.owners is not None
-        dead, started = link.home, self._now()
-        log.warning("coordinator %s silent: session %s moves", dead, link.sid)
+        dead, started, left = link.home, self._now(), False
+        if deposed:
+            log.info("table %s of session %s taken over: it moves", link.table_id, link.sid)
+        else:
+            log.warning("coordinator %s silent: session %s moves", dead, link.sid)
         try:
             while self._now() - started < REHOME_WAIT and link.open:
-                if dead is not None and self.alive(dead):  # (heard again: it was slow)
+                if dead is not None and self.alive(dead) and not deposed:  # (it was slow)
                     log.info("coordinator %s heard again: session %s stays", dead, link.sid)
                     return
                 home: str | None = None
@@ -607,6 +677,11 @@ class Remote:
                         found is not None or self._now() - started < ORPHAN_WAIT):
                     await asyncio.sleep(REHOME_POLL)  # (not claimed yet)
                     continue
+                if deposed and not left:  # (its former home holds it in its lobby: closed
+                    link.home = home  # there, and what it sends now dropped)
+                    with contextlib.suppress(Refused):
+                        await self.call("close", {}, link.sid, dead)
+                    left = True
                 try:
                     await self._connect_at(link, home)
                 except Refused as refusal:
@@ -663,6 +738,17 @@ class Remote:
             log.info("session %s moved from %s to %s", link.sid, old, home)
         finally:
             link.settled.set()
+
+    def counting(self, address: str) -> str | None:
+        """Several coordinators: the one that counts the resume attempts of ``address``'s
+        network (``text.network``), the same for it on every front while the same coordinators
+        live, so that an address gets one budget of attempts, not one per coordinator; None
+        (any coordinator) with one, or none heard yet."""
+        living = sorted(boot for boot in self._boots if self.alive(boot))
+        if self.owners is None or not living:
+            return None
+        digest = hashlib.sha256(network(address).encode()).digest()
+        return living[int.from_bytes(digest[:8], "big") % len(living)]
 
     async def seat_home(self, identity: str) -> str | None:
         """Several coordinators: the owner of the table where ``identity`` holds a seat (in
@@ -792,8 +878,17 @@ class RemoteClient:
         return guest
 
     async def resume(self, token: str, address: str) -> tuple[GuestPass, str]:
-        resumed: tuple[GuestPass, str] = await self._call("resume", token=token,
-                                                          address=address)
+        args = {"token": token, "address": address}
+        counting = self._remote.counting(address)
+        resumed: tuple[GuestPass, str]
+        if counting is not None:  # (several coordinators: the address's own, if it answers)
+            try:
+                resumed = await self._remote.call("resume", args, self.sid, counting)
+                return resumed
+            except Refused as refusal:
+                if refusal.code != "unavailable":
+                    raise
+        resumed = await self._call("resume", **args)
         return resumed
 
     async def connect(self, player: Player, guest_pass: GuestPass | None = None) -> Place:
@@ -808,7 +903,13 @@ class RemoteClient:
         link.home = await self._remote.seat_home(player.identity)
         try:
             place: Place
-            place, boot = await self._remote.ask("connect", link.hello, link.sid, link.home)
+            try:
+                place, boot = await self._remote.ask("connect", link.hello, link.sid, link.home)
+            except Refused as refusal:  # (a seat held at another coordinator's table)
+                if refusal.code != "elsewhere":
+                    raise
+                link.home = str(refusal.params.get("home"))
+                place, boot = await self._remote.ask("connect", link.hello, link.sid, link.home)
         except BaseException:
             link.home = None
             raise

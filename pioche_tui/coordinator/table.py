@@ -438,7 +438,7 @@ class Table:
     def _taken(self, error: BaseException) -> None:
         log.error("table %s: another writer has its log (%s); this coordinator stops serving "
                   "it", self.id, error)
-        self.coordinator.stop_table(self)
+        self.coordinator.stop_table(self, taken=True)
 
     def count_move(self, seat: int, stand_in: bool) -> None:
         """Count a decision at a player's seat: the player's own, or their stand-in's."""

@@ -8,6 +8,7 @@ render it as ``Text``, never as markup (design.md, convention 7).
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import unicodedata
 from collections import deque
@@ -189,3 +190,15 @@ def duration(text: str) -> float | None:
     if not 0 < value < 1e9:
         raise ValueError(text)
     return value
+
+
+def network(address: str) -> str:
+    """Whom to count a client's attempts against: the address, or its /64 for IPv6 (one
+    subscriber's network: each machine on it may have many addresses)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if ip.version == 6:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)

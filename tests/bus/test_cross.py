@@ -403,7 +403,8 @@ async def eventually(step: Callable[[], Any], done: Callable[[], bool], what: st
 async def test_a_front_can_neither_read_nor_forge_what_passes_between_coordinators(
         tmp_path: Path) -> None:
     """The front's user subscribes to the lobby's relay, the private lines, the admins'
-    actions, and publishes on them, and reads the guests' bucket: each refused by the server
+    actions, and publishes on them, and reads the guests' bucket and the coordinators'
+    secrets (``pioche_keys``): each refused by the server
     (a permissions violation); a forged lobby line reaches nobody."""
     import nats
     from nats.js.errors import Error as JetStreamError
@@ -428,15 +429,16 @@ async def test_a_front_can_neither_read_nor_forge_what_passes_between_coordinato
                 forged, "bob"), bus.ADMIN_DONE: wire.AdminDone("x", "broadcast", "forgé", None)}
             for subject, value in published.items():
                 await spy.publish(subject, wire.encode(value))
-            with pytest.raises((JetStreamError, nats.errors.TimeoutError)):
-                await spy.jetstream(timeout=1).key_value(bus.GUESTS_BUCKET)
+            for bucket in (bus.GUESTS_BUCKET, bus.KEYS_BUCKET):
+                with pytest.raises((JetStreamError, nats.errors.TimeoutError)):
+                    await spy.jetstream(timeout=1).key_value(bucket)
             await spy.flush()
             await alice.call("chat", text="vrai")
             await until(lambda: said(news.chat(bob.sid), "vrai"), "alice's real line on B")
             await until(lambda: all(errors.violation("subscription", s) for s in crossing)
                         and all(errors.violation("publish", s) for s in published)
-                        and errors.violation(
-                            "publish", f"$JS.API.STREAM.INFO.KV_{bus.GUESTS_BUCKET}"),
+                        and all(errors.violation("publish", f"$JS.API.STREAM.INFO.KV_{bucket}")
+                                for bucket in (bus.GUESTS_BUCKET, bus.KEYS_BUCKET)),
                         f"every violation refused: {errors.texts}")
             assert heard == [] and not said(news.chat(bob.sid), "forgé")
             assert not any(n.text == "forgé" for n in news.notices(bob.sid))

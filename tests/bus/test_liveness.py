@@ -180,11 +180,12 @@ async def test_bad_payloads_are_dropped_and_nothing_stops(
         await client.connect(alice())
         raw = await bus.connect(url, "test-intruder", bus.FRONT)
         try:
-            headers = {bus.FRONT_HEADER: "intruder"}
+            version = {bus.WIRE_HEADER: str(wire.VERSION)}  # (its payloads are the attack)
+            headers = {bus.FRONT_HEADER: "intruder", **version}
             for data, sent in [
                 (b"\xc1 not msgpack", headers),
                 (wire.encode(Notice("x", "not a call")), headers),
-                (wire.encode(wire.Call("server_info", {})), {}),  # (no front id)
+                (wire.encode(wire.Call("server_info", {})), version),  # (no front id)
                 (wire.encode(wire.Call("leave", {})),
                  {**headers, bus.SESSION_HEADER: "no.such*sid"}),
                 (wire.encode(wire.Call("mail", {})), {**headers, bus.SESSION_HEADER: "x1"}),
@@ -320,7 +321,8 @@ async def test_a_coordinator_that_just_subscribed_is_found(nats_server: NatsServ
     coordinator = await bus.connect(nats_server.url, "test-coordinator", bus.COORDINATOR)
 
     async def answer(msg: Msg) -> None:
-        await coordinator.publish(msg.reply, wire.encode(wire.Answer("known_name", None)))
+        await coordinator.publish(msg.reply, wire.encode(wire.Answer("known_name", None)),
+                                  headers={bus.WIRE_HEADER: str(wire.VERSION)})
 
     ask = {"identity": "SHA256:nobody"}
     try:

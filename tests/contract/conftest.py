@@ -15,6 +15,7 @@ everything must survive the wire.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -182,11 +183,117 @@ async def over_nats(data: Path, jetstream: bool = False) -> AsyncIterator[Connec
         await server.stop()
 
 
+class Alternating:
+    """``Remote.seat_home`` for the two coordinators' variant: a player who holds no seat is
+    homed on each coordinator in turn (the first on A, the next on B, …), so that a table made
+    by one session and joined by the next is owned elsewhere, and the join moves the session
+    (``Refused("elsewhere")``), every time rather than when the queue group happens to choose
+    so."""
+
+    def __init__(self, remote: Any, boots: list[str]) -> None:
+        self._seat_home = remote.seat_home
+        self._boots = boots
+        self._turn = 0
+
+    async def __call__(self, identity: str) -> str | None:
+        found: str | None = await self._seat_home(identity)
+        if found is not None:
+            return found
+        self._turn += 1
+        return self._boots[self._turn % len(self._boots)]
+
+
+@asynccontextmanager
+async def over_two_coordinators(data: Path) -> AsyncIterator[Connector]:
+    """Several coordinators (issue 18, ``pioche coordinator --several``): two coordinators on
+    one nats-server with JetStream (``several``), and one front whose sessions are homed on
+    each in turn (``Alternating``). A session moved from one to the other (a join of a table
+    owned elsewhere), or served by either (the requests before ``connect`` go to the queue
+    group), must see nothing of it."""
+    async with several(data) as (_hosts, remote):
+        yield remote.connector()
+
+
+@asynccontextmanager
+async def several(data: Path, seeds: tuple[int, int] = (11, 12), front_first: bool = False
+                  ) -> AsyncIterator[tuple[list[Any], Any]]:
+    """Two coordinators, A and B, on one nats-server with JetStream, in this process: their
+    tables' logs in its stream, one SQLite database shared as PostgreSQL would be, each a
+    ``CoordinatorHost`` with the owners' buckets; and a front's ``Remote`` (with the roles'
+    users) whose sessions are homed on B, A, B, … (``Alternating``). Yields the two hosts and
+    the front's ``Remote``. ``front_first``: the front starts before the coordinators (on a
+    bus whose lobby's buckets exist, as a coordinator left them), knowing nothing of the
+    owners' buckets, and its sessions' homes are its own choice."""
+    import secrets
+
+    from pioche_tui import bus
+    from pioche_tui.bus.directory import buckets_of
+    from pioche_tui.bus.natsd import NatsServer
+    from pioche_tui.bus.owners import bind_owner_buckets, open_owner_buckets
+    from pioche_tui.bus.roles import User
+    from pioche_tui.coordinator.host import CoordinatorHost
+    from pioche_tui.coordinator.remote import Remote
+    from tests.wire.through import register_toy
+
+    register_toy()
+    server = NatsServer(jetstream=data.parent / "bus",
+                        users=[User("core", bus.COORDINATOR, secrets.token_urlsafe(24)),
+                               User("paris", bus.FRONT, secrets.token_urlsafe(24))])
+    await server.start()
+    conns: list[Any] = []
+    hosts: list[CoordinatorHost] = []
+    remote: Remote | None = None
+
+    async def front() -> Remote:
+        front_nc = await bus.connect(server.url_of("paris"), "test-front", bus.FRONT)
+        conns.append(front_nc)
+        made = Remote(front_nc, "front1", buckets=await buckets_of(front_nc, create=False),
+                      name="paris", owners=await bind_owner_buckets(front_nc))
+        made.stops_with_tree = True  # (as over_nats: the contract's server_stopping)
+        await made.start()
+        return made
+
+    try:
+        for name in ("a", "b"):
+            nc = await bus.connect(server.url_of("core"), f"test-{name}", bus.COORDINATOR)
+            conns.append(nc)
+            if front_first and remote is None:
+                await buckets_of(nc)
+                remote = await front()
+            coordinator = Coordinator(
+                Settings(data / name, bot_delay=(0, 0), turn_timer=None, grace=60.0,
+                         seed=seeds[0] if name == "a" else seeds[1], lobby_interval=0,
+                         table_rate=(1000, 1000), logs="jetstream",
+                         db=f"sqlite:{data / 'shared.sqlite3'}"),
+                games={**GAMES, "toy": TOY})
+            await coordinator.start(nc, restore=False)
+            host = CoordinatorHost(coordinator, nc, await buckets_of(nc),
+                                   await open_owner_buckets(nc))
+            hosts.append(host)
+            await host.start()
+        if remote is None:
+            remote = await front()
+            remote.seat_home = Alternating(remote, [host.boot for host in hosts])  # type: ignore[method-assign]
+        yield hosts, remote
+    finally:
+        if remote is not None:
+            await remote.stop()
+        for host in hosts:
+            host.coordinator.stop()
+        for host in hosts:
+            await host.stop()
+        for nc in conns:
+            with contextlib.suppress(Exception):  # (a bus lost: its close raises)
+                await nc.close()
+        await server.stop()
+
+
 IMPLEMENTATIONS: dict[str, Callable[[Path], AbstractAsyncContextManager[Connector]]] = {
     "in_process": in_process,
     "in_process_wire": in_process_wire,
     "over_nats": over_nats,
     "over_nats_jetstream": lambda data: over_nats(data, jetstream=True),
+    "over_two_coordinators": over_two_coordinators,
 }
 
 

@@ -238,6 +238,7 @@ SAMPLES: dict[str, st.SearchStrategy[Any]] = {
     "Resumable": st.builds(wire.Resumable, names, names, names),
     "Lease": st.builds(wire.Lease, st.floats(0, 2e9), names),
     "Owner": st.builds(wire.Owner, names),
+    "GuestSecret": st.builds(wire.GuestSecret, names),
     "Motd": st.builds(wire.Motd, st.text(max_size=200)),
     "ServerInfo": st.builds(ServerInfo, st.lists(game_infos, max_size=3).map(tuple),
                             st.none() | st.floats(0, 600), st.floats(0, 600), st.floats(0, 600),
