@@ -240,6 +240,12 @@ class Table:
         history = events_seen_by(tuple(chain.from_iterable(self.history)), seat)
         session.mailbox.put_table(replace(self._update(seat, ()), history=history))
 
+    def refresh(self, session: Session) -> None:
+        """The subscriber's newest view again, with nothing new in it (its front lost some of
+        its news: ``Coordinator.refresh``)."""
+        if session in self.subscribers:
+            session.mailbox.put_table(self._update(self.subscribers[session], ()))
+
     def unsubscribe(self, session: Session) -> None:
         seat = self.subscribers.pop(session, "absent")
         if seat is None:

@@ -1,0 +1,136 @@
+"""A front that loses its NATS node keeps its sessions (issue 18): on the three-node cluster,
+the front's node dies, nats-py reconnects to another, and the front asks each session's state
+again instead of ending it; cut off longer than ``bus.SILENCE``, its sessions, closed by the
+coordinator meanwhile, are connected again, unseen. The players see a pause, not a farewell."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncssh
+import pytest
+import pytest_asyncio
+
+from pioche_tui import bus
+from pioche_tui.bus.directory import buckets_of
+from pioche_tui.bus.natsd import NatsCluster
+from pioche_tui.coordinator.core import Coordinator
+from pioche_tui.coordinator.host import CoordinatorHost
+from pioche_tui.coordinator.model import Player
+from server.keys import ensure_host_key, fingerprint
+from server.workers import BUS_ENV
+from tests.bus.test_liveness import plays_on
+from tests.bus.world import coordinator_on, front_on, until
+from tests.contract.conftest import update_until
+from tests.hostile.conftest import coordinator_settings
+from tests.server.process import ROOT
+from tests.server.test_front_process import LISTENING, World, a_move, log_in, quick_game
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+START = 60.0  # seconds a front process may take to start (Textual's imports, a loaded CI)
+
+
+def node_of(pid: int, cluster: NatsCluster) -> int | None:
+    """The node the process ``pid`` is connected to (its TCP sockets, matched in
+    /proc/net/tcp to a node's client port), None while it is connected to none."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        link = os.readlink(fd) if fd.is_symlink() else ""
+        if found := re.fullmatch(r"socket:\[(\d+)\]", link):
+            inodes.add(found[1])
+    ports = {node.port: index for index, node in enumerate(cluster.nodes)}
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        remote_port = int(fields[2].rpartition(":")[2], 16)
+        if fields[9] in inodes and remote_port in ports and fields[3] == "01":  # ESTABLISHED
+            return ports[remote_port]
+    return None
+
+
+async def test_a_front_cut_off_past_the_silence_gets_its_session_back_unseen(
+        cluster: NatsCluster, tmp_path: Path) -> None:
+    """Both nodes the front may reach die; the coordinator's lives. Bob's move (Alice's turn)
+    is lost on the way, the coordinator takes the front for dead and closes Alice's session
+    (her seat waits its grace, her stand-in for her turn's timer). A node back, the front
+    connects her session again: she plays her turn at her seat, never told goodbye."""
+    async with coordinator_on(cluster.urls[0], tmp_path / "data") as host, \
+            front_on(",".join(cluster.urls[1:]), "fronta") as front:
+        alice = front.client()
+        await alice.connect(Player("SHA256:alice-key", "Alice"))
+        bob = host.coordinator.client()
+        await bob.connect(Player("SHA256:bob-key", "Bob"))
+        table_id = await alice.create_table("toy", seats=2, timer=60.0, options={"goal": 10})
+        await bob.join(table_id)
+        update = await update_until(alice, lambda u: u.view is not None and u.to_act == (0,))
+        await alice.act(1, update.step)
+        await update_until(alice, lambda u: u.to_act == (1,))
+        table = host.coordinator.tables[table_id]
+        cluster.kill(1)
+        cluster.kill(2)
+        await until(lambda: not front.nc.is_connected, "the front cut off")
+        await bob.act(1, table.step)  # (its news to Alice: lost)
+        await until(lambda: table.seats[0].away, "Alice's session closed by the coordinator")
+        await cluster.nodes[2].start()  # (accepting clients; JetStream's quorum not needed)
+        await plays_on(alice)
+        assert not table.seats[0].away and table.seat_of("SHA256:alice-key") == 0
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def world(cluster: NatsCluster, tmp_path: Path) -> AsyncIterator[World]:
+    """A ``pioche front`` process reaching nodes 2 and 3; its coordinator (with the lobby's
+    buckets, three replicas) in this process, on node 1."""
+    coordinator = Coordinator(coordinator_settings(tmp_path / "data"))
+    await coordinator.start()
+    nc = await bus.connect(cluster.urls[0], "test-coordinator", bus.COORDINATOR)
+    host = CoordinatorHost(coordinator, nc, await buckets_of(nc, replicas=3))
+    await host.start()
+    keys, log = tmp_path / "keys", tmp_path / "front.log"
+    ensure_host_key(keys)
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pioche_tui.cli", "front", "--host", "127.0.0.1",
+             "--port", "0", "--keys-dir", str(keys)],
+            cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+            env={**os.environ, BUS_ENV: ",".join(cluster.urls[1:])})
+    try:
+        deadline = time.monotonic() + START
+        while not (found := LISTENING.search(log.read_text(errors="replace"))):
+            assert process.poll() is None and time.monotonic() < deadline, (
+                f"pioche front did not start:\n{log.read_text()}")
+            await asyncio.sleep(0.05)
+        yield World(coordinator, process, int(found[1]), log, cluster.urls[0])
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        coordinator.stop()
+        await host.stop()
+        await nc.close()
+
+
+async def test_a_player_plays_on_through_the_death_of_the_fronts_node(
+        cluster: NatsCluster, world: World) -> None:
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    alice = await log_in(world, "alice", key=key)
+    table_id = await quick_game(alice, "alice")
+    seat = world.table(table_id).seat_of(fingerprint(key))
+    assert seat is not None
+    await a_move(world, alice, table_id, seat)
+    killed = node_of(world.process.pid, cluster)
+    assert killed in (1, 2)
+    cluster.kill(killed)
+    await until(lambda: node_of(world.process.pid, cluster) not in (None, killed),
+                "the front on another node")
+    await a_move(world, alice, table_id, seat)
+    await a_move(world, alice, table_id, seat)
+    assert "Le serveur redémarre" not in alice.screen.text()
+    assert not world.table(table_id).seats[seat].away
+    assert "sessions end" not in world.log.read_text()
