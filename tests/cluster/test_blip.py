@@ -6,8 +6,10 @@ coordinator meanwhile, are connected again, unseen. The players see a pause, not
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -21,7 +23,7 @@ import pytest_asyncio
 from pioche_tui import bus
 from pioche_tui.bus.directory import buckets_of
 from pioche_tui.bus.natsd import NatsCluster
-from pioche_tui.coordinator.core import Coordinator
+from pioche_tui.coordinator.core import Coordinator, Settings
 from pioche_tui.coordinator.host import CoordinatorHost
 from pioche_tui.coordinator.model import Player
 from server.keys import ensure_host_key, fingerprint
@@ -29,9 +31,11 @@ from server.workers import BUS_ENV
 from tests.bus.test_liveness import plays_on
 from tests.bus.world import coordinator_on, front_on, until
 from tests.contract.conftest import update_until
+from tests.coordinator.test_jslog import a_move, two_players
 from tests.hostile.conftest import coordinator_settings
 from tests.server.process import ROOT
-from tests.server.test_front_process import LISTENING, World, a_move, log_in, quick_game
+from tests.server.test_front_process import LISTENING, World, log_in, quick_game
+from tests.server.test_front_process import a_move as a_move_over_ssh
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -123,14 +127,62 @@ async def test_a_player_plays_on_through_the_death_of_the_fronts_node(
     table_id = await quick_game(alice, "alice")
     seat = world.table(table_id).seat_of(fingerprint(key))
     assert seat is not None
-    await a_move(world, alice, table_id, seat)
+    await a_move_over_ssh(world, alice, table_id, seat)
     killed = node_of(world.process.pid, cluster)
     assert killed in (1, 2)
     cluster.kill(killed)
     await until(lambda: node_of(world.process.pid, cluster) not in (None, killed),
                 "the front on another node")
-    await a_move(world, alice, table_id, seat)
-    await a_move(world, alice, table_id, seat)
+    await a_move_over_ssh(world, alice, table_id, seat)
+    await a_move_over_ssh(world, alice, table_id, seat)
     assert "Le serveur redémarre" not in alice.screen.text()
     assert not world.table(table_id).seats[seat].away
     assert "sessions end" not in world.log.read_text()
+
+
+async def logs_leader(nc: bus.Client, cluster: NatsCluster, avoid: int) -> int:
+    """The node leading the logs' stream, asked to step down while it is ``avoid``."""
+    js = nc.jetstream(timeout=2.0)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            info = await js.stream_info(bus.LOG_STREAM)
+            if info.cluster is not None and info.cluster.leader:
+                leader = cluster.node_named(info.cluster.leader)
+                if leader != avoid:
+                    return leader
+                await nc.request(f"$JS.API.STREAM.LEADER.STEPDOWN.{bus.LOG_STREAM}", b"",
+                                 timeout=2.0)
+        await asyncio.sleep(0.2)
+    raise AssertionError("the logs' leader never moved")
+
+
+async def test_a_move_in_flight_when_the_coordinators_node_dies_is_taken_without_a_pause(
+        cluster: NatsCluster, tmp_path: Path) -> None:
+    """The coordinator's node (a follower of the logs' stream) stops answering, then dies,
+    with a move's append on its way: nats-py keeps that request waiting for its time-out
+    while it reconnects to another node; the record sent again there lands, and the table
+    never pauses (before: it waited 2 s, paused, and tried again 2 s later)."""
+    nc = await bus.connect(cluster.url, "test-coordinator", bus.COORDINATOR)
+    c = Coordinator(Settings(tmp_path / "data", bot_delay=(0.0, 0.0), turn_timer=None,
+                             grace=60.0, logs="jetstream", log_replicas=3))
+    try:
+        await c.start(nc)
+        table, mover, _other = await two_players(c)
+        assert nc.connected_url is not None
+        mine = [node.port for node in cluster.nodes].index(nc.connected_url.port)
+        await logs_leader(nc, cluster, avoid=mine)
+        paused: list[str] = []
+        table.tell = lambda code, text: paused.append(code)  # type: ignore[method-assign]
+        step = table.step
+        pid = cluster.nodes[mine].pid
+        assert pid is not None
+        os.kill(pid, signal.SIGSTOP)  # (the append below is sent, never answered)
+        acting = asyncio.ensure_future(mover.act(a_move(table, mover), step))  # type: ignore[arg-type]
+        await asyncio.sleep(0.1)
+        cluster.kill(mine)
+        await asyncio.wait_for(acting, 10.0)
+        assert table.step == step + 1 and not table.paused and paused == []
+    finally:
+        c.stop()
+        await nc.close()
