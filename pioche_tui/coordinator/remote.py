@@ -82,6 +82,10 @@ LOST = "Le serveur redémarre : reconnectez-vous dans un instant."
 RECONNECTING = "Connexion au serveur perdue : reconnexion…"
 RECONNECTED = "Reconnecté au serveur."
 UNREACHABLE = "Le serveur est injoignable : reconnectez-vous dans un instant."
+LOST_CHECK = 0.1  # seconds between two looks at the connection while a request waits
+LOST_ANSWER_WAIT = 0.2
+"""Seconds a request on its way when the connection was lost still waits for its answer (one
+sent once this front was connected again)."""
 BLIP_SHOW = 1.0
 """Seconds without the bus before its sessions' players read « reconnexion… » (a shorter cut
 is a pause, unexplained)."""
@@ -373,16 +377,14 @@ class Remote:
             headers[SESSION_HEADER] = sid
         try:
             try:
-                reply = await self.nc.request(subject, data, timeout=self.timeout,
-                                              headers=headers)
+                reply = await self._request(subject, data, headers)
             except errors.NoRespondersError:
                 # nats-server may route a publish by its subscriptions of a moment before: a
                 # coordinator that has just subscribed (started, restarted) is then missed,
                 # once. Asked again, shortly after, before the coordinator is unavailable.
                 await asyncio.sleep(NO_RESPONDERS_AGAIN)
                 try:
-                    reply = await self.nc.request(subject, data, timeout=self.timeout,
-                                                  headers=headers)
+                    reply = await self._request(subject, data, headers)
                 except errors.NoRespondersError:
                     if home is not None:  # (nobody on its subject: that coordinator is gone)
                         self._boots.pop(home, None)
@@ -404,6 +406,28 @@ class Remote:
             log.warning("answer to %s dropped: %r", name, type(answer).__name__)
             raise unavailable()
         return answer.value, boot
+
+    async def _request(self, subject: str, data: bytes, headers: dict[str, str]) -> Msg:
+        """``nc.request``, given up (``errors.ConnectionClosedError``) once the connection was
+        lost with it on its way and its answer has not come ``LOST_ANSWER_WAIT`` later: nats-py
+        would keep it waiting for its whole time-out, while the answer, sent as the connection
+        was down, is gone (the session's state is asked again meanwhile: ``_back``)."""
+        reconnects = self.nc.stats["reconnects"]
+        asking = asyncio.ensure_future(
+            self.nc.request(subject, data, timeout=self.timeout, headers=headers))
+        try:
+            while True:
+                await asyncio.wait((asking,), timeout=LOST_CHECK)
+                if asking.done():
+                    return asking.result()
+                if not self.nc.is_connected or self.nc.stats["reconnects"] != reconnects:
+                    await asyncio.wait((asking,), timeout=LOST_ANSWER_WAIT)
+                    if asking.done():
+                        return asking.result()
+                    raise errors.ConnectionClosedError
+        finally:
+            if not asking.done():
+                asking.cancel()
 
     # --- news ---------------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from pioche_tui.bus.directory import buckets_of
 from pioche_tui.bus.natsd import NatsCluster
 from pioche_tui.coordinator.core import Coordinator, Settings
 from pioche_tui.coordinator.host import CoordinatorHost
-from pioche_tui.coordinator.model import Player
+from pioche_tui.coordinator.model import Player, Refused
 from server.keys import ensure_host_key, fingerprint
 from server.workers import BUS_ENV
 from tests.bus.test_liveness import plays_on
@@ -186,3 +186,28 @@ async def test_a_move_in_flight_when_the_coordinators_node_dies_is_taken_without
     finally:
         c.stop()
         await nc.close()
+
+
+async def test_a_request_on_its_way_when_the_fronts_node_dies_is_refused_once_back(
+        cluster: NatsCluster, tmp_path: Path) -> None:
+    """The front's node stops answering, then dies, with a request on its way: nats-py keeps
+    it waiting for its whole time-out (60 s here) though it is connected to another node
+    within milliseconds; the front gives it up once connected again (« unavailable »: the
+    player may try again), and the session goes on."""
+    async with coordinator_on(cluster.urls[0], tmp_path / "data"), \
+            front_on(",".join(cluster.urls[1:]), "fronta") as front:
+        front.timeout = 60.0
+        client = front.client()
+        await client.connect(Player("SHA256:alice-key", "Alice"))
+        assert front.nc.connected_url is not None
+        mine = [node.port for node in cluster.nodes].index(front.nc.connected_url.port)
+        pid = cluster.nodes[mine].pid
+        assert pid is not None
+        os.kill(pid, signal.SIGSTOP)
+        asking = asyncio.ensure_future(client.server_info())
+        await asyncio.sleep(0.1)
+        cluster.kill(mine)
+        with pytest.raises(Refused) as refused:
+            await asyncio.wait_for(asking, 10.0)
+        assert refused.value.code == "unavailable"
+        assert (await client.server_info()).grace == 60.0 and client.open
