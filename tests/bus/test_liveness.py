@@ -16,9 +16,9 @@ from pioche_tui import bus, wire
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.screens.dialogs import Farewell
 from pioche_tui.bus.natsd import NatsServer
-from pioche_tui.coordinator.host import CoordinatorHost
 from pioche_tui.coordinator import remote
 from pioche_tui.coordinator.client import CoordinatorClient
+from pioche_tui.coordinator.host import CoordinatorHost
 from pioche_tui.coordinator.mailbox import Mail, Notice
 from pioche_tui.coordinator.model import Player, Refused
 from pioche_tui.coordinator.remote import Remote
