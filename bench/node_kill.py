@@ -9,7 +9,8 @@ A three-node ``NatsCluster`` (JetStream, the tables' logs in ``PIOCHE_LOGS`` wit
 replicas, the lobby's buckets with three); a coordinator (``--logs jetstream``) and a front's
 ``Remote``, each on its own connection with the three URLs, in this process. ``--tables``
 players each at a Défausse table of two with a bot (0.05–0.1 s to think), playing their first
-legal action as soon as it is their turn; a table whose game ends is replaced. Each
+legal action as soon as it is their turn (a move refused « paused » or « unavailable » is made
+again 0.1 s later, as a player presses again); a table whose game ends is replaced. Each
 acknowledged move (``act`` returned) is timed (wall clock: what a player waits).
 
 Each kill: steady play for ``SETTLE`` s, the node killed, play goes on for ``WINDOW`` s, the
@@ -92,8 +93,9 @@ class Table:
                     await self.client.act(update.view.legal[0], update.step)
                 except Refused as refusal:
                     self.refused[refusal.code] = self.refused.get(refusal.code, 0) + 1
-                    if refusal.code != "stale":
-                        await asyncio.sleep(0.05)
+                    if refusal.code != "stale":  # (paused, unavailable: pressed again soon,
+                        await asyncio.sleep(0.1)  # unless news came meanwhile)
+                        continue
                 else:
                     self.acked.append(time.monotonic())
             update = None
