@@ -350,6 +350,7 @@ CLUSTER_NAME = "pioche"
 SYNC_INTERVAL = "1s"  # JetStream's flush to disk on a cluster's nodes (see NatsCluster)
 CLUSTER_READY_TIMEOUT = 20.0  # seconds for every node's JetStream to answer (an election)
 _PORT_ATTEMPTS = 3  # route ports drawn again when one was taken meanwhile
+_PLACEMENT_PROBE = "PIOCHE_PLACEMENT_PROBE"  # a stream made and removed by heal
 
 
 class NatsCluster(_Private):
@@ -466,10 +467,36 @@ class NatsCluster(_Private):
         await self._ready([index])
 
     async def heal(self) -> None:
-        """Every node running again: those killed or stopped restarted, one after another."""
+        """Every node running again (those killed or stopped restarted, one after another) and
+        back among JetStream's peers: a stream of ``size`` replicas can be placed (a node that
+        answers may not be counted online yet: « no suitable peers for placement »)."""
+        restarted = False
         for index, node in enumerate(self.nodes):
             if not node.up:
                 await self.restart(index)
+                restarted = True
+        if restarted:
+            await self._placeable(time.monotonic() + CLUSTER_READY_TIMEOUT)
+
+    async def _placeable(self, deadline: float) -> None:
+        """Until a stream of ``size`` replicas can be made (then removed)."""
+        client = await nats.connect(servers=self.urls, connect_timeout=2,
+                                    max_reconnect_attempts=0)
+        try:
+            js = client.jetstream(timeout=2.0)
+            while True:
+                try:
+                    await js.add_stream(name=_PLACEMENT_PROBE, subjects=[],
+                                        num_replicas=self.size)
+                    await js.delete_stream(_PLACEMENT_PROBE)
+                    return
+                except nats.errors.Error as error:
+                    if time.monotonic() > deadline:
+                        raise NatsError(f"no {self.size} JetStream peers online in "
+                                        f"{CLUSTER_READY_TIMEOUT:.0f} s ({error!r})") from error
+                await asyncio.sleep(0.1)
+        finally:
+            await client.close()
 
     async def stop(self) -> None:
         """Stop every node (SIGTERM, then SIGKILL), reap them; the private directory and its

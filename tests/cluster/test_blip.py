@@ -10,8 +10,6 @@ import contextlib
 import os
 import re
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -26,20 +24,17 @@ from pioche_tui.bus.natsd import NatsCluster
 from pioche_tui.coordinator.core import Coordinator, Settings
 from pioche_tui.coordinator.host import CoordinatorHost
 from pioche_tui.coordinator.model import Player, Refused
-from server.keys import ensure_host_key, fingerprint
-from server.workers import BUS_ENV
+from server.keys import fingerprint
 from tests.bus.test_liveness import plays_on
 from tests.bus.world import coordinator_on, front_on, until
 from tests.contract.conftest import update_until
 from tests.coordinator.test_jslog import a_move, two_players
 from tests.hostile.conftest import coordinator_settings
-from tests.server.process import ROOT
-from tests.server.test_front_process import LISTENING, World, log_in, quick_game
+from tests.server.test_front_process import World, front_process, log_in, quick_game
 from tests.server.test_front_process import a_move as a_move_over_ssh
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-START = 60.0  # seconds a front process may take to start (Textual's imports, a loaded CI)
 
 
 def node_of(pid: int, cluster: NatsCluster) -> int | None:
@@ -96,25 +91,12 @@ async def world(cluster: NatsCluster, tmp_path: Path) -> AsyncIterator[World]:
     nc = await bus.connect(cluster.urls[0], "test-coordinator", bus.COORDINATOR)
     host = CoordinatorHost(coordinator, nc, await buckets_of(nc, replicas=3))
     await host.start()
-    keys, log = tmp_path / "keys", tmp_path / "front.log"
-    ensure_host_key(keys)
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "pioche_tui.cli", "front", "--host", "127.0.0.1",
-             "--port", "0", "--keys-dir", str(keys)],
-            cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-            env={**os.environ, BUS_ENV: ",".join(cluster.urls[1:])})
+    log = tmp_path / "front.log"
     try:
-        deadline = time.monotonic() + START
-        while not (found := LISTENING.search(log.read_text(errors="replace"))):
-            assert process.poll() is None and time.monotonic() < deadline, (
-                f"pioche front did not start:\n{log.read_text()}")
-            await asyncio.sleep(0.05)
-        yield World(coordinator, process, int(found[1]), log, cluster.urls[0])
+        async with front_process(",".join(cluster.urls[1:]), tmp_path / "keys", log) as (
+                process, port):
+            yield World(coordinator, process, port, log, cluster.urls[0])
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
         coordinator.stop()
         await host.stop()
         await nc.close()
