@@ -1229,6 +1229,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "notice.rematch_timeout": ("La revanche n'aura pas lieu : le temps est écoulé.",
                                "No rematch: the time ran out."),
     "notice.reclaimed": ("Vous retrouvez votre place.", "You are back in your seat."),
+    "notice.reconnecting": ("Connexion au serveur perdue : reconnexion…",
+                            "Connection to the server lost: reconnecting…"),
+    "notice.reconnected": ("Reconnecté au serveur.", "Reconnected to the server."),
+    "notice.unreachable": (
+        "Le serveur est injoignable : reconnectez-vous dans un instant.",
+        "The server cannot be reached: reconnect in a moment."),
     "notice.coordinator_lost": (
         "Le serveur redémarre : reconnectez-vous dans un instant.",
         "The server is restarting: reconnect in a moment."),

@@ -656,12 +656,15 @@ REQUESTS: dict[str, Request] = {
     "banned": Request((("identity", OPT_STR), ("address", STR)), OPT_STR),
     "lobby": Request((), One("LobbySnapshot")),
     "player": Request((), Optional(One("Player"))),
+    "resync": Request((), OPT_STR),
 }
 """Every request a client makes: its arguments (all sent, by name) and its answer's kind."""
-FRONT_REQUESTS = frozenset({"mirror", "name_owner", "banned", "lobby", "player"})
+FRONT_REQUESTS = frozenset({"mirror", "name_owner", "banned", "lobby", "player", "resync"})
 """The requests of ``REQUESTS`` that are not ``client.CoordinatorClient``'s: a front's over the
 bus (``mirror``: a mirror session under the request's session id; ``lobby``: the newest
-snapshot; ``player``: the connected session's player as the coordinator names it)."""
+snapshot; ``player``: the connected session's player as the coordinator names it;
+``resync``: the session's whole state in its news again, its front having lost some, and the
+table it is at)."""
 
 CODECS: tuple[Codec, ...] = (
     # --- the envelopes of requests and answers (a refusal crosses as ``Refused``) ---

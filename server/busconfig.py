@@ -8,7 +8,9 @@ It writes into ``--out DIR`` (0700), each file 0600:
   passwords), and the ``tls`` block when ``--tls-cert`` is given. Each node's
   nats-server config takes it with ``include auth.conf`` (a path relative to that config).
 - ``NAME.env``: ``PIOCHE_BUS=…`` with that user's URL and password, for the machine that runs
-  it (systemd's ``EnvironmentFile=``): a password never on a command line.
+  it (systemd's ``EnvironmentFile=``): a password never on a command line. With a cluster's
+  nodes (``--bus`` comma-separated), one URL per node, each with the credentials (nats-py
+  fails over along the list; the nodes advertise none: see ``NatsServer``'s ``no_advertise``).
 
 Run again with one more ``--front`` to add a machine: the passwords already in ``DIR/*.env`` are
 kept (only the new user gets one), so the other machines' files stay good; nats-server takes
@@ -47,8 +49,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="a coordinator's user (again for each; default: one, coordinator)")
     p.add_argument("--bus", required=True, metavar="URL",
                    help="the bus as the machines reach it, without credentials: "
-                   "tls://bus.example.org:4222 (several nodes: the URL of one, or a name "
-                   "that resolves to them)")
+                   "tls://bus.example.org:4222; a cluster's nodes comma-separated "
+                   "(tls://bus1.example.org:4222,tls://bus2.example.org:4222,…): each "
+                   "process fails over from one to the next")
     p.add_argument("--tls-cert", type=Path, default=None, metavar="FILE",
                    help="the nats-server's certificate (PEM), as a path on the bus's nodes")
     p.add_argument("--tls-key", type=Path, default=None, metavar="FILE",
@@ -68,7 +71,7 @@ def _kept_password(env: Path) -> str | None:
         return None
     for line in text.splitlines():
         if line.startswith("PIOCHE_BUS="):
-            return urlsplit(line.removeprefix("PIOCHE_BUS=")).password
+            return urlsplit(line.removeprefix("PIOCHE_BUS=").split(",")[0]).password
     return None
 
 
@@ -83,11 +86,11 @@ def run(args: argparse.Namespace) -> int:
     from pioche_tui.bus import COORDINATOR, FRONT
     from pioche_tui.bus.roles import ServerTLS, User, check_name, server_config
 
-    parts = urlsplit(args.bus)
-    if parts.scheme not in ("nats", "tls") or not parts.hostname or parts.password \
-            or parts.username:
-        print("pioche bus-config: --bus: nats://HOST:PORT or tls://HOST:PORT, without "
-              "credentials", file=sys.stderr)
+    nodes = [urlsplit(one) for one in args.bus.split(",")]
+    if any(parts.scheme not in ("nats", "tls") or not parts.hostname or parts.password
+           or parts.username for parts in nodes):
+        print("pioche bus-config: --bus: nats://HOST:PORT or tls://HOST:PORT (a cluster's "
+              "nodes comma-separated), without credentials", file=sys.stderr)
         return 2
     if (args.tls_cert is None) != (args.tls_key is None) or \
             (args.verify and args.tls_ca is None) or \
@@ -112,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
             if args.tls_cert is not None else None
         _write_private(out / AUTH_FILE, server_config(users, tls))
         for user in users:
-            url = f"{parts.scheme}://{user.name}:{user.password}@{parts.netloc}"
+            url = ",".join(f"{parts.scheme}://{user.name}:{user.password}@{parts.netloc}"
+                           for parts in nodes)
             _write_private(out / f"{user.name}.env",
                            f"# pioche {user.role} ({user.name}): keep this file 0600\n"
                            f"PIOCHE_BUS={url}\n")

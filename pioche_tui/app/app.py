@@ -59,6 +59,7 @@ log = logging.getLogger("pioche.app")
 
 CHAT_SEEN = 64  # chat lines remembered per scope, to drop the history sent again on return
 FAREWELL_SECONDS = 1.5  # how long why the session ended stays on screen before the app exits
+BLIP_NOTICE_SECONDS = 60.0  # « reconnexion… » stays until the bus is back (remote.BLIP_LIMIT)
 ScreenT = TypeVar("ScreenT", bound=Screen[Any])
 
 
@@ -432,8 +433,15 @@ class PiocheApp(App[None]):
         for notice in mail.notices:
             if notice.code in ("replaced", "kicked"):
                 self.farewell = self.t.notice(notice.code, notice.text)
-            elif notice.code in ("shutdown", "coordinator_lost"):
+            elif notice.code in ("shutdown", "coordinator_lost", "unreachable"):
                 self.farewell = self.with_resume(self.t.notice(notice.code, notice.text))
+            elif notice.code == "reconnecting":  # (a front cut off from the bus: shown
+                # until it is back, or the session ends: coordinator/remote.py)
+                self.notify(self.t.notice(notice.code, notice.text), markup=False,
+                            severity="warning", timeout=BLIP_NOTICE_SECONDS)
+            elif notice.code == "reconnected":
+                self.clear_notifications()
+                self.notify(self.t.notice(notice.code, notice.text), markup=False)
             elif notice.code == "broadcast":  # (the operator's own words, as they wrote them)
                 self.notify(notice.text, title=self.t("notice.broadcast"), markup=False,
                             timeout=15)

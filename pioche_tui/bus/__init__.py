@@ -91,6 +91,9 @@ INBOX = "_INBOX"  # .<role>.<name>
 CHAT_LOBBY = "pioche.chat.lobby"  # the lobby's lines, from coordinator to coordinator
 ADMIN_DONE = "pioche.admin.done"  # an admin's action done on one coordinator
 TELL = "pioche.coord.*.tell"  # (every coordinator's private lines: tell_subject)
+FRONT_SILENT = "front_silent"
+"""The code of the notice in a session's last mail when the coordinator closed it because its
+front fell silent (``coordinator/host.py``): never shown, the front connects it again."""
 FRONT = "front"  # the roles (bus/roles.py)
 COORDINATOR = "coordinator"
 

@@ -95,12 +95,16 @@ class ClusterNode:
     """A server's place in a NATS cluster: the cluster's ``name``, its own ``server_name``
     (JetStream's peers and stream leaders are named by it), the ``port`` its routes listen on
     and the route ports of every node (its own included: nats-server skips a route to itself,
-    so every node's list is the same)."""
+    so every node's list is the same). ``tls``: its routes over TLS, this node's certificate
+    and key (it shows them both ways: as the server of the routes it accepts, as the client
+    of those it opens), the CA of the other nodes', and ``verify``: each must show one
+    (across machines: docs/deploy.md)."""
 
     name: str
     server_name: str
     port: int
     routes: tuple[int, ...]
+    tls: ServerTLS | None = None
 
 
 def _password(given: str | None) -> str:
@@ -125,7 +129,26 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-class NatsServer:
+class _Private:
+    """What a nats-server and a cluster of them both hold: a password (drawn unless given)
+    and a working directory, private (0700): a temporary one unless given, then removed by
+    ``_let_go`` (a given one is kept: it holds the bus's data)."""
+
+    def __init__(self, password: str | None, workdir: Path | None, prefix: str) -> None:
+        self.password = _password(password)
+        self._own_workdir = workdir is None
+        self.workdir = Path(tempfile.mkdtemp(prefix=prefix)) if workdir is None else workdir
+
+    def _make_workdir(self) -> None:
+        self.workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(self.workdir, 0o700)
+
+    def _let_go(self) -> None:
+        if self._own_workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+class NatsServer(_Private):
     """One nats-server child. ``port=0`` lets the server pick a free one (kept across a
     restart: ``start`` again after ``stop`` or ``kill`` comes back on the same port with the
     same password). ``workdir`` holds the config, the ports file and the server's log (a
@@ -144,11 +167,8 @@ class NatsServer:
                  workdir: Path | None = None, jetstream: Path | None = None, *,
                  sync_interval: str | None = None, cluster: ClusterNode | None = None,
                  users: Sequence[User] = (), tls: ServerTLS | None = None) -> None:
+        super().__init__(password, workdir, "pioche-bus-")
         self.port = port
-        self.password = _password(password)
-        self._own_workdir = workdir is None
-        self.workdir = Path(tempfile.mkdtemp(prefix="pioche-bus-")) if workdir is None \
-            else workdir
         self.jetstream = jetstream
         self.sync_interval = sync_interval
         self.cluster = cluster
@@ -184,8 +204,7 @@ class NatsServer:
         return self.running and not self._killed
 
     def _write_config(self) -> Path:
-        self.workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(self.workdir, 0o700)
+        self._make_workdir()
         config = self.workdir / "nats.conf"
         text = (
             f"listen: \"{HOST}:{self.port if self.port else -1}\"\n"
@@ -210,11 +229,12 @@ class NatsServer:
             node = self.cluster
             routes = ", ".join(f"\"nats-route://{USER}:{self.password}@{HOST}:{port}\""
                                for port in node.routes)
+            route_tls = tls_block(node.tls) if node.tls is not None else ""
             text += (
                 f"server_name: \"{node.server_name}\"\n"
                 f"cluster {{\n  name: \"{node.name}\"\n  listen: \"{HOST}:{node.port}\"\n"
                 f"  authorization {{\n    user: \"{USER}\"\n    password: \"{self.password}\"\n"
-                f"  }}\n  routes: [{routes}]\n  no_advertise: true\n}}\n")
+                f"  }}\n  routes: [{routes}]\n  no_advertise: true\n{route_tls}}}\n")
         with contextlib.suppress(FileNotFoundError):
             config.unlink()
         fd = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -298,8 +318,7 @@ class NatsServer:
             except TimeoutError:
                 self.kill()
         await self._reap()
-        if self._own_workdir:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+        self._let_go()
 
     async def _reap(self) -> None:
         if self._process is not None:
@@ -331,12 +350,14 @@ CLUSTER_NAME = "pioche"
 SYNC_INTERVAL = "1s"  # JetStream's flush to disk on a cluster's nodes (see NatsCluster)
 CLUSTER_READY_TIMEOUT = 20.0  # seconds for every node's JetStream to answer (an election)
 _PORT_ATTEMPTS = 3  # route ports drawn again when one was taken meanwhile
+_PLACEMENT_PROBE = "PIOCHE_PLACEMENT_PROBE"  # a stream made and removed by heal
 
 
-class NatsCluster:
+class NatsCluster(_Private):
     """``size`` nats-server nodes on 127.0.0.1 forming one cluster with JetStream: streams and
     buckets with up to ``size`` replicas. One password (drawn unless given) admits clients
-    and routes. ``workdir`` holds a directory per node (``n1``, ``n2``, …: its config, log
+    and routes; ``route_tls``: the routes over TLS, a certificate per node (``ClusterNode``).
+    ``workdir`` holds a directory per node (``n1``, ``n2``, …: its config, log
     and JetStream store); a private temporary one if None, removed by ``stop`` with the
     stores (a given one is kept: it is the cluster's data).
 
@@ -358,15 +379,15 @@ class NatsCluster:
     """
 
     def __init__(self, size: int = 3, password: str | None = None,
-                 workdir: Path | None = None, sync_interval: str | None = SYNC_INTERVAL
-                 ) -> None:
+                 workdir: Path | None = None, sync_interval: str | None = SYNC_INTERVAL,
+                 route_tls: Sequence[ServerTLS] = ()) -> None:
         if size < 1:
             raise ValueError("a cluster has at least one node")
+        if route_tls and len(route_tls) != size:
+            raise ValueError("route TLS: one certificate per node")
+        self.route_tls = tuple(route_tls)
+        super().__init__(password, workdir, "pioche-cluster-")
         self.size = size
-        self.password = _password(password)
-        self._own_workdir = workdir is None
-        self.workdir = Path(tempfile.mkdtemp(prefix="pioche-cluster-")) if workdir is None \
-            else workdir
         self.sync_interval = sync_interval
         self.nodes: list[NatsServer] = []
         self._started = False  # once: the nodes' ports are given out, kept from then on
@@ -402,15 +423,15 @@ class NatsCluster:
             nodes.append(NatsServer(
                 password=self.password, workdir=home, jetstream=home / "jetstream",
                 sync_interval=self.sync_interval,
-                cluster=ClusterNode(CLUSTER_NAME, name, port, tuple(route_ports))))
+                cluster=ClusterNode(CLUSTER_NAME, name, port, tuple(route_ports),
+                                    self.route_tls[index] if self.route_tls else None)))
         return nodes
 
     async def start(self) -> None:
         """Start every node; return once each one's JetStream answers (a metadata leader is
         elected and routed to it). NatsError if not within CLUSTER_READY_TIMEOUT; then no
         node is left running."""
-        self.workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(self.workdir, 0o700)
+        self._make_workdir()
         for attempt in range(_PORT_ATTEMPTS):
             if not self.nodes:
                 self.nodes = self._make_nodes(_free_ports(self.size))
@@ -446,17 +467,42 @@ class NatsCluster:
         await self._ready([index])
 
     async def heal(self) -> None:
-        """Every node running again: those killed or stopped restarted, one after another."""
+        """Every node running again (those killed or stopped restarted, one after another) and
+        back among JetStream's peers: a stream of ``size`` replicas can be placed (a node that
+        answers may not be counted online yet: « no suitable peers for placement »)."""
+        restarted = False
         for index, node in enumerate(self.nodes):
             if not node.up:
                 await self.restart(index)
+                restarted = True
+        if restarted:
+            await self._placeable(time.monotonic() + CLUSTER_READY_TIMEOUT)
+
+    async def _placeable(self, deadline: float) -> None:
+        """Until a stream of ``size`` replicas can be made (then removed)."""
+        client = await nats.connect(servers=self.urls, connect_timeout=2,
+                                    max_reconnect_attempts=0)
+        try:
+            js = client.jetstream(timeout=2.0)
+            while True:
+                try:
+                    await js.add_stream(name=_PLACEMENT_PROBE, subjects=[],
+                                        num_replicas=self.size)
+                    await js.delete_stream(_PLACEMENT_PROBE)
+                    return
+                except nats.errors.Error as error:
+                    if time.monotonic() > deadline:
+                        raise NatsError(f"no {self.size} JetStream peers online in "
+                                        f"{CLUSTER_READY_TIMEOUT:.0f} s ({error!r})") from error
+                await asyncio.sleep(0.1)
+        finally:
+            await client.close()
 
     async def stop(self) -> None:
         """Stop every node (SIGTERM, then SIGKILL), reap them; the private directory and its
         stores removed."""
         await self._halt()
-        if self._own_workdir:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+        self._let_go()
 
     async def _halt(self) -> None:
         await asyncio.gather(*(node.stop() for node in self.nodes), return_exceptions=True)

@@ -761,12 +761,15 @@ class Coordinator:
             session.mailbox.put_notice(Notice("reclaimed", "Vous retrouvez votre place."))
             return
 
-    def disconnect(self, session: Session, *, replaced: bool = False) -> None:
+    def disconnect(self, session: Session, *, replaced: bool = False,
+                   patient: bool = False) -> None:
         """The connection is gone: a seat in a game in progress is kept for the grace period
         (the stand-in plays meanwhile, if anyone is left at the table to see it); anything else
         is left. A game nobody is left at closes at once unless a player has moved in it
         (see ``_maybe_close``) or the player is ``replaced`` by a newer connection, which
-        takes the seat at once."""
+        takes the seat at once. ``patient``: the player is likely on their way back (their
+        front fell silent: a bus cut, ``host.py``): the stand-in waits for the turn timer, as
+        after a restart (``Seat.patient``)."""
         if not session.open:
             return
         session.open = False
@@ -781,7 +784,7 @@ class Coordinator:
         elif table is not None and seat_no is not None and table.status == "playing":
             table.unsubscribe(session)
             seat = table.seats[seat_no]
-            seat.session = None
+            seat.session, seat.patient = None, patient
             self._start_grace(table, seat_no, asyncio.get_running_loop().time())
             table.changed()
             table.schedule()
@@ -800,6 +803,15 @@ class Coordinator:
         self._chat_limit.forget(session.player.identity)
         session.mailbox.close()
         self.lobby_changed()
+
+    def refresh(self, session: Session) -> None:
+        """Put the session's whole state in its mailbox again: the lobby, and its table's
+        newest view. Its front lost some of its news (the bus lost a moment: NATS delivers at
+        most once), and the newest of each kind is all a mailbox ever holds."""
+        if session.open:
+            session.mailbox.put_lobby(self.snapshot())
+            if session.table is not None:
+                session.table.refresh(session)
 
     def _detach(self, session: Session) -> None:
         """The server stops: the session ends, its table stays as it is (a waiting table keeps

@@ -73,7 +73,7 @@ from ..bus.owners import OwnerBuckets, owner_of
 from .core import Coordinator
 from .cross import Crossing
 from .inprocess import InProcessClient, InProcessFront
-from .mailbox import Mail
+from .mailbox import Mail, Notice
 from .model import LobbySnapshot, Player, Refused
 from .owners import TableOwners
 from .text import name_key
@@ -297,6 +297,8 @@ class CoordinatorHost:
             return self.coordinator.snapshot()
         if name == "player":
             return remote.client.player if remote is not None else None
+        if name == "resync":
+            return self._resync(remote)
         if name == "resume" and self.cross is not None:  # (a seat elsewhere: the bucket's)
             return await self.cross.resume(**args)
         if self.owners is not None and name in ("connect", "mirror", "join", "watch"):
@@ -334,6 +336,16 @@ class CoordinatorHost:
         if name in MAKERS and self.owners is not None:
             await self.owners.created(result)
         return result
+
+    def _resync(self, remote: _Remote | None) -> str | None:
+        """The session's whole state in its next news (its front lost some: ``resync``), and
+        the table it is at; Refused ``not_connected`` for a session not open here (closed
+        meanwhile, or its front taken for dead: the front connects it again)."""
+        session = remote.client.session if remote is not None else None
+        if session is None or not session.open:
+            raise Refused("not_connected", "Pas de session ouverte.")
+        self.coordinator.refresh(session)
+        return session.table.id if session.table is not None else None
 
     async def _here(self, table_id: str) -> None:
         """Refused ``elsewhere`` when another coordinator owns the table (several of them)."""
@@ -527,24 +539,39 @@ class CoordinatorHost:
 
     async def _beat(self) -> None:
         beat = wire.encode(wire.CoordAlive(self.boot))
+        reconnects = self.nc.stats["reconnects"]
         while True:
             with contextlib.suppress(Exception):  # (the bus is down: beat again later)
                 await self.nc.publish(bus.COORD_ALIVE, beat)
             now = self._now()
+            if reconnects != self.nc.stats["reconnects"] or not self.nc.is_connected:
+                # (this side lost the bus: the fronts' silence is its own; once back, each
+                # front has bus.SILENCE again to be heard)
+                reconnects = self.nc.stats["reconnects"]
+                for front in self._fronts.values():
+                    front.last_seen = now
             for key, front in list(self._fronts.items()):
                 if now - front.last_seen > bus.SILENCE:
                     if front.sids:
                         log.warning("front %s/%s silent for %.0f s: its %d sessions close",
                                     *key, now - front.last_seen, len(front.sids))
-                    self._drop_front(key)
+                    self._drop_front(key, silent=True)
             await asyncio.sleep(bus.HEARTBEAT)
 
-    def _drop_front(self, key: FrontKey) -> None:
-        """The front is gone: its sessions end as dropped connections do."""
+    def _drop_front(self, key: FrontKey, silent: bool = False) -> None:
+        """The front is gone: its sessions end as dropped connections do. ``silent``: taken
+        for dead by its silence, each session's last mail says so (``FRONT_SILENT``: a front
+        that reads it was only cut off from the bus a while, and connects the session again),
+        and its players' stand-ins wait for the turn timer (``Coordinator.disconnect``'s
+        ``patient``): they are likely on their way back."""
         front = self._fronts.pop(key, None)
         if front is None:
             return
         for sid in sorted(front.sids):
             remote = self._remotes.get(sid)
-            if remote is not None and remote.client.session is not None:
-                remote.client.session.close()
+            session = remote.client.session if remote is not None else None
+            if session is not None:
+                if silent:
+                    session.mailbox.put_notice(
+                        Notice(bus.FRONT_SILENT, "Frontal silencieux : session fermée."))
+                self.coordinator.disconnect(session, patient=silent)

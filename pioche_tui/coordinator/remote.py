@@ -84,6 +84,20 @@ log = logging.getLogger(__name__)
 LOST = "Le serveur redémarre : reconnectez-vous dans un instant."
 WIRE_MISMATCH = "Le serveur est en cours de mise à jour : réessayez dans quelques minutes."
 """A coordinator of another wire version (``wire.VERSION``): the player is told this."""
+RECONNECTING = "Connexion au serveur perdue : reconnexion…"
+RECONNECTED = "Reconnecté au serveur."
+UNREACHABLE = "Le serveur est injoignable : reconnectez-vous dans un instant."
+LOST_CHECK = 0.1  # seconds between two looks at the connection while a request waits
+LOST_ANSWER_WAIT = 0.2
+"""Seconds a request on its way when the connection was lost still waits for its answer (one
+sent once this front was connected again)."""
+BLIP_SHOW = 1.0
+"""Seconds without the bus before its sessions' players read « reconnexion… » (a shorter cut
+is a pause, unexplained)."""
+BLIP_LIMIT = 30.0
+"""Seconds without the bus after which this front's sessions end (the players read
+``UNREACHABLE``): half the coordinator's default grace period (60 s), so a player who
+reconnects at once still finds their seat."""
 COUNTS_DEBOUNCE = 0.1  # seconds: a burst of connections makes one heartbeat
 NO_RESPONDERS_AGAIN = 0.02  # seconds before a request that found no responder is sent again
 REHOME_WAIT = 30.0  # seconds a session of a dead coordinator waits for its table's new owner
@@ -115,6 +129,8 @@ class _Link:
         self.settled.set()
         self.moved = asyncio.Event()  # set (and replaced) each time it has moved
         self.since = -1e9  # loop time of its connect (Remote._shows_itself)
+        self.resync: asyncio.Task[None] | None = None  # its state being asked again
+        self.again = False  # asked again while it was (some more news lost)
 
     @property
     def open(self) -> bool:
@@ -189,6 +205,8 @@ class Remote:
         self._learning: dict[str, asyncio.Task[None]] = {}  # per coordinator boot heard
         self._boots: dict[str, float] = {}  # several: each coordinator's last heartbeat
         self._moves: set[asyncio.Task[None]] = set()  # sessions of a dead home moving
+        self._cut: float | None = None  # loop time this front lost the bus (None: it has it)
+        self._told_cut = False  # the players read RECONNECTING
         self._heard = -1e9  # loop time of its last heartbeat
         self._links: dict[str, _Link] = {}
         self._numbers = itertools.count(1)
@@ -228,9 +246,11 @@ class Remote:
         """Say goodbye (the coordinator closes this front's sessions at once) and stop."""
         rewatch = [self._rewatch] if self._rewatch is not None else []
         learning = list(self._learning.values())
-        for task in [*self._tasks, *self._closing, *rewatch, *self._moves, *learning]:
+        resyncs = [link.resync for link in self._links.values() if link.resync is not None]
+        tasks = [*self._tasks, *self._closing, *rewatch, *self._moves, *learning, *resyncs]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, *self._closing, *rewatch, *self._moves, *learning,
+        await asyncio.gather(*tasks,
                              return_exceptions=True)
         self._tasks, self._rewatch = [], None
         if self.lobby_watch is not None:
@@ -373,16 +393,14 @@ class Remote:
             headers[SESSION_HEADER] = sid
         try:
             try:
-                reply = await self.nc.request(subject, data, timeout=self.timeout,
-                                              headers=headers)
+                reply = await self._request(subject, data, headers)
             except errors.NoRespondersError:
                 # nats-server may route a publish by its subscriptions of a moment before: a
                 # coordinator that has just subscribed (started, restarted) is then missed,
                 # once. Asked again, shortly after, before the coordinator is unavailable.
                 await asyncio.sleep(NO_RESPONDERS_AGAIN)
                 try:
-                    reply = await self.nc.request(subject, data, timeout=self.timeout,
-                                                  headers=headers)
+                    reply = await self._request(subject, data, headers)
                 except errors.NoRespondersError:
                     if home is not None:  # (nobody on its subject: that coordinator is gone)
                         self._boots.pop(home, None)
@@ -414,6 +432,28 @@ class Remote:
             raise unavailable()
         return answer.value, boot
 
+    async def _request(self, subject: str, data: bytes, headers: dict[str, str]) -> Msg:
+        """``nc.request``, given up (``errors.ConnectionClosedError``) once the connection was
+        lost with it on its way and its answer has not come ``LOST_ANSWER_WAIT`` later: nats-py
+        would keep it waiting for its whole time-out, while the answer, sent as the connection
+        was down, is gone (the session's state is asked again meanwhile: ``_back``)."""
+        reconnects = self.nc.stats["reconnects"]
+        asking = asyncio.ensure_future(
+            self.nc.request(subject, data, timeout=self.timeout, headers=headers))
+        try:
+            while True:
+                await asyncio.wait((asking,), timeout=LOST_CHECK)
+                if asking.done():
+                    return asking.result()
+                if not self.nc.is_connected or self.nc.stats["reconnects"] != reconnects:
+                    await asyncio.wait((asking,), timeout=LOST_ANSWER_WAIT)
+                    if asking.done():
+                        return asking.result()
+                    raise errors.ConnectionClosedError
+        finally:
+            if not asking.done():
+                asking.cancel()
+
     # --- news ---------------------------------------------------------------------------------
 
     async def _on_news(self, msg: Msg) -> None:
@@ -432,12 +472,18 @@ class Remote:
             return
         if link.home is not None and headers.get(bus.BOOT_HEADER) != link.home:
             return  # (its former home's, after it moved)
-        if seq != link.seq + 1 and link.seq:  # (some news never came: the bus restarted)
-            log.warning("news of %s lost (%d after %d): the session ends", link.sid, seq,
+        if seq != link.seq + 1 and link.seq:  # (some news never came: the bus lost a moment)
+            log.warning("news of %s lost (%d after %d): its state asked again", link.sid, seq,
                         link.seq)
-            self._lost(link)
-            return
+            self._resync_soon(link)
         link.seq = seq
+        if isinstance(news, Mail) and news.closed and not self.stops_with_tree and any(
+                notice.code == bus.FRONT_SILENT for notice in news.notices):
+            # (the coordinator took this front for dead while it was cut off from the bus:
+            # the session is connected again, unseen)
+            news = replace(news, closed=False, notices=tuple(
+                notice for notice in news.notices if notice.code != bus.FRONT_SILENT))
+            self._resync_soon(link)
         if isinstance(news, Player):
             link.player = news
             return
@@ -601,34 +647,143 @@ class Remote:
 
 
     async def _watch(self) -> None:
-        """End the sessions when the coordinator falls silent, or when the bus was lost a
-        moment (nats-server restarted): news sent meanwhile is gone (NATS delivers at most
-        once), and a session waiting for the update it missed (its turn) would never get
-        another to show the gap in its ``Pioche-Seq``. (From the tree's helper, 58a39b1.)"""
+        """Every quarter of a heartbeat: a coordinator silent while this front has the bus is
+        lost (one coordinator: the sessions end; several: they move, ``_move_orphans``); the
+        bus lost a while is waited for (``_cut_off``) and, once back, each session's state is
+        asked again (``_back``): the players see a pause, not a farewell."""
         lost = False
         reconnects = self.nc.stats["reconnects"]
         while True:
             await asyncio.sleep(bus.HEARTBEAT / 4)
+            if not self.nc.is_connected:
+                self._cut_off()
+                continue
+            if self.nc.stats["reconnects"] != reconnects:
+                reconnects = self.nc.stats["reconnects"]
+                self._back()
             alive = self.coordinator_alive
-            reconnected = self.nc.stats["reconnects"] != reconnects
-            why = None
-            if not alive and not lost and self.owners is None:
-                why = "the coordinator is silent"
-            elif reconnected:
-                why = "the bus was lost a moment"
-            if reconnected and self.lobby_watch is not None:
-                if self._rewatch is not None:
-                    self._rewatch.cancel()
-                self._rewatch = asyncio.create_task(self._read_buckets_again(),
-                                                    name="lobby read again")
-            if why is not None and any(link.open for link in self._links.values()):
-                log.warning("%s: this front's sessions end", why)
+            if not alive and not lost and self.owners is None \
+                    and any(link.open for link in self._links.values()):
+                log.warning("the coordinator is silent: this front's sessions end")
                 for link in list(self._links.values()):
                     self._lost(link)
-            reconnects = self.nc.stats["reconnects"]
             lost = not alive
             if self.owners is not None:
                 self._move_orphans()
+
+    def _cut_off(self) -> None:
+        """This front has no bus (its nats-server died, the network): its sessions wait for it,
+        their players told after ``BLIP_SHOW``; past ``BLIP_LIMIT`` they end."""
+        now = self._now()
+        if self._cut is None:
+            self._cut = now
+            log.warning("bus lost: this front's sessions wait for it (%.0f s at most)",
+                        BLIP_LIMIT)
+        if self.stops_with_tree:  # (the tree stops: its own goodbye is what players read)
+            return
+        if not self._told_cut and now - self._cut >= BLIP_SHOW:
+            self._told_cut = True
+            for link in self._links.values():
+                if link.open and not link.mirror:
+                    link.mailbox.put_notice(Notice("reconnecting", RECONNECTING))
+        if now - self._cut >= BLIP_LIMIT and any(link.open for link in self._links.values()):
+            log.warning("bus lost for %.0f s: this front's sessions end", now - self._cut)
+            for link in self._links.values():
+                link.end("unreachable", UNREACHABLE)
+
+    def _back(self) -> None:
+        """The bus is back (nats-py reconnected, to the same node or another): the news sent
+        meanwhile is lost (NATS delivers at most once), so every session's state is asked
+        again (``_resync``); the coordinators have ``bus.SILENCE`` again to be heard."""
+        now = self._now()
+        cut, told = self._cut if self._cut is not None else now, self._told_cut
+        self._cut, self._told_cut = None, False
+        log.info("bus back after %.1f s: this front's sessions ask for their state", now - cut)
+        self._heard = max(self._heard, now)
+        for boot, seen in self._boots.items():
+            if seen >= cut - bus.SILENCE:  # (alive when the bus was lost)
+                self._boots[boot] = now
+        self._counts_changed.set()  # (a heartbeat now: the coordinators hear this front)
+        if self.lobby_watch is not None:
+            if self._rewatch is not None:
+                self._rewatch.cancel()
+            self._rewatch = asyncio.create_task(self._read_buckets_again(),
+                                                name="lobby read again")
+        for link in list(self._links.values()):
+            if link.open:
+                if told and not link.mirror:
+                    link.mailbox.put_notice(Notice("reconnected", RECONNECTED))
+                self._resync_soon(link)
+
+    def _resync_soon(self, link: _Link) -> None:
+        """Ask the session's state again (``_resync``), once more if it is being asked."""
+        if link.resync is not None and not link.resync.done():
+            link.again = True
+            return
+        link.again = False
+        link.resync = asyncio.create_task(self._resync(link), name=f"resync {link.sid}")
+
+    async def _resync(self, link: _Link) -> None:
+        """The session's home puts the session's whole state in its news again (``resync``:
+        the lobby, its table's newest view); its next news is taken whatever its number. A
+        session its home no longer holds (it took this front for dead, ``bus.FRONT_SILENT``)
+        is connected again (``_revive``): its seat given back. Asked again while the
+        coordinator cannot be reached, ``BLIP_LIMIT`` at most: then the session ends."""
+        started = self._now()
+        while link.open:
+            if self._now() - started >= BLIP_LIMIT:
+                log.warning("session %s: its state cannot be asked again; it ends", link.sid)
+                link.end("unreachable", UNREACHABLE)
+                return
+            with contextlib.suppress(TimeoutError):  # (moving: asked at its new home)
+                await asyncio.wait_for(link.settled.wait(), REHOME_WAIT)
+            link.again = False
+            link.seq = 0
+            try:
+                table_id = await self.call("resync", {}, link.sid, link.home)
+            except Refused as refusal:
+                if refusal.code == "not_connected":
+                    if await self._revive(link):
+                        continue
+                    return
+                if refusal.code != "unavailable":
+                    log.warning("session %s: state not asked again: %s", link.sid, refusal)
+                    return
+                await asyncio.sleep(REHOME_POLL)
+                continue
+            if table_id is None and link.table_id is not None:  # (left meanwhile)
+                link.mailbox.put_left_table()
+                link.table_id = None
+            if not link.again:
+                return
+
+    async def _revive(self, link: _Link) -> bool:
+        """Connect the session again where it was (its coordinator closed it, having taken
+        this front for dead). True: its state is to be asked again (not reached yet, or open
+        there already); False: done, or it cannot be (it then ends)."""
+        try:
+            if link.mirror:
+                if link.table_id is None:
+                    raise Refused("not_connected", "Pas de table à montrer.")
+                await self.call("mirror", {"table_id": link.table_id}, link.sid, link.home)
+            elif link.hello:
+                await self._connect_at(link, link.home)
+            else:
+                raise Refused("not_connected", "Pas de session à rouvrir.")
+        except Refused as refusal:
+            if refusal.code in ("unavailable", "connected"):  # (tried again; open there)
+                await asyncio.sleep(REHOME_POLL)
+                return True
+            log.warning("session %s cannot be connected again: %s", link.sid, refusal)
+            link.end("coordinator_lost", LOST)
+            return False
+        log.info("session %s connected again (its front was taken for dead)", link.sid)
+        if not link.open:  # (closed by its app meanwhile)
+            with contextlib.suppress(Refused):
+                await self.call("close", {}, link.sid, link.home)
+            return False
+        link.again = False
+        return False
 
     def alive(self, cid: str) -> bool:
         """Several coordinators: ``cid`` was heard within ``bus.SILENCE``."""
@@ -709,7 +864,7 @@ class Remote:
         except BaseException:
             link.home = previous
             raise
-        link.home = boot
+        link.home = boot if self.owners is not None else None
         link.moved.set()
         link.moved = asyncio.Event()
         return place

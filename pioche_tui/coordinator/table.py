@@ -8,8 +8,9 @@ the step they were scheduled for.
 A move is acknowledged (published) only once its log record is on disk. When the log refuses a
 write (a full disk, a quota, an I/O error), the move is undone and the table *pauses*: it takes no
 move, its bots and turn timers stop (the time left is kept), everyone at the table is told, and
-every ``RETRY`` seconds it tries its log again; when the log takes a write, it resumes and says
-so (docs/reliability.md, round two, item 3).
+it tries its log again, ``RETRY_FIRST`` seconds later, then twice as long each time up to every
+``RETRY`` seconds; when the log takes a write, it resumes and says so (docs/reliability.md,
+round two, item 3).
 
 The log is a ``store.log.TableLog``. The file log (the default) is *immediate*: its append
 returns once the record is on disk, so all of the above happens within the one call, as it
@@ -80,7 +81,12 @@ HISTORY = 200
 """Moves (each with what it caused) and table events a table keeps for whoever arrives or comes
 back: their screen's log starts with them. A few hundred events, a few tens of KiB per table:
 a Défausse round is some 30 to 60 moves, a Collection round some 40."""
-RETRY = 2.0  # seconds between a paused table's tries of its log
+RETRY = 2.0  # seconds between a paused table's tries of its log, at most
+RETRY_FIRST = 0.25
+"""Seconds before a paused table's first try of its log, doubled at each failed one up to
+``RETRY``: a JetStream log's stream back from a leader's election (its length decides when)
+is found within a quarter of what the table waited, not up to 2 s after
+(docs/performance.md, « A NATS node killed, as players see it »)."""
 CATCH_WAIT = 3.0
 """Seconds a bot or stand-in waits at least before its move while a connected player may
 interject (Défausse's catch of a missing announcement, which the next move ends): time to see
@@ -175,6 +181,7 @@ class Table:
         # The log refused a write: no move until it takes one again (see the module's doc).
         self.paused = False
         self._retry: asyncio.TimerHandle | None = None
+        self._retry_wait = RETRY_FIRST  # before the next try of a paused table's log
         self._frozen: dict[int, float] = {}  # paused or idle: seconds left on each turn clock
         self._unlogged_seats: dict[int, dict[str, Any]] = {}  # written when the log is back
         self.clock_saved: dict[int, float] = {}  # the deadlines the coordinator last stored
@@ -239,6 +246,12 @@ class Table:
             self.schedule()  # below carries the turn's deadline)
         history = events_seen_by(tuple(chain.from_iterable(self.history)), seat)
         session.mailbox.put_table(replace(self._update(seat, ()), history=history))
+
+    def refresh(self, session: Session) -> None:
+        """The subscriber's newest view again, with nothing new in it (its front lost some of
+        its news: ``Coordinator.refresh``)."""
+        if session in self.subscribers:
+            session.mailbox.put_table(self._update(self.subscribers[session], ()))
 
     def unsubscribe(self, session: Session) -> None:
         seat = self.subscribers.pop(session, "absent")
@@ -486,12 +499,14 @@ class Table:
 
     def pause(self) -> None:
         """Take no move until the log takes a write again: stop the bots and turn timers (the
-        time left is kept), tell everyone, try the log every RETRY seconds."""
+        time left is kept), tell everyone, try the log again (``RETRY_FIRST`` s later, then
+        less and less often, every ``RETRY`` s at most)."""
         if self.paused:
             return
         self.paused = True
         self.schedule()  # (the turn clocks stop)
-        self._retry = later(RETRY, self.try_log)
+        self._retry_wait = RETRY_FIRST
+        self._retry_later()
         self.changed()
         self.tell("paused", PAUSED)
         self.publish()
@@ -509,12 +524,16 @@ class Table:
                     self.writer.append_seat(seat_no, info)
                     del self._unlogged_seats[seat_no]
         except OSError:
-            self._retry = later(RETRY, self.try_log)
+            self._retry_later()
             return
         if probing is None:
             self.resume()
         else:
             probing.add_done_callback(self._probed)
+
+    def _retry_later(self) -> None:
+        self._retry = later(self._retry_wait, self.try_log)
+        self._retry_wait = min(RETRY, self._retry_wait * 2)
 
     def _probed(self, probing: asyncio.Future[int]) -> None:
         """A log that is not immediate answered a paused table's probe."""
@@ -525,7 +544,7 @@ class Table:
             self._taken(error)
             return
         if error is not None:
-            self._retry = later(RETRY, self.try_log)
+            self._retry_later()
             return
         if probing.result():  # its records that landed after all: the log is the truth
             self.rebuild_from_log()

@@ -20,7 +20,8 @@ sent one at a time, in the order given, each once the one before it is acknowled
 sequence is the next one's expected sequence): a burst of records costs one round trip each.
 The sending runs in a task started when the queue is no longer empty and ending when it is.
 
-**A failed append** (no answer in ``APPEND_TIMEOUT``, no stream, a lost connection) fails that
+**A failed append** (no answer in ``APPEND_TIMEOUT``, the record sent again every ``ATTEMPT``
+meanwhile; no stream; a lost connection) fails that
 record and every record queued after it (:class:`LogUnavailable`), and the writer refuses
 records until a ``probe`` succeeds. The failed record's fate is unknown: it may have been
 stored and its acknowledgement lost, or it may still sit in a stalled server's socket and be
@@ -69,6 +70,13 @@ APPEND_TIMEOUT = 2.0
 """Seconds an append waits for JetStream's acknowledgement before it counts as failed (the
 table pauses: docs/server.md, « The tables' logs in JetStream »). A cluster that loses its
 stream's leader elects another in about this time."""
+ATTEMPT = 0.5
+"""Seconds one attempt of an append waits for its acknowledgement; then the same record is sent
+again (same message id, same expected sequence: the probe's way, below), until
+``APPEND_TIMEOUT`` in all. nats-py leaves a request that was in flight on a lost connection
+waiting for its time-out, while the client is connected again to another node within
+milliseconds: the record sent again there lands (a NATS node's death costs the table half a
+second, not a pause: docs/performance.md, « A NATS node killed, as players see it »)."""
 READ_TIMEOUT = 5.0  # seconds for one request of the reading side
 WRONG_LAST_SEQUENCE = 10071  # JetStream's error code: the expected last sequence did not hold
 NO_MESSAGE = 10037  # JetStream's error code: no message found (another NotFound: no stream)
@@ -212,7 +220,7 @@ class JetStreamLog:
                 self._count += 1
                 unsure = _Sent(data, value, f"{self._token}-{self._count}", self.last_seq)
                 try:
-                    await self._publish(unsure)
+                    await self._attempts(unsure)
                 except (LogTaken, LogUnavailable) as error:
                     self._unsure = unsure if isinstance(error, LogUnavailable) else None
                     self._fail(error)
@@ -223,13 +231,38 @@ class JetStreamLog:
         finally:
             self._sender = None
 
-    async def _publish(self, sent: _Sent) -> None:
-        """Append one record, expecting ``sent.after`` as the subject's last sequence."""
+    async def _attempts(self, sent: _Sent) -> None:
+        """Append one record, sent again each ``ATTEMPT`` seconds without an acknowledgement
+        (or at once refused as unavailable: a stream electing its leader), ``APPEND_TIMEOUT``
+        in all; LogUnavailable past it. A copy sent again that is refused for its sequence
+        may be refused because an earlier copy landed: that one is adopted (``_landed``)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + APPEND_TIMEOUT
+        again = False
+        while True:
+            start = loop.time()
+            try:
+                try:
+                    await self._publish(sent, max(0.01, min(ATTEMPT, deadline - start)))
+                    return
+                except LogTaken:
+                    if again and await self._landed(sent):
+                        return
+                    raise
+            except LogUnavailable:
+                if loop.time() >= deadline - 0.01:
+                    raise
+            again = True
+            await asyncio.sleep(max(0.0, min(start + ATTEMPT, deadline) - loop.time()))
+
+    async def _publish(self, sent: _Sent, timeout: float | None = None) -> None:
+        """Append one record, expecting ``sent.after`` as the subject's last sequence
+        (``timeout``: ``APPEND_TIMEOUT`` if None)."""
         headers: dict[str, Any] = {Header.EXPECTED_LAST_SUBJECT_SEQUENCE: str(sent.after),
                                    Header.MSG_ID: sent.msg_id}
         try:
-            ack = await self.js.publish(self.subject, sent.data, timeout=APPEND_TIMEOUT,
-                                        headers=headers)
+            ack = await self.js.publish(self.subject, sent.data, headers=headers,
+                                        timeout=APPEND_TIMEOUT if timeout is None else timeout)
         except APIError as e:
             if e.err_code == WRONG_LAST_SEQUENCE:
                 raise LogTaken(f"{self.subject}: another writer appended (expected last "

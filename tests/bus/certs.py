@@ -65,12 +65,14 @@ class CA:
     def path(self) -> Path:
         return self.pair.cert
 
-    def issue(self, common: str, server: bool) -> Pair:
+    def issue(self, common: str, server: bool, route: bool = False) -> Pair:
         """A leaf for ``common``: a server's for 127.0.0.1 (its address in the certificate),
-        or a client's."""
+        or a client's; ``route``: a cluster node's, both (it accepts routes and opens them)."""
         key = ec.generate_private_key(ec.SECP256R1())
         now = datetime.datetime.now(datetime.UTC)
-        usage = ExtendedKeyUsageOID.SERVER_AUTH if server else ExtendedKeyUsageOID.CLIENT_AUTH
+        usages = [ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH] if route \
+            else [ExtendedKeyUsageOID.SERVER_AUTH if server else ExtendedKeyUsageOID.CLIENT_AUTH]
+        server = server or route
         builder = (
             x509.CertificateBuilder().subject_name(_name(common))
             .issuer_name(self.cert.subject).public_key(key.public_key())
@@ -78,7 +80,7 @@ class CA:
             .not_valid_before(now - datetime.timedelta(minutes=5))
             .not_valid_after(now + datetime.timedelta(days=1))
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .add_extension(x509.ExtendedKeyUsage([usage]), critical=False))
+            .add_extension(x509.ExtendedKeyUsage(usages), critical=False))
         if server:
             builder = builder.add_extension(x509.SubjectAlternativeName(
                 [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)

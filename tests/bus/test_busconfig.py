@@ -83,8 +83,24 @@ async def test_the_generated_users_work_on_a_nats_server(tmp_path: Path,
         server.wait(10)
 
 
+async def test_a_clusters_nodes_each_get_the_credentials(tmp_path: Path) -> None:
+    out = tmp_path / "bus"
+    nodes = "tls://bus1.example.org:4222,tls://bus2.example.org:4222,tls://bus3.example.org:4222"
+    assert main(["bus-config", "--out", str(out), "--bus", nodes, "--front", "paris"]) == 0
+    urls = [urlsplit(url) for url in env_url(out, "paris").split(",")]
+    assert [url.hostname for url in urls] == [f"bus{n}.example.org" for n in (1, 2, 3)]
+    assert {(url.scheme, url.username, url.password) for url in urls} == {
+        ("tls", "paris", urls[0].password)} and urls[0].password
+    assert bus.bus_name(env_url(out, "paris")) == "paris"
+    password = urls[0].password
+    assert main(["bus-config", "--out", str(out), "--bus", nodes, "--front", "paris",
+                 "--front", "lyon"]) == 0
+    assert urlsplit(env_url(out, "paris").split(",")[2]).password == password  # (kept)
+
+
 @pytest.mark.parametrize("argv", [
     ["--bus", "nats://u:p@host:4222", "--front", "a"],  # (credentials in --bus)
+    ["--bus", "nats://host:4222,nats://u:p@host2:4222", "--front", "a"],  # (in a node's)
     ["--bus", "nats://host:4222"],  # (no front)
     ["--bus", "nats://host:4222", "--front", "a.b"],  # (not a name)
     ["--bus", "tls://host:4222", "--front", "a", "--verify", "--tls-cert", "c",

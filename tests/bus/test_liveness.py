@@ -16,8 +16,10 @@ from pioche_tui import bus, wire
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.screens.dialogs import Farewell
 from pioche_tui.bus.natsd import NatsServer
+from pioche_tui.coordinator import remote
+from pioche_tui.coordinator.client import CoordinatorClient
 from pioche_tui.coordinator.host import CoordinatorHost
-from pioche_tui.coordinator.mailbox import Notice
+from pioche_tui.coordinator.mailbox import Mail, Notice
 from pioche_tui.coordinator.model import Player, Refused
 from pioche_tui.coordinator.remote import Remote
 from tests.app.conftest import wait_for_text
@@ -146,28 +148,44 @@ async def test_a_restarted_nats_server_is_found_again(tmp_path: Path) -> None:
         await server.stop()
 
 
-async def test_a_session_open_while_the_bus_restarts_ends_once_it_is_back(
+async def plays_on(client: CoordinatorClient) -> None:
+    """The session is open, gets its turn (its state asked again if the news of it was lost)
+    and makes a move; a mail closing it fails at once."""
+
+    def my_turn(mail: Mail) -> bool:
+        assert not mail.closed, f"the session ended: {mail.notices}"
+        update = mail.table
+        return update is not None and update.view is not None and update.seat is not None \
+            and update.seat in update.to_act
+
+    update = (await news_until(client, my_turn)).table
+    assert update is not None
+    await client.act(1, update.step)
+    await update_until(client, lambda u: u.step > update.step)
+    assert client.open
+
+
+async def test_a_session_open_while_the_bus_restarts_stays_and_plays_on(
         tmp_path: Path) -> None:
-    """News published while nats-server was down is lost (NATS delivers at most once), and a
-    session that missed the update giving its player the turn would wait for ever, the
-    coordinator's heartbeat unbroken when the bus is back within ``bus.SILENCE``: so the
-    front ends its sessions once connected again, and the player reconnects to the seat."""
+    """News published while nats-server was down is lost (NATS delivers at most once): once
+    back, the front asks each session's state again (``resync``) instead of ending it, and the
+    player, told « reconnexion… » after a moment, plays on at the same seat."""
     server = NatsServer()
     await server.start()
     try:
         async with coordinator_on(server.url, tmp_path / "data") as host, \
                 front_on(server.url, "fronta") as front:
             client, table_id = await seated(front, "Alice")
-            seat = host.coordinator.tables[table_id].seat_of(alice().identity)
+            table = host.coordinator.tables[table_id]
+            seat = table.seat_of(alice().identity)
             server.kill()
             await until(lambda: not front.nc.is_connected, "the front sees the bus gone")
-            await server.start()  # (same port, same password: at once, within bus.SILENCE)
-            last = await news_until(client, lambda m: m.closed)
-            assert [n.code for n in last.notices] == ["coordinator_lost"]
-            assert front.coordinator_alive  # (the coordinator was never taken for lost)
-            await until(lambda: host.nc.is_connected, "the coordinator back on the bus")
-            place = await front.client().connect(alice())
-            assert (place.table, place.seat) == (table_id, seat)
+            await asyncio.sleep(remote.BLIP_SHOW + bus.HEARTBEAT / 2)
+            await server.start()  # (same port, same password)
+            told = await news_until(client, lambda m: bool(m.notices) or m.closed)
+            assert [n.code for n in told.notices] == ["reconnecting"] and not told.closed
+            await plays_on(client)
+            assert seat is not None and table.seats[seat].session is not None
     finally:
         await server.stop()
 

@@ -7,9 +7,11 @@ import asyncio
 import contextlib
 import os
 import socket
+import ssl
 import stat
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import nats
 import pytest
@@ -20,6 +22,8 @@ from nats.js.errors import ServiceUnavailableError
 from pioche_tui import bus
 from pioche_tui.bus import natsd
 from pioche_tui.bus.natsd import NatsCluster
+from pioche_tui.bus.roles import ServerTLS
+from tests.bus.certs import CA
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -175,6 +179,49 @@ async def test_the_urls_are_redacted_for_logs_one_by_one(nats_cluster: NatsClust
     public = natsd.redact(nats_cluster.url)
     assert nats_cluster.password not in public
     assert public == ",".join(nats_cluster.public_urls)
+
+
+async def first_line(port: int, context: ssl.SSLContext | None = None) -> bytes:
+    """What a port says first to whoever connects (over TLS with ``context``); b"" if it
+    closes without a word."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, ssl=context)
+    try:
+        return await asyncio.wait_for(reader.readline(), 5.0)
+    finally:
+        writer.close()
+
+
+async def test_a_cluster_with_tls_routes_starts_and_replicates(tmp_path: Path) -> None:
+    """Routes over mutual TLS (each node's certificate from one CA, each node asking the
+    others for theirs), as across machines (docs/deploy.md): the nodes form one cluster, a
+    replicas-3 stream takes messages and both followers catch up; a route port takes no
+    connection without TLS."""
+    ca = CA(tmp_path / "ca")
+    leaves = [ca.issue(f"n{n}", server=True, route=True) for n in (1, 2, 3)]
+    cluster = NatsCluster(route_tls=[ServerTLS(leaf.cert, leaf.key, ca.path, verify=True)
+                                     for leaf in leaves])
+    await cluster.start()
+    try:
+        context = ssl.create_default_context(cafile=str(ca.path))
+        context.load_cert_chain(str(leaves[0].cert), str(leaves[0].key))
+        for node in cluster.nodes:
+            assert node.cluster is not None
+            plain = await first_line(node.cluster.port)
+            assert not plain.startswith(b"INFO") or b'"tls_required":true' in plain
+            assert (await first_line(node.cluster.port, context)).startswith(b"INFO ")
+        client = await bus.connect(cluster.url, "test-tls-routes")
+        try:
+            js = client.jetstream(timeout=5.0)
+            await js.add_stream(name="ROUTED", subjects=["routed.>"], num_replicas=3,
+                                storage=StorageType.FILE)
+            for n in range(BATCH):
+                await js.publish("routed.t1", f"m{n}".encode())
+            await all_current(js, "ROUTED")
+            assert (await js.stream_info("ROUTED")).state.messages == BATCH
+        finally:
+            await client.close()
+    finally:
+        await cluster.stop()
 
 
 @contextlib.contextmanager

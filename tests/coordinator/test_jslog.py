@@ -172,6 +172,32 @@ async def test_a_stream_that_does_not_answer_pauses_the_table_until_it_does(
     assert [r[0] for r in contents.records] == [ACTION]
 
 
+async def test_a_paused_table_tries_its_log_again_soon_then_less_often(
+    make: Make, jetstream_server: NatsServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream back from its leader's election is found within a fraction of the pause, not
+    up to ``RETRY`` later: the first try a quarter-second after the pause, each next one twice
+    as late, every ``RETRY`` at most."""
+    monkeypatch.setattr(jslog, "APPEND_TIMEOUT", 0.1)
+    waits: list[float] = []
+    real_later = table_module.later
+
+    def later(delay: float, callback: Any, *args: Any) -> asyncio.TimerHandle:
+        if getattr(callback, "__name__", "") == "try_log":
+            waits.append(delay)
+        return real_later(delay, callback, *args)
+
+    monkeypatch.setattr(table_module, "later", later)
+    c = await make()
+    table, mover, _other = await two_players(c)
+    with stalled(jetstream_server):
+        with pytest.raises(Refused):
+            await mover.act(a_move(table, mover), table.step)  # type: ignore[misc]
+        await until(lambda: len(waits) >= 4)
+    assert waits[:4] == [table_module.RETRY_FIRST, 0.5, 1.0, table_module.RETRY]
+    await until(lambda: not table.paused)
+
+
 async def test_another_writer_takes_the_table_and_this_coordinator_stops_it(
     make: Make, nc: Client
 ) -> None:

@@ -8,6 +8,7 @@ One front process for the module (its start, Textual's imports, is the slow part
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
@@ -74,28 +75,39 @@ async def world(nats_server: NatsServer, tmp_module: Path, front_log: Path
     nc = await bus.connect(nats_server.url, "test-coordinator")
     host = CoordinatorHost(coordinator, nc)
     await host.start()
-    keys = tmp_module / "keys"
+    try:
+        async with front_process(nats_server.url, tmp_module / "keys", front_log) as (
+                process, port):
+            yield World(coordinator, process, port, front_log, nats_server.url)
+    finally:
+        coordinator.stop()
+        await host.stop()
+        await nc.close()
+
+
+@contextlib.asynccontextmanager
+async def front_process(url: str, keys: Path, log: Path
+                        ) -> AsyncIterator[tuple[subprocess.Popen[bytes], int]]:
+    """A ``pioche front`` process on the bus ``url`` (its host key made in ``keys``, its
+    output in ``log``), once it listens: it and its port; killed after."""
     ensure_host_key(keys)  # (the supervisor's part: a front never writes one)
-    with front_log.open("wb") as out:
+    with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "pioche_tui.cli", "front", "--host", "127.0.0.1",
              "--port", "0", "--keys-dir", str(keys)],
             cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-            env={**os.environ, BUS_ENV: nats_server.url})
+            env={**os.environ, BUS_ENV: url})
     try:
         deadline = time.monotonic() + 60
-        while not (found := LISTENING.search(front_log.read_text(errors="replace"))):
+        while not (found := LISTENING.search(log.read_text(errors="replace"))):
             assert process.poll() is None and time.monotonic() < deadline, (
-                f"pioche front did not start:\n{front_log.read_text()}")
+                f"pioche front did not start:\n{log.read_text()}")
             await asyncio.sleep(0.05)
-        yield World(coordinator, process, int(found[1]), front_log, nats_server.url)
+        yield process, int(found[1])
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
-        coordinator.stop()
-        await host.stop()
-        await nc.close()
 
 
 async def until(check: Callable[[], bool], timeout: float = WAIT) -> None:
