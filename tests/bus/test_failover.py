@@ -12,14 +12,8 @@ this process (``Remote`` with the owners' buckets) plays for a player.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,64 +22,14 @@ import pytest_asyncio
 from nats.aio.client import Client
 
 from pioche_tui import bus
-from pioche_tui.bus.directory import buckets_of
 from pioche_tui.bus.natsd import NatsServer
-from pioche_tui.bus.owners import alive, bind_owner_buckets, owner_of
-from pioche_tui.coordinator.model import Player, Refused, TableUpdate
-from pioche_tui.coordinator.remote import Remote, RemoteClient
-from pioche_tui.store import jslog
-from pioche_tui.store.log import ACTION
+from pioche_tui.bus.owners import owner_of
+from pioche_tui.coordinator.model import Player
+from pioche_tui.coordinator.remote import Remote
+from tests.bus.several import Seat, a_remote, alive_count, coordinator, logged, until
 from tests.store.postgres import PostgresServer
 
-ROOT = Path(__file__).resolve().parents[2]
-SETTINGS = ("--bot-delay", "0.02,0.05", "--turn-timer", "0", "--grace", "120")
-
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@dataclass
-class Coordinator:
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-
-    async def stop(self) -> None:
-        """SIGTERM: a clean stop."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.to_thread(self.process.wait, 15)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-
-@contextlib.asynccontextmanager
-async def coordinator(tmp_path: Path, name: str, url: str, db: str
-                      ) -> AsyncIterator[Coordinator]:
-    """``pioche coordinator --several`` over its own data directory, the shared database and
-    the bus; ready once it says it serves. (Waited for without blocking the loop: the front
-    of this process must go on beating, or the coordinators take it for dead.)"""
-    log = tmp_path / f"{name}.log"
-    env = {**os.environ, "PIOCHE_BUS": url, "PIOCHE_DB": db}
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "pioche_tui.cli", "coordinator", "--several", "--logs",
-             "jetstream", "--data-dir", str(tmp_path / name), *SETTINGS],
-            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-    one = Coordinator(process, log)
-    try:
-        deadline = time.monotonic() + 30
-        while "serving on the bus" not in log.read_text(errors="replace"):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"coordinator {name} did not start:\n{log.read_text()}")
-            await asyncio.sleep(0.05)
-        yield one
-    finally:
-        await one.stop()
 
 
 @pytest_asyncio.fixture(loop_scope="module")
@@ -99,63 +43,6 @@ async def front(jetstream_server: NatsServer) -> AsyncIterator[tuple[Client, lis
         for remote in remotes:
             await remote.stop()
         await nc.close()
-
-
-async def a_remote(nc: Client, remotes: list[Remote], front_id: str) -> Remote:
-    buckets = await buckets_of(nc, create=False)
-    owners = await bind_owner_buckets(nc)
-    assert owners is not None
-    remote = Remote(nc, front_id, buckets=buckets, owners=owners)
-    await remote.start()
-    remotes.append(remote)
-    return remote
-
-
-class Seat:
-    """A player at a table with a bot, playing their first legal action each turn; counts the
-    moves acknowledged (``act`` returned)."""
-
-    def __init__(self, client: RemoteClient) -> None:
-        self.client = client
-        self.update: TableUpdate | None = None
-        self.acked = 0
-        self.refused: list[str] = []
-
-    async def read(self, timeout: float = 20.0) -> TableUpdate:
-        """The next table update (the lobby's and other news skipped)."""
-        while True:
-            mail = await asyncio.wait_for(self.client.mail(), timeout)
-            assert not mail.closed, mail.notices
-            if mail.table is not None:
-                self.update = mail.table
-                return mail.table
-
-    async def play(self, moves: int) -> bool:
-        """Play until ``moves`` more moves are acknowledged (True), or the game ends
-        (False)."""
-        goal = self.acked + moves
-        while self.acked < goal:
-            update = self.update if self.update is not None and not self.client.pending \
-                else await self.read()
-            self.update = None
-            if update.table.status != "playing":
-                return False
-            if update.seat in update.to_act and update.view.legal:
-                try:
-                    await self.client.act(update.view.legal[0], update.step)
-                except Refused as refusal:  # (stale: a bot moved meanwhile)
-                    self.refused.append(refusal.code)
-                    continue
-                self.acked += 1
-        return True
-
-
-async def until(check: Any, timeout: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (found := await check()):
-        assert time.monotonic() < deadline, "never held"
-        await asyncio.sleep(0.05)
-    return found
 
 
 async def test_a_killed_coordinators_table_is_served_by_the_other_and_no_move_is_lost(
@@ -198,19 +85,13 @@ async def test_a_killed_coordinators_table_is_served_by_the_other_and_no_move_is
                 last = await owner_of(owners, table)
                 assert last is not None and last[0] not in (owner[0], now[0])
                 assert alice.client.open
-                contents = await jslog.read_table(nc.jetstream(), table)
-    mine = sum(1 for record in contents.records if record[0] == ACTION and record[1] == 0)
+                mine = (await logged(nc.jetstream(), table)).by_seat.get(0, 0)
     assert mine >= alice.acked, (mine, alice.acked)
 
 
 async def waiting_back(owners: Any, table: str, dead: str) -> bool:
     owner = await owner_of(owners, table)
     return owner is not None and owner[0] != dead
-
-
-async def alive_count(remote: Remote, n: int) -> bool:
-    assert remote.owners is not None
-    return len(await alive(remote.owners)) >= n
 
 
 async def test_a_session_joining_a_table_owned_elsewhere_moves_there(
@@ -308,3 +189,4 @@ async def test_a_table_claimed_by_another_coordinator_stops_here(
     finally:
         core.stop()
         await nc.close()
+
