@@ -123,11 +123,18 @@ class TableOwners:
 
     async def created(self, table_id: str) -> None:
         """A table made here: its owner key. Its id drawn by another coordinator too (the key
-        exists): this one stops serving it, the other's stands."""
+        exists, naming another): this one stops serving it, the other's stands. A key that
+        names this coordinator is its own: the request's ``created`` and the beat's, both
+        under way for a table just made (the beat found it before the request's create was
+        answered), or a create that landed although its answer was lost."""
         if table_id in self.revisions:
             return
         revision = await owners.create(self.buckets, table_id, self.cid)
         if revision is None:
+            found = await owners.owner_of(self.buckets, table_id)
+            if found is not None and found[0] == self.cid:
+                self.revisions[table_id] = found[1]
+                return
             log.error("table %s: its id is another coordinator's table's; it stops here",
                       table_id)
             self._depose({table_id}, "its id is taken")

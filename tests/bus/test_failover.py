@@ -190,3 +190,32 @@ async def test_a_table_claimed_by_another_coordinator_stops_here(
         core.stop()
         await nc.close()
 
+
+async def test_a_table_made_here_is_not_taken_for_another_coordinators_by_a_second_create(
+        jetstream_server: NatsServer, tmp_path: Path) -> None:
+    """The request's ``created`` and the beat's, both under way for a table just made (the
+    chaos test, seed 1: the beat found the table before the request's create was answered):
+    the second create finds the key, which names this coordinator; the table stays served
+    here. (It was stopped as « its id is taken »: its player left at a table nobody served.)"""
+    from pioche_tui.bus import owners as kv
+    from pioche_tui.coordinator.core import Coordinator as Core
+    from pioche_tui.coordinator.core import Settings
+    from pioche_tui.coordinator.owners import TableOwners
+
+    nc = await bus.connect(jetstream_server.url, "test-created", bus.COORDINATOR)
+    core = Core(Settings(tmp_path / "data", bot_delay=(0.0, 0.0), turn_timer=None,
+                         logs="jetstream", seed=8))
+    try:
+        await core.start(nc, restore=False)
+        buckets = await kv.open_owner_buckets(nc)
+        owning = TableOwners(core, buckets, "maker")
+        await owning.start()
+        session = core.connect(Player("SHA256:fanny", "fanny"))
+        table = session.create_table("defausse", seats=3, bots={1: "random"})
+        await asyncio.gather(owning.created(table), owning.created(table))
+        assert table in core.tables and session.table is not None
+        found = await kv.owner_of(buckets, table)
+        assert found == ("maker", owning.revisions[table])
+    finally:
+        core.stop()
+        await nc.close()
