@@ -4,12 +4,19 @@ tables it owns, and the dead coordinators' tables it takes over (issue 18).
 Every ``owners.LEASE_EVERY`` seconds, ``TableOwners.run``:
 
 1. puts this coordinator's lease (key: its boot id). One it could not put for
-   ``owners.LEASE_MAX_AGE`` is gone: another may have claimed its tables, so it stops serving
-   every one of them (``Coordinator.stop_table``) rather than fork a table's game;
+   ``owners.LEASE_MAX_AGE`` may be gone, and another may claim its tables: it goes on serving
+   them until it learns of a claim (4., or an append refused), and no game can fork meanwhile
+   (a claimed table's next append here is refused by the stream). It does not stop them all
+   at once: the bus's loss of a NATS node (the leases' bucket electing a leader, 4–9 s) cuts
+   every coordinator's puts at the same moment, and a coordinator whose lease comes back
+   would have left its tables served by nobody and claimed by nobody (the chaos test);
 2. makes the owner key of each new table (a table made here, a rematch; those of a request are
    made at once by the host: ``created``), and deletes the key of each table gone (ended,
    closed);
-3. claims, by compare-and-set, each table whose owner's lease is gone, and brings it back
+3. claims, by compare-and-set, each table whose owner's lease is gone (missing from the
+   bucket's listing and from a read of its key; not in the beat after this coordinator's own
+   put failed: every lease may have expired while the bucket was out of reach, and each
+   coordinator puts its own again within a beat), and brings it back
    (``Coordinator.restore_table``: its log in the stream, grace timers and patient stand-ins
    as after a restart; a table waiting for players from the shared database), then its summary
    goes to the lobby's bucket as any change does. A table whose game ended meanwhile is
@@ -52,6 +59,8 @@ class TableOwners:
         self.revisions: dict[str, int] = {}  # the tables this coordinator owns: their key's
         self._lease = wire.encode(wire.Lease(time.time(), socket.gethostname()))
         self._renewed = time.monotonic()
+        self._lost = False  # the lease was not put for LEASE_MAX_AGE (said once)
+        self._steady = True  # the last beat put the lease: the bucket answers
         self._errors = ErrorLog("owners' buckets")
         self.claimed = 0  # tables taken over (logs, tests)
         self.idle = asyncio.Event()
@@ -95,9 +104,14 @@ class TableOwners:
             self._renewed = time.monotonic()
         except Exception as error:
             self._errors.failed(error)
-            if time.monotonic() - self._renewed > LEASE_MAX_AGE:
-                self._depose(set(self.revisions), "its lease is lost")
+            if time.monotonic() - self._renewed > LEASE_MAX_AGE and not self._lost:
+                self._lost = True
+                log.warning("lease not put for %.0f s: its tables may be claimed (each stops "
+                            "here once it is)", time.monotonic() - self._renewed)
+            self._steady = False
             return
+        self._lost = False
+        steady, self._steady = self._steady, True
         tables = self.coordinator.tables
         for table_id in sorted(set(tables) - set(self.revisions)):
             await self.created(table_id)
@@ -109,8 +123,15 @@ class TableOwners:
                 await owners.release(self.buckets, table_id, revision)
         self._depose({tid for tid, (cid, _rev) in known.items()
                       if cid != self.cid and tid in tables}, "another coordinator claimed it")
+        if not steady:  # (the bucket was out of reach: the others' leases too, which may
+            return  # have expired meanwhile; each puts its own again within a beat)
+        gone: dict[str, bool] = {}
         for table_id, (cid, revision) in sorted(known.items()):
-            if cid != self.cid and cid not in living:
+            if cid == self.cid or cid in living:
+                continue
+            if cid not in gone:
+                gone[cid] = await owners.lease_gone(self.buckets, cid)
+            if gone[cid]:
                 self.idle.clear()  # (from the claim on: the owner key names this one)
                 try:
                     won = await owners.claim(self.buckets, table_id, self.cid, revision)

@@ -219,3 +219,55 @@ async def test_a_table_made_here_is_not_taken_for_another_coordinators_by_a_seco
     finally:
         core.stop()
         await nc.close()
+
+
+async def test_a_coordinator_that_could_not_put_its_lease_keeps_its_tables_until_claimed(
+        jetstream_server: NatsServer, tmp_path: Path) -> None:
+    """The leases' bucket out of reach for longer than a lease lives (a NATS node's death:
+    the bucket's stream electing a leader, 4–9 s; here the bucket removed): the coordinator
+    goes on serving its tables, and stops one only once another claimed it. (It stopped them
+    all, and its lease coming back, nobody ever claimed them: the chaos test, seed 1, every
+    table of that coordinator standing still for good.) Nor does it claim, at its first beat
+    with the bucket back, the tables of a coordinator whose lease expired meanwhile: that one
+    puts it again within a beat."""
+    from pioche_tui import wire
+    from pioche_tui.bus import LEASES_BUCKET
+    from pioche_tui.bus import owners as kv
+    from pioche_tui.coordinator.core import Coordinator as Core
+    from pioche_tui.coordinator.core import Settings
+    from pioche_tui.coordinator.owners import TableOwners
+
+    nc = await bus.connect(jetstream_server.url, "test-lease-lost", bus.COORDINATOR)
+    core = Core(Settings(tmp_path / "data", bot_delay=(0.0, 0.0), turn_timer=None,
+                         logs="jetstream", seed=9))
+    try:
+        await core.start(nc, restore=False)
+        buckets = await kv.open_owner_buckets(nc)
+        owning = TableOwners(core, buckets, "cut-off")
+        await owning.start()
+        session = core.connect(Player("SHA256:gaston", "gaston"))
+        table = session.create_table("defausse", seats=3, bots={1: "random"})
+        await owning.beat()
+        # another coordinator, alive all along, and its table
+        await buckets.leases.put("other", wire.encode(wire.Lease(time.time(), "elsewhere")))
+        assert await kv.create(buckets, "OTHR", "other") is not None
+        await nc.jetstream().delete_stream(f"KV_{LEASES_BUCKET}")
+        owning._renewed -= 10  # (as if the bucket had been out of reach for 10 s)
+        await owning.beat()
+        assert table in core.tables and session.table is not None
+        await kv.open_owner_buckets(nc)  # (the bucket back, empty: every lease expired)
+        await owning.beat()  # (the first beat since: the other has not put its lease yet)
+        assert table in core.tables
+        assert (await kv.owner_of(buckets, "OTHR") or ("",))[0] == "other"
+        await buckets.leases.put("other", wire.encode(wire.Lease(time.time(), "elsewhere")))
+        await owning.beat()
+        assert (await kv.owner_of(buckets, "OTHR") or ("",))[0] == "other"
+        found = await kv.owner_of(buckets, table)
+        assert found is not None and found[0] == "cut-off"
+        await buckets.leases.put("thief", wire.encode(wire.Lease(time.time(), "elsewhere")))
+        assert await kv.claim(buckets, table, "thief", found[1]) is not None
+        await owning.beat()
+        assert table not in core.tables and session.table is None
+    finally:
+        core.stop()
+        await nc.close()
