@@ -76,7 +76,7 @@ two shared cores)."""
 PACE = (0.1, 0.3)  # seconds a player of this process thinks before a move
 OPTIONS = {"single_round": True}  # a game of some forty moves
 SETTLE_WAIT = 45.0  # seconds after a kill for every table to move and every player to sit
-BACK_WAIT = 40.0  # seconds a player keeps reconnecting to their seat
+BACK_WAIT = 60.0  # seconds a player keeps reconnecting to their seat
 FINISH_WAIT = 90.0  # seconds for the last games to end
 ATTEMPT_WAIT = 20.0  # seconds an SSH connection is given to show the player's table
 AWAY_WAIT = 5.0  # seconds an SSH player looks at another screen than their table's, then
@@ -223,36 +223,40 @@ class BusPlayer:
 
     async def rejoin(self) -> None:
         """The session is in the lobby while its table plays on (a deposed owner sends its
-        sessions there): join the table again, as a person would, and find the seat."""
-        table, client = self.table, self.client_now()
+        sessions there): join the table again, as a person would, until the seat is theirs
+        again (the table may be on its way to another coordinator meanwhile)."""
+        table = self.table
         assert table is not None
         self.chaos.rejoins += 1
         deadline = time.monotonic() + BACK_WAIT
+        why = ""
         while True:
+            client = self.client_now()
+            with contextlib.suppress(Refused):
+                place = await client.place()
+                if place.table == table.id and place.seat == 0:
+                    return
+            if await self.chaos.game_over(table.id):
+                table.over = True
+                if not self.chaos.ending:
+                    await self.new_table()
+                return
+            if time.monotonic() > deadline:
+                self.chaos.seats_lost += 1
+                self.chaos.problems.say(f"{self.who.name} cannot sit at {table.id} again in "
+                                        f"{BACK_WAIT:.0f} s: {why}")
+                if not self.chaos.ending:
+                    await self.new_table()
+                return
             try:
                 await client.join(table.id)
-                break
             except Refused as refusal:
-                if refusal.code == "already_seated":  # (the seat came back meanwhile)
-                    break
-                if await self.chaos.game_over(table.id):
-                    table.over = True
-                    if not self.chaos.ending:
-                        await self.new_table()
-                    return
-                if refusal.code != "unavailable" and time.monotonic() > deadline:
-                    self.chaos.seats_lost += 1
-                    self.chaos.problems.say(f"{self.who.name} cannot join {table.id} again: "
-                                            f"{refusal.code} ({refusal})")
-                    if not self.chaos.ending:
-                        await self.new_table()
-                    return
-                await asyncio.sleep(0.5)
-        place = await client.place()
-        if place.table != table.id or place.seat != 0:
-            self.chaos.seats_lost += 1
-            self.chaos.problems.say(f"{self.who.name} joined {table.id} again, not at seat 0: "
-                                    f"{place}")
+                why = f"{refusal.code} ({refusal})"
+                if refusal.code == "already_seated":  # (elsewhere: leave it first)
+                    with contextlib.suppress(Refused):
+                        if (await client.place()).table != table.id:
+                            await client.leave()
+            await asyncio.sleep(0.5)
 
     async def back(self) -> None:
         """A new session; the seat must come back with it."""
@@ -275,6 +279,9 @@ class BusPlayer:
                 table.over = True  # (its game ended meanwhile: nothing held any more)
                 if not self.chaos.ending:
                     await self.new_table()
+                return
+            if place.table is None:  # (in the lobby: the player joins their table, which
+                await self.rejoin()  # the lobby shows them at; counted apart)
                 return
             self.chaos.problems.say(f"{self.who.name} did not get seat 0 of {table.id} back: "
                                     f"{place}")
@@ -455,6 +462,7 @@ class Chaos:
         await asyncio.gather(*(player.sit() for player in self.players))
 
     async def new_coordinator(self) -> Coordinator:
+        self.coordinators = [c for c in self.coordinators if c.running]
         self._started += 1
         one = await start_coordinator(self.root, f"c{self._started}", self.cluster.url,
                                       self.db, COORDINATOR_ARGS)
@@ -492,7 +500,10 @@ class Chaos:
             victim = self.rng.choice([c for c in self.coordinators if c.running])
             victim.kill()
             target = victim.boot
-            await self.new_coordinator()
+            try:
+                await self.new_coordinator()
+            except AssertionError as error:  # (told; the other serves meanwhile)
+                self.problems.say(f"no coordinator started after {target}'s kill: {error}")
         elif kind == "front":
             front = self.rng.choice(self.fronts)
             target = front.log.stem
