@@ -232,6 +232,9 @@ class BusPlayer:
         why = ""
         while True:
             client = self.client_now()
+            if not client.open:  # (the session ended meanwhile: a new one, seat and all)
+                await self.back()
+                return
             with contextlib.suppress(Refused):
                 place = await client.place()
                 if place.table == table.id and place.seat == 0:
