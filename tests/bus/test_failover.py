@@ -12,6 +12,7 @@ this process (``Remote`` with the owners' buckets) plays for a player.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,10 +22,15 @@ import pytest
 import pytest_asyncio
 from nats.aio.client import Client
 
-from pioche_tui import bus
+from pioche_tui import bus, wire
+from pioche_tui.bus import LEASES_BUCKET
+from pioche_tui.bus import owners as kv
 from pioche_tui.bus.natsd import NatsServer
-from pioche_tui.bus.owners import owner_of
+from pioche_tui.bus.owners import OwnerBuckets, owner_of
+from pioche_tui.coordinator.core import Coordinator as Core
+from pioche_tui.coordinator.core import Session, Settings
 from pioche_tui.coordinator.model import Player
+from pioche_tui.coordinator.owners import TableOwners
 from pioche_tui.coordinator.remote import Remote
 from tests.bus.several import Seat, a_remote, alive_count, coordinator, logged, until
 from tests.store.postgres import PostgresServer
@@ -132,7 +138,6 @@ async def test_a_claim_is_a_compare_and_set_with_one_winner(jetstream_server: Na
                                                             ) -> None:
     """Two coordinators claim the same dead owner's table: one wins; a new table's key is
     made once; a deposed owner's release leaves its successor's key."""
-    from pioche_tui.bus import owners as kv
 
     nc = await bus.connect(jetstream_server.url, "test-claims", bus.COORDINATOR)
     try:
@@ -154,41 +159,48 @@ async def test_a_claim_is_a_compare_and_set_with_one_winner(jetstream_server: Na
         await nc.close()
 
 
+@contextlib.asynccontextmanager
+async def one_owning(jetstream_server: NatsServer, tmp_path: Path, cid: str, name: str,
+                     seed: int
+                     ) -> AsyncIterator[tuple[Client, Core, OwnerBuckets, TableOwners, Session,
+                                              str]]:
+    """A coordinator of several in this process (its core and its ``TableOwners`` under the id
+    ``cid``, not running: the test beats), and the player ``name``'s table, just made there
+    (``seed``: the coordinator's, one per test: the tests share the bus, and its buckets)."""
+    nc = await bus.connect(jetstream_server.url, f"test-{cid}", bus.COORDINATOR)
+    core = Core(Settings(tmp_path / "data", bot_delay=(0.0, 0.0), turn_timer=None,
+                         logs="jetstream", seed=seed))
+    try:
+        await core.start(nc, restore=False)
+        buckets = await kv.open_owner_buckets(nc)
+        owners = TableOwners(core, buckets, cid)
+        await owners.start()
+        session = core.connect(Player(f"SHA256:{name}", name))
+        table = session.create_table("defausse", seats=3, bots={1: "random"})
+        yield nc, core, buckets, owners, session, table
+    finally:
+        core.stop()
+        await nc.close()
+
+
 async def test_a_table_claimed_by_another_coordinator_stops_here(
         jetstream_server: NatsServer, tmp_path: Path) -> None:
     """A deposed owner (paused while its lease expired, and another claimed its table) learns
     it from the owners' bucket at its next turn: it stops serving the table (a table waiting
     for players has no append to be refused)."""
-    from pioche_tui import wire
-    from pioche_tui.bus import owners as kv
-    from pioche_tui.coordinator.core import Coordinator as Core
-    from pioche_tui.coordinator.core import Settings
-    from pioche_tui.coordinator.owners import TableOwners
-
-    nc = await bus.connect(jetstream_server.url, "test-deposed", bus.COORDINATOR)
-    core = Core(Settings(tmp_path / "data", bot_delay=(0.0, 0.0), turn_timer=None,
-                         logs="jetstream", seed=7))
-    try:
-        await core.start(nc, restore=False)
-        buckets = await kv.open_owner_buckets(nc)
-        owning = TableOwners(core, buckets, "deposed")
-        await owning.start()
-        session = core.connect(Player("SHA256:erin", "erin"))
-        table = session.create_table("defausse", seats=3, bots={1: "random"})
-        await owning.beat()
+    async with one_owning(jetstream_server, tmp_path, "deposed", "erin", 7) as (
+            _nc, core, buckets, owners, session, table):
+        await owners.beat()
         found = await kv.owner_of(buckets, table)
-        assert found == ("deposed", owning.revisions[table])
+        assert found == ("deposed", owners.revisions[table])
         await buckets.leases.put("thief", wire.encode(wire.Lease(time.time(), "elsewhere")))
         assert await kv.claim(buckets, table, "thief", found[1]) is not None
-        await owning.beat()
-        assert table not in core.tables and table not in owning.revisions
+        await owners.beat()
+        assert table not in core.tables and table not in owners.revisions
         assert session.table is None
         assert any(n.code == "stopped" for n in session.mailbox.take().notices)  # type: ignore[union-attr]
         stolen = await kv.owner_of(buckets, table)
         assert stolen is not None and stolen[0] == "thief"  # (its key left as it is)
-    finally:
-        core.stop()
-        await nc.close()
 
 
 async def test_a_table_made_here_is_not_taken_for_another_coordinators_by_a_second_create(
@@ -197,28 +209,12 @@ async def test_a_table_made_here_is_not_taken_for_another_coordinators_by_a_seco
     chaos test, seed 1: the beat found the table before the request's create was answered):
     the second create finds the key, which names this coordinator; the table stays served
     here. (It was stopped as « its id is taken »: its player left at a table nobody served.)"""
-    from pioche_tui.bus import owners as kv
-    from pioche_tui.coordinator.core import Coordinator as Core
-    from pioche_tui.coordinator.core import Settings
-    from pioche_tui.coordinator.owners import TableOwners
-
-    nc = await bus.connect(jetstream_server.url, "test-created", bus.COORDINATOR)
-    core = Core(Settings(tmp_path / "data", bot_delay=(0.0, 0.0), turn_timer=None,
-                         logs="jetstream", seed=8))
-    try:
-        await core.start(nc, restore=False)
-        buckets = await kv.open_owner_buckets(nc)
-        owning = TableOwners(core, buckets, "maker")
-        await owning.start()
-        session = core.connect(Player("SHA256:fanny", "fanny"))
-        table = session.create_table("defausse", seats=3, bots={1: "random"})
-        await asyncio.gather(owning.created(table), owning.created(table))
+    async with one_owning(jetstream_server, tmp_path, "maker", "fanny", 8) as (
+            _nc, core, buckets, owners, session, table):
+        await asyncio.gather(owners.created(table), owners.created(table))
         assert table in core.tables and session.table is not None
         found = await kv.owner_of(buckets, table)
-        assert found == ("maker", owning.revisions[table])
-    finally:
-        core.stop()
-        await nc.close()
+        assert found == ("maker", owners.revisions[table])
 
 
 async def test_a_coordinator_that_could_not_put_its_lease_keeps_its_tables_until_claimed(
@@ -230,44 +226,26 @@ async def test_a_coordinator_that_could_not_put_its_lease_keeps_its_tables_until
     table of that coordinator standing still for good.) Nor does it claim, at its first beat
     with the bucket back, the tables of a coordinator whose lease expired meanwhile: that one
     puts it again within a beat."""
-    from pioche_tui import wire
-    from pioche_tui.bus import LEASES_BUCKET
-    from pioche_tui.bus import owners as kv
-    from pioche_tui.coordinator.core import Coordinator as Core
-    from pioche_tui.coordinator.core import Settings
-    from pioche_tui.coordinator.owners import TableOwners
-
-    nc = await bus.connect(jetstream_server.url, "test-lease-lost", bus.COORDINATOR)
-    core = Core(Settings(tmp_path / "data", bot_delay=(0.0, 0.0), turn_timer=None,
-                         logs="jetstream", seed=9))
-    try:
-        await core.start(nc, restore=False)
-        buckets = await kv.open_owner_buckets(nc)
-        owning = TableOwners(core, buckets, "cut-off")
-        await owning.start()
-        session = core.connect(Player("SHA256:gaston", "gaston"))
-        table = session.create_table("defausse", seats=3, bots={1: "random"})
-        await owning.beat()
+    async with one_owning(jetstream_server, tmp_path, "cut-off", "gaston", 9) as (
+            nc, core, buckets, owners, session, table):
+        await owners.beat()
         # another coordinator, alive all along, and its table
         await buckets.leases.put("other", wire.encode(wire.Lease(time.time(), "elsewhere")))
         assert await kv.create(buckets, "OTHR", "other") is not None
         await nc.jetstream().delete_stream(f"KV_{LEASES_BUCKET}")
-        owning._renewed -= 10  # (as if the bucket had been out of reach for 10 s)
-        await owning.beat()
+        owners._renewed -= 10  # (as if the bucket had been out of reach for 10 s)
+        await owners.beat()
         assert table in core.tables and session.table is not None
         await kv.open_owner_buckets(nc)  # (the bucket back, empty: every lease expired)
-        await owning.beat()  # (the first beat since: the other has not put its lease yet)
+        await owners.beat()  # (the first beat since: the other has not put its lease yet)
         assert table in core.tables
         assert (await kv.owner_of(buckets, "OTHR") or ("",))[0] == "other"
         await buckets.leases.put("other", wire.encode(wire.Lease(time.time(), "elsewhere")))
-        await owning.beat()
+        await owners.beat()
         assert (await kv.owner_of(buckets, "OTHR") or ("",))[0] == "other"
         found = await kv.owner_of(buckets, table)
         assert found is not None and found[0] == "cut-off"
         await buckets.leases.put("thief", wire.encode(wire.Lease(time.time(), "elsewhere")))
         assert await kv.claim(buckets, table, "thief", found[1]) is not None
-        await owning.beat()
+        await owners.beat()
         assert table not in core.tables and session.table is None
-    finally:
-        core.stop()
-        await nc.close()
