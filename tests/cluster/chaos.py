@@ -211,13 +211,16 @@ class BusPlayer:
             except Refused as refusal:
                 self.chaos.refusals[refusal.code] = self.chaos.refusals.get(refusal.code, 0) + 1
                 if refusal.code not in ("stale", "unavailable", "not_your_turn", "paused",
-                                        "not_playing", "stopped", "not_seated"):
+                                        "not_playing", "stopped", "not_seated",
+                                        "not_connected"):
                     self.chaos.problems.say(f"{self.who.name} at {table.id}: move refused "
                                             f"{refusal.code} ({refusal})")
                 if refusal.code in ("unavailable", "paused"):
                     latest = update  # (tried again at the next turn of the loop)
                 elif refusal.code == "not_seated":
                     await self.rejoin()
+                elif refusal.code == "not_connected":  # (its session ended: a new one)
+                    await self.back()
                 continue
             table.acked += 1
 
@@ -357,7 +360,7 @@ class SshPlayer:
                     self.chaos.problems.say(
                         f"{self.name} not back at {self.table.id} in {BACK_WAIT:.0f} s: "
                         f"{error!r}\n{self.client.screen.text() if self.client else ''}")
-                    raise
+                    return  # (told; the player's loop tries again while the run lasts)
                 await asyncio.sleep(0.5)
 
     def note(self) -> None:
