@@ -258,14 +258,24 @@ class BusPlayer:
                 await client.join(table.id)
             except Refused as refusal:
                 why = f"{refusal.code} ({refusal})"
+                if refusal.code in ("started", "no_table"):
+                    # (a started table takes no join, not even its seat's player's; a table
+                    # owned elsewhere may be unknown here: the player quits and connects
+                    # again, as a person would, and a new session finds the seat)
+                    with contextlib.suppress(Refused):
+                        await client.close()
+                    await asyncio.sleep(1.0)  # (the seat's new owner restoring it)
+                    await self.back(rejoin=False)
+                    return
                 if refusal.code == "already_seated":  # (elsewhere: leave it first)
                     with contextlib.suppress(Refused):
                         if (await client.place()).table != table.id:
                             await client.leave()
             await asyncio.sleep(0.5)
 
-    async def back(self) -> None:
-        """A new session; the seat must come back with it."""
+    async def back(self, rejoin: bool = True) -> None:
+        """A new session; the seat must come back with it (or, ``rejoin``, by joining the
+        table from the lobby)."""
         table = self.table
         assert table is not None
         self.reconnects += 1
@@ -286,8 +296,8 @@ class BusPlayer:
                 if not self.chaos.ending:
                     await self.new_table()
                 return
-            if place.table is None:  # (in the lobby: the player joins their table, which
-                await self.rejoin()  # the lobby shows them at; counted apart)
+            if place.table is None and rejoin:  # (in the lobby: the player joins their
+                await self.rejoin()  # table, which the lobby shows them at; counted apart)
                 return
             self.chaos.problems.say(f"{self.who.name} did not get seat 0 of {table.id} back: "
                                     f"{place}")
