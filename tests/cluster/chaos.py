@@ -331,6 +331,8 @@ class SshPlayer:
         self.rng = random.Random(chaos.seed * 1000 + 500 + n)
         self.reconnects = 0
         self.task: asyncio.Task[None] | None = None
+        self._connecting = asyncio.Lock()  # one connection made at a time (its loop's, or
+        # the join of its next table, which would abort each other's)
 
     async def connect(self, command: str | None = None) -> Client:
         fronts = [front for front in self.chaos.fronts if front.running]
@@ -343,7 +345,8 @@ class SshPlayer:
     async def join(self, table: Table) -> None:
         """Sit at ``table`` (waiting for this player): a new connection, ``join TABLE``."""
         self.table = table
-        await self.reach(f"join {table.id}")
+        async with self._connecting:
+            await self.reach(f"join {table.id}")
         if self.task is None:
             self.task = asyncio.create_task(self.run(), name=f"player {self.name}")
 
@@ -351,8 +354,11 @@ class SshPlayer:
         """Connect until this player's table is on the screen."""
         assert self.table is not None
         deadline = time.monotonic() + BACK_WAIT
-        wanted = f"Défausse · table {self.table.id}"
+        table = self.table
+        wanted = f"Défausse · table {table.id}"
         while True:
+            if command is None and table.over:  # (its next table is being made)
+                return
             try:
                 client = await self.connect(command)
                 # (the app's first frame may take seconds on a busy machine: a connection
@@ -388,8 +394,10 @@ class SshPlayer:
                 if table.over:
                     await asyncio.sleep(0.1)  # (its next table is being made)
                     continue
-                self.reconnects += 1
-                await self.reach(None)
+                async with self._connecting:  # (not while the next table is joined)
+                    if client is self.client and table is self.table:
+                        self.reconnects += 1
+                        await self.reach(None)
                 continue
             self.note()
             if self.at_table or table.over:
@@ -400,7 +408,9 @@ class SshPlayer:
                 self.reconnects += 1
                 self.chaos.rejoins += 1
                 away = None
-                await self.reach(None)
+                async with self._connecting:
+                    if client is self.client and table is self.table:
+                        await self.reach(None)
                 continue
             screen = client.screen.text()
             if "choisir la couleur" in screen:
