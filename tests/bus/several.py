@@ -36,7 +36,7 @@ from pioche_tui.store.log import ACTION, END
 ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = ("--bot-delay", "0.02,0.05", "--turn-timer", "0", "--grace", "120")
 """Quick bots, no turn timer, a long grace: the tests decide when things happen."""
-START_WAIT = 30.0  # seconds for a process to say it serves
+START_WAIT = 60.0  # seconds for a process to say it serves (a loaded machine starts Python slowly)
 BOOT = re.compile(r"coordinator on the bus \(boot ([0-9a-f]+)\)")
 LISTENING = re.compile(r"listening on 127\.0\.0\.1 port (\d+);")
 
