@@ -2,7 +2,7 @@
 (issue 18's target: within 5 s), and whether any acknowledged move is lost.
 
 Two ``pioche coordinator --several`` processes over one JetStream nats-server and one
-PostgreSQL database (tests/bus/test_failover.py's helpers); a front in this process plays for a
+PostgreSQL database (tests/bus/several.py); a front in this process plays for a
 player at a table with a bot. Each round: the player plays two moves, the table's owner is
 SIGKILLed, and the time from the kill to the player's next acknowledged move is measured (the
 other coordinator claims the table once the dead one's lease is gone, brings it back from its
@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import re
 import statistics
 import sys
 import tempfile
@@ -32,18 +31,8 @@ from pioche_tui import bus  # noqa: E402
 from pioche_tui.bus.natsd import NatsServer  # noqa: E402
 from pioche_tui.bus.owners import owner_of  # noqa: E402
 from pioche_tui.coordinator.model import Player, Refused  # noqa: E402
-from pioche_tui.store import jslog  # noqa: E402
-from pioche_tui.store.log import ACTION  # noqa: E402
-from tests.bus.test_failover import Coordinator, Seat, a_remote, coordinator  # noqa: E402
+from tests.bus.several import Seat, a_remote, coordinator, logged  # noqa: E402
 from tests.store.postgres import postgres_server  # noqa: E402
-
-BOOT = re.compile(r"coordinator on the bus \(boot ([0-9a-f]+)\)")
-
-
-def boot_of(one: Coordinator) -> str:
-    found = BOOT.search(one.log.read_text(errors="replace"))
-    assert found is not None, one.log.read_text()
-    return found[1]
 
 
 async def run(kills: int) -> None:
@@ -60,7 +49,7 @@ async def run(kills: int) -> None:
             for n in range(2):
                 one = await stack.enter_async_context(coordinator(root, f"c{n}", server.url,
                                                                   db))
-                running[boot_of(one)] = one
+                running[one.boot] = one
             remote = await a_remote(nc, remotes, "bench")
             assert remote.owners is not None
             seat = Seat(remote.client())
@@ -91,13 +80,11 @@ async def run(kills: int) -> None:
                     print(f"kill {k + 1}: served again after {served[-1]:.2f} s", flush=True)
                 again = await stack.enter_async_context(coordinator(root, f"c{k + 2}",
                                                                     server.url, db))
-                running[boot_of(again)] = again
+                running[again.boot] = again
             lost = 0
             js = nc.jetstream()
             for tid, count in acked.items():
-                contents = await jslog.read_table(js, tid)
-                logged = sum(1 for r in contents.records if r[0] == ACTION and r[1] == 0)
-                lost += max(0, count - logged)
+                lost += max(0, count - (await logged(js, tid)).by_seat.get(0, 0))
             served.sort()
             print(f"{len(served)} kills measured; served again: median "
                   f"{statistics.median(served):.2f} s, p90 "

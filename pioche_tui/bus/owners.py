@@ -101,6 +101,17 @@ async def alive(buckets: OwnerBuckets) -> set[str]:
         return set()
 
 
+async def lease_gone(buckets: OwnerBuckets, cid: str) -> bool:
+    """The lease of ``cid`` is not in the bucket, read by its key (a listing, ``alive``, may
+    come back short while the bucket's stream changes leader; a claim wants the key's own
+    answer). Errors other than « not found » are raised: unknown is not gone."""
+    try:
+        await buckets.leases.get(cid)
+    except KeyNotFoundError:  # (KeyDeletedError too: a clean stop's delete)
+        return True
+    return False
+
+
 async def owner_of(buckets: OwnerBuckets, table_id: str) -> tuple[str, int] | None:
     """The table's owner and the revision of its key, or None (no owner)."""
     try:

@@ -4,15 +4,22 @@ tables it owns, and the dead coordinators' tables it takes over (issue 18).
 Every ``owners.LEASE_EVERY`` seconds, ``TableOwners.run``:
 
 1. puts this coordinator's lease (key: its boot id). One it could not put for
-   ``owners.LEASE_MAX_AGE`` is gone: another may have claimed its tables, so it stops serving
-   every one of them (``Coordinator.stop_table``) rather than fork a table's game;
+   ``owners.LEASE_MAX_AGE`` may be gone, and another may claim its tables: it goes on serving
+   them until it learns of a claim (4., or an append refused), and no game can fork meanwhile
+   (a claimed table's next append here is refused by the stream). It does not stop them all
+   at once: the bus's loss of a NATS node (the leases' bucket electing a leader, 4–9 s) cuts
+   every coordinator's puts at the same moment, and a coordinator whose lease comes back
+   would have left its tables served by nobody and claimed by nobody (the chaos test);
 2. makes the owner key of each new table (a table made here, a rematch; those of a request are
    made at once by the host: ``created``), and deletes the key of each table gone (ended,
    closed); and keeps ``RESERVED`` ids reserved for the next tables (``reserve``: each id's
    owner key made by ``create`` before any table has it, so ids are unique across
    coordinators by construction; the host tops the reserve up before each request that makes
    a table);
-3. claims, by compare-and-set, each table whose owner's lease is gone, and brings it back
+3. claims, by compare-and-set, each table whose owner's lease is gone (missing from the
+   bucket's listing and from a read of its key; not in the beat after this coordinator's own
+   put failed: every lease may have expired while the bucket was out of reach, and each
+   coordinator puts its own again within a beat), and brings it back
    (``Coordinator.restore_table``: its log in the stream, grace timers and patient stand-ins
    as after a restart; a table waiting for players from the shared database), then its summary
    goes to the lobby's bucket as any change does. A table whose game ended meanwhile is
@@ -63,6 +70,8 @@ class TableOwners:
         self.revisions: dict[str, int] = {}  # the tables this coordinator owns: their key's
         self._lease = wire.encode(wire.Lease(time.time(), socket.gethostname()))
         self._renewed = time.monotonic()
+        self._lost = False  # the lease was not put for LEASE_MAX_AGE (said once)
+        self._steady = True  # the last beat put the lease: the bucket answers
         self._errors = ErrorLog("owners' buckets")
         self._reserved: dict[str, int] = {}  # ids reserved, not a table's yet: key revisions
         self._reserving = asyncio.Lock()
@@ -118,9 +127,14 @@ class TableOwners:
             self._renewed = time.monotonic()
         except Exception as error:
             self._errors.failed(error)
-            if time.monotonic() - self._renewed > LEASE_MAX_AGE:
-                self._depose(set(self.revisions), "its lease is lost", taken=True)
+            if time.monotonic() - self._renewed > LEASE_MAX_AGE and not self._lost:
+                self._lost = True
+                log.warning("lease not put for %.0f s: its tables may be claimed (each stops "
+                            "here once it is)", time.monotonic() - self._renewed)
+            self._steady = False
             return
+        self._lost = False
+        steady, self._steady = self._steady, True
         tables = self.coordinator.tables
         for table_id in sorted(set(tables) - set(self.revisions)):
             await self.created(table_id)
@@ -137,21 +151,44 @@ class TableOwners:
         self._depose({tid for tid, (cid, _rev) in known.items()
                       if cid != self.cid and tid in tables}, "another coordinator claimed it",
                      taken=True)
-        for table_id, (cid, revision) in sorted(known.items()):
-            if cid != self.cid and cid not in living:
-                self.idle.clear()  # (from the claim on: the owner key names this one)
-                try:
+        if not steady:  # (the bucket was out of reach: the others' leases too, which may
+            return  # have expired meanwhile; each puts its own again within a beat)
+        gone: dict[str, bool] = {}
+        claimed: list[tuple[str, int]] = []
+        try:
+            for table_id, (cid, revision) in sorted(known.items()):
+                if cid == self.cid or cid in living:
+                    continue
+                if cid not in gone:
+                    gone[cid] = await owners.lease_gone(self.buckets, cid)
+                if gone[cid]:
+                    self.idle.clear()  # (from the claim on: the owner key names this one)
                     won = await owners.claim(self.buckets, table_id, self.cid, revision)
                     if won is not None:
                         log.info("table %s of the coordinator %s (its lease is gone) claimed",
                                  table_id, cid)
-                        await self._bring_back(table_id, won, time.time() - LEASE_MAX_AGE)
-                finally:
-                    self.idle.set()
+                        claimed.append((table_id, won))
+        finally:
+            # All brought back at once: one after the other, a dead coordinator's tenth
+            # table waited for the nine before it (0.5-3 s each on a busy machine: the chaos
+            # test's tables stood still up to 21 s).
+            stopped_at = time.time() - LEASE_MAX_AGE
+            results = await asyncio.gather(
+                *(self._bring_back(table_id, won, stopped_at) for table_id, won in claimed),
+                return_exceptions=True)
+            self.idle.set()
+            for (table_id, _won), result in zip(claimed, results, strict=True):
+                if isinstance(result, Exception):
+                    log.error("table %s not brought back: %r", table_id, result)
+                elif isinstance(result, BaseException):
+                    raise result
 
     async def created(self, table_id: str) -> None:
         """A table made here: its owner key. Its id drawn by another coordinator too (the key
-        exists): this one stops serving it, the other's stands."""
+        exists, naming another): this one stops serving it, the other's stands. A key that
+        names this coordinator is its own: the request's ``created`` and the beat's, both
+        under way for a table just made (the beat found it before the request's create was
+        answered), or a create that landed although its answer was lost."""
         if table_id in self.revisions:
             return
         if table_id in self._reserved:  # (its key made as it was reserved)
@@ -159,6 +196,10 @@ class TableOwners:
             return
         revision = await owners.create(self.buckets, table_id, self.cid)
         if revision is None:
+            found = await owners.owner_of(self.buckets, table_id)
+            if found is not None and found[0] == self.cid:
+                self.revisions[table_id] = found[1]
+                return
             log.error("table %s: its id is another coordinator's table's; it stops here",
                       table_id)
             self._depose({table_id}, "its id is taken")
@@ -195,8 +236,8 @@ class TableOwners:
                 await self.lobby.delete(table_id)  # type: ignore[attr-defined]
 
     def _depose(self, table_ids: set[str], why: str, taken: bool = False) -> None:
-        """Stop serving these tables; ``taken``: another coordinator serves them (or will:
-        claimed after this one's lease was lost), and their sessions move there."""
+        """Stop serving these tables; ``taken``: another coordinator claimed them, and their
+        sessions move there."""
         for table_id in sorted(table_ids):
             self.revisions.pop(table_id, None)
             table = self.coordinator.tables.get(table_id)

@@ -554,11 +554,16 @@ class Table:
         self.resume()
 
     def resume(self) -> None:
-        """The log takes writes again: the table goes on."""
+        """The log takes writes again: the table goes on. If the move that landed after all
+        (``rebuild_from_log``) ended the game, the game ends now, as after any last move (it
+        resumed with nobody to act, and stood still)."""
         log.info("table %s: its log takes writes again; the table resumes", self.id)
         self.paused = False
         self.changed()
         self.tell("resumed", RESUMED)
+        outcome = self.game.outcome(self.state)
+        if outcome is not None:
+            self.finish(outcome)
         self.schedule()
         self.publish()
 

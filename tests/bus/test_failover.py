@@ -13,13 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,65 +22,20 @@ import pytest
 import pytest_asyncio
 from nats.aio.client import Client
 
-from pioche_tui import bus
-from pioche_tui.bus.directory import buckets_of
+from pioche_tui import bus, wire
+from pioche_tui.bus import LEASES_BUCKET
+from pioche_tui.bus import owners as kv
 from pioche_tui.bus.natsd import NatsServer
-from pioche_tui.bus.owners import alive, bind_owner_buckets, owner_of
-from pioche_tui.coordinator.model import Player, Refused, TableUpdate
-from pioche_tui.coordinator.remote import Remote, RemoteClient
-from pioche_tui.store import jslog
-from pioche_tui.store.log import ACTION
+from pioche_tui.bus.owners import OwnerBuckets, owner_of
+from pioche_tui.coordinator.core import Coordinator as Core
+from pioche_tui.coordinator.core import Session, Settings
+from pioche_tui.coordinator.model import Player
+from pioche_tui.coordinator.owners import TableOwners
+from pioche_tui.coordinator.remote import Remote
+from tests.bus.several import Seat, a_remote, alive_count, coordinator, logged, until
 from tests.store.postgres import PostgresServer
 
-ROOT = Path(__file__).resolve().parents[2]
-SETTINGS = ("--bot-delay", "0.02,0.05", "--turn-timer", "0", "--grace", "120")
-
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@dataclass
-class Coordinator:
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-
-    async def stop(self) -> None:
-        """SIGTERM: a clean stop."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.to_thread(self.process.wait, 15)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-
-@contextlib.asynccontextmanager
-async def coordinator(tmp_path: Path, name: str, url: str, db: str
-                      ) -> AsyncIterator[Coordinator]:
-    """``pioche coordinator --several`` over its own data directory, the shared database and
-    the bus; ready once it says it serves. (Waited for without blocking the loop: the front
-    of this process must go on beating, or the coordinators take it for dead.)"""
-    log = tmp_path / f"{name}.log"
-    env = {**os.environ, "PIOCHE_BUS": url, "PIOCHE_DB": db}
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "pioche_tui.cli", "coordinator", "--several", "--logs",
-             "jetstream", "--data-dir", str(tmp_path / name), *SETTINGS],
-            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-    one = Coordinator(process, log)
-    try:
-        deadline = time.monotonic() + 30
-        while "serving on the bus" not in log.read_text(errors="replace"):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"coordinator {name} did not start:\n{log.read_text()}")
-            await asyncio.sleep(0.05)
-        yield one
-    finally:
-        await one.stop()
 
 
 @pytest_asyncio.fixture(loop_scope="module")
@@ -99,63 +49,6 @@ async def front(jetstream_server: NatsServer) -> AsyncIterator[tuple[Client, lis
         for remote in remotes:
             await remote.stop()
         await nc.close()
-
-
-async def a_remote(nc: Client, remotes: list[Remote], front_id: str) -> Remote:
-    buckets = await buckets_of(nc, create=False)
-    owners = await bind_owner_buckets(nc)
-    assert owners is not None
-    remote = Remote(nc, front_id, buckets=buckets, owners=owners)
-    await remote.start()
-    remotes.append(remote)
-    return remote
-
-
-class Seat:
-    """A player at a table with a bot, playing their first legal action each turn; counts the
-    moves acknowledged (``act`` returned)."""
-
-    def __init__(self, client: RemoteClient) -> None:
-        self.client = client
-        self.update: TableUpdate | None = None
-        self.acked = 0
-        self.refused: list[str] = []
-
-    async def read(self, timeout: float = 20.0) -> TableUpdate:
-        """The next table update (the lobby's and other news skipped)."""
-        while True:
-            mail = await asyncio.wait_for(self.client.mail(), timeout)
-            assert not mail.closed, mail.notices
-            if mail.table is not None:
-                self.update = mail.table
-                return mail.table
-
-    async def play(self, moves: int) -> bool:
-        """Play until ``moves`` more moves are acknowledged (True), or the game ends
-        (False)."""
-        goal = self.acked + moves
-        while self.acked < goal:
-            update = self.update if self.update is not None and not self.client.pending \
-                else await self.read()
-            self.update = None
-            if update.table.status != "playing":
-                return False
-            if update.seat in update.to_act and update.view.legal:
-                try:
-                    await self.client.act(update.view.legal[0], update.step)
-                except Refused as refusal:  # (stale: a bot moved meanwhile)
-                    self.refused.append(refusal.code)
-                    continue
-                self.acked += 1
-        return True
-
-
-async def until(check: Any, timeout: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (found := await check()):
-        assert time.monotonic() < deadline, "never held"
-        await asyncio.sleep(0.05)
-    return found
 
 
 async def test_a_killed_coordinators_table_is_served_by_the_other_and_no_move_is_lost(
@@ -198,19 +91,13 @@ async def test_a_killed_coordinators_table_is_served_by_the_other_and_no_move_is
                 last = await owner_of(owners, table)
                 assert last is not None and last[0] not in (owner[0], now[0])
                 assert alice.client.open
-                contents = await jslog.read_table(nc.jetstream(), table)
-    mine = sum(1 for record in contents.records if record[0] == ACTION and record[1] == 0)
+                mine = (await logged(nc.jetstream(), table)).by_seat.get(0, 0)
     assert mine >= alice.acked, (mine, alice.acked)
 
 
 async def waiting_back(owners: Any, table: str, dead: str) -> bool:
     owner = await owner_of(owners, table)
     return owner is not None and owner[0] != dead
-
-
-async def alive_count(remote: Remote, n: int) -> bool:
-    assert remote.owners is not None
-    return len(await alive(remote.owners)) >= n
 
 
 async def test_a_session_joining_a_table_owned_elsewhere_moves_there(
@@ -251,7 +138,6 @@ async def test_a_claim_is_a_compare_and_set_with_one_winner(jetstream_server: Na
                                                             ) -> None:
     """Two coordinators claim the same dead owner's table: one wins; a new table's key is
     made once; a deposed owner's release leaves its successor's key."""
-    from pioche_tui.bus import owners as kv
 
     nc = await bus.connect(jetstream_server.url, "test-claims", bus.COORDINATOR)
     try:
@@ -273,39 +159,94 @@ async def test_a_claim_is_a_compare_and_set_with_one_winner(jetstream_server: Na
         await nc.close()
 
 
+@contextlib.asynccontextmanager
+async def one_owning(jetstream_server: NatsServer, tmp_path: Path, cid: str, name: str,
+                     seed: int
+                     ) -> AsyncIterator[tuple[Client, Core, OwnerBuckets, TableOwners, Session,
+                                              str]]:
+    """A coordinator of several in this process (its core and its ``TableOwners`` under the id
+    ``cid``, not running: the test beats), and the player ``name``'s table, just made there
+    (``seed``: the coordinator's, one per test: the tests share the bus, and its buckets)."""
+    nc = await bus.connect(jetstream_server.url, f"test-{cid}", bus.COORDINATOR)
+    core = Core(Settings(tmp_path / "data", bot_delay=(0.0, 0.0), turn_timer=None,
+                         logs="jetstream", seed=seed))
+    try:
+        await core.start(nc, restore=False)
+        buckets = await kv.open_owner_buckets(nc)
+        owners = TableOwners(core, buckets, cid)
+        await owners.start()
+        session = core.connect(Player(f"SHA256:{name}", name))
+        table = session.create_table("defausse", seats=3, bots={1: "random"})
+        yield nc, core, buckets, owners, session, table
+    finally:
+        core.stop()
+        await nc.close()
+
+
 async def test_a_table_claimed_by_another_coordinator_stops_here(
         jetstream_server: NatsServer, tmp_path: Path) -> None:
     """A deposed owner (paused while its lease expired, and another claimed its table) learns
     it from the owners' bucket at its next turn: it stops serving the table (a table waiting
     for players has no append to be refused)."""
-    from pioche_tui import wire
-    from pioche_tui.bus import owners as kv
-    from pioche_tui.coordinator.core import Coordinator as Core
-    from pioche_tui.coordinator.core import Settings
-    from pioche_tui.coordinator.owners import TableOwners
-
-    nc = await bus.connect(jetstream_server.url, "test-deposed", bus.COORDINATOR)
-    core = Core(Settings(tmp_path / "data", bot_delay=(0.0, 0.0), turn_timer=None,
-                         logs="jetstream", seed=7))
-    try:
-        await core.start(nc, restore=False)
-        buckets = await kv.open_owner_buckets(nc)
-        owning = TableOwners(core, buckets, "deposed")
-        await owning.start()
-        session = core.connect(Player("SHA256:erin", "erin"))
-        table = session.create_table("defausse", seats=3, bots={1: "random"})
-        await owning.beat()
+    async with one_owning(jetstream_server, tmp_path, "deposed", "erin", 7) as (
+            _nc, core, buckets, owners, session, table):
+        await owners.beat()
         found = await kv.owner_of(buckets, table)
-        assert found == ("deposed", owning.revisions[table])
+        assert found == ("deposed", owners.revisions[table])
         await buckets.leases.put("thief", wire.encode(wire.Lease(time.time(), "elsewhere")))
         assert await kv.claim(buckets, table, "thief", found[1]) is not None
-        await owning.beat()
-        assert table not in core.tables and table not in owning.revisions
+        await owners.beat()
+        assert table not in core.tables and table not in owners.revisions
         assert session.table is None
         # (its sessions told the table moved: their fronts move them to its new owner)
         assert any(n.code == "moved" for n in session.mailbox.take().notices)  # type: ignore[union-attr]
         stolen = await kv.owner_of(buckets, table)
         assert stolen is not None and stolen[0] == "thief"  # (its key left as it is)
-    finally:
-        core.stop()
-        await nc.close()
+
+
+async def test_a_table_made_here_is_not_taken_for_another_coordinators_by_a_second_create(
+        jetstream_server: NatsServer, tmp_path: Path) -> None:
+    """The request's ``created`` and the beat's, both under way for a table just made (the
+    chaos test, seed 1: the beat found the table before the request's create was answered):
+    the second create finds the key, which names this coordinator; the table stays served
+    here. (It was stopped as « its id is taken »: its player left at a table nobody served.)"""
+    async with one_owning(jetstream_server, tmp_path, "maker", "fanny", 8) as (
+            _nc, core, buckets, owners, session, table):
+        await asyncio.gather(owners.created(table), owners.created(table))
+        assert table in core.tables and session.table is not None
+        found = await kv.owner_of(buckets, table)
+        assert found == ("maker", owners.revisions[table])
+
+
+async def test_a_coordinator_that_could_not_put_its_lease_keeps_its_tables_until_claimed(
+        jetstream_server: NatsServer, tmp_path: Path) -> None:
+    """The leases' bucket out of reach for longer than a lease lives (a NATS node's death:
+    the bucket's stream electing a leader, 4–9 s; here the bucket removed): the coordinator
+    goes on serving its tables, and stops one only once another claimed it. (It stopped them
+    all, and its lease coming back, nobody ever claimed them: the chaos test, seed 1, every
+    table of that coordinator standing still for good.) Nor does it claim, at its first beat
+    with the bucket back, the tables of a coordinator whose lease expired meanwhile: that one
+    puts it again within a beat."""
+    async with one_owning(jetstream_server, tmp_path, "cut-off", "gaston", 9) as (
+            nc, core, buckets, owners, session, table):
+        await owners.beat()
+        # another coordinator, alive all along, and its table
+        await buckets.leases.put("other", wire.encode(wire.Lease(time.time(), "elsewhere")))
+        assert await kv.create(buckets, "OTHR", "other") is not None
+        await nc.jetstream().delete_stream(f"KV_{LEASES_BUCKET}")
+        owners._renewed -= 10  # (as if the bucket had been out of reach for 10 s)
+        await owners.beat()
+        assert table in core.tables and session.table is not None
+        await kv.open_owner_buckets(nc)  # (the bucket back, empty: every lease expired)
+        await owners.beat()  # (the first beat since: the other has not put its lease yet)
+        assert table in core.tables
+        assert (await kv.owner_of(buckets, "OTHR") or ("",))[0] == "other"
+        await buckets.leases.put("other", wire.encode(wire.Lease(time.time(), "elsewhere")))
+        await owners.beat()
+        assert (await kv.owner_of(buckets, "OTHR") or ("",))[0] == "other"
+        found = await kv.owner_of(buckets, table)
+        assert found is not None and found[0] == "cut-off"
+        await buckets.leases.put("thief", wire.encode(wire.Lease(time.time(), "elsewhere")))
+        assert await kv.claim(buckets, table, "thief", found[1]) is not None
+        await owners.beat()
+        assert table not in core.tables and session.table is None

@@ -313,3 +313,51 @@ async def test_a_move_waiting_for_the_stream_holds_no_other_request(
             assert table.step == 1
     finally:
         c.stop()
+
+
+async def test_a_last_move_that_landed_after_all_ends_the_game_when_the_table_resumes(
+    make: Make, jetstream_server: NatsServer, nc: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The move that ends the game is sent as the stream goes silent, and lands after all:
+    the table takes it when it resumes (its log is the truth), and the game ends there: its
+    result recorded, its log ended. (It resumed with the game over and nobody to act: the
+    table stood still until its coordinator died; the chaos bench, seed 11.)"""
+    import copy
+
+    monkeypatch.setattr(jslog, "APPEND_TIMEOUT", 0.3)
+    monkeypatch.setattr(table_module, "RETRY", 0.2)
+    c = await make()
+    ann, bob = c.connect(player("Ann")), c.connect(player("Bob"))
+    tid = ann.create_table("defausse", seats=2, options={"single_round": True})
+    bob.join(tid)
+    table = c.tables[tid]
+
+    def ending(session: Session) -> Any:
+        """A legal move of ``session`` that ends the game, or None."""
+        assert session.seat is not None
+        for action in table.game.legal_actions(table.state, session.seat):
+            state = copy.deepcopy(table.state)
+            table.game.apply(state, session.seat, action)
+            if table.game.outcome(state) is not None:
+                return action
+        return None
+
+    while True:
+        actor = ann if ann.seat in table.game.to_act(table.state) else bob
+        last = ending(actor)
+        if last is not None:
+            break
+        answer = actor.act(a_move(table, actor), table.step)
+        assert answer is not None
+        await answer
+    step = table.step
+    with stalled(jetstream_server):
+        with pytest.raises(Refused) as refused:
+            await actor.act(last, step)  # type: ignore[misc]
+        assert refused.value.code == "paused" and table.paused
+    await until(lambda: not table.paused)
+    assert table.step == step + 1
+    await until(lambda: table.status == "finished")
+    assert c.db is not None and c.db.has_game(tid)
+    contents = await jslog.read_table(nc.jetstream(), tid)
+    assert contents.ended

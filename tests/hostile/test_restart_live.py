@@ -25,14 +25,16 @@ TABLE = re.compile(r"Défausse · table ([A-Z2-9]{4})")
 TIMER = re.compile(r"(\d+) s$")  # the turn timer, at the end of the title row
 
 
-async def login(port: int, name: str, key: asyncssh.SSHKey
+async def login(port: int, name: str, key: asyncssh.SSHKey, command: str | None = None
                 ) -> tuple[asyncssh.SSHClientConnection, Client]:
+    """``name`` with ``key`` on a 100×30 terminal; ``command``: what the session asks for
+    (``join TABLE``: ``ssh -t HOST join TABLE``), None: the app."""
     conn = await asyncssh.connect(
         "127.0.0.1", port, username=name, known_hosts=None, client_keys=[key],
         agent_path=None, config=None, client_factory=LikeOpenSSH,
     )
     _chan, client = await conn.create_session(
-        Client, term_type="xterm-256color", term_size=(100, 30), encoding=None
+        Client, command, term_type="xterm-256color", term_size=(100, 30), encoding=None
     )
     client.screen.resize(100, 30)
     return conn, client

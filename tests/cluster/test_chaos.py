@@ -1,0 +1,48 @@
+"""The chaos test of issue 18, short (tests/cluster/chaos.py says what runs and what must hold):
+two coordinators, two fronts, three NATS nodes, twenty tables of players of the bus and
+scripted SSH players; each kind of process SIGKILLed once, in a drawn order at a drawn moment
+(the CI budget: bench/chaos.py kills fifty times).
+Every acknowledged move is in its table's log, each game's end is recorded once, every player
+gets their seat back.
+
+The seed is drawn and printed (``PIOCHE_CHAOS_SEED=N`` runs one again); the long run is
+bench/chaos.py.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from pioche_tui.bus.natsd import NatsCluster
+from tests.cluster.chaos import Chaos
+from tests.store.postgres import PostgresServer
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+KILLS = 3  # one of each kind (the CI budget; bench/chaos.py kills 50 times)
+
+
+async def test_kills_of_every_kind_lose_no_move_record_each_game_once_and_seat_everyone(
+        tmp_path: Path, cluster: NatsCluster, postgres: PostgresServer) -> None:
+    seed = int(os.environ.get("PIOCHE_CHAOS_SEED") or random.randrange(1 << 20))
+    print(f"chaos seed {seed} (PIOCHE_CHAOS_SEED={seed} runs it again)")
+    chaos = Chaos(tmp_path, cluster, postgres.new_database(), seed=seed, tables=20, ssh=4)
+    try:
+        await chaos.start()
+        await chaos.run(KILLS)
+        await chaos.finish()
+        report = await chaos.check()
+    except BaseException:
+        print(chaos.logs())
+        raise
+    finally:
+        await chaos.stop()
+    print("\n".join(report.lines()))
+    assert not chaos.problems, (f"seed {seed}:\n" + "\n".join(chaos.problems)
+                                + "\n" + chaos.logs())
+    assert report.lost == report.twice == chaos.seats_lost == 0
+    assert sorted({kill.kind for kill in chaos.kills}) == ["coordinator", "front", "node"]
