@@ -25,12 +25,19 @@ keys, but also the frames another player's move makes it paint, and the coordina
 within its requests (a table's bot moves scheduled from its move included). Garbage
 collections are charged to whichever callback they interrupt. Timing costs about 2 µs per
 metered callback (a key is some 20 callbacks and 1 to 10 ms).
+
+An address's rate follows the server's load (``AddressBuckets``): while the rest of the server
+is calm, an address gets its full rate; while the rest is busy, an address gets what an average
+other address spends (at least a floor), so that eight sessions of one address cost the others
+no more than a household's worth. It is looked at twice a second, not per event: a callback's
+cost is still one clock read and a subtraction per bucket.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import time
 from dataclasses import dataclass, field
 
@@ -38,6 +45,16 @@ READ_SIZE = 16 * 1024
 """Bytes a connection's socket is read at a time (see ``meter_reading``)."""
 BUDGET = "budget"
 """Why a connection's reading is held while its meter is in debt (``Reading``)."""
+
+SHARE_TICK = 0.5
+"""Seconds between two looks at the server's load and at what each address spends."""
+SMOOTHING = 0.3
+"""Weight of the newest look in the running rates (about two seconds' memory)."""
+ACTIVE = 0.001
+"""CPU seconds a second above which an address counts among those sharing the server (a player
+idle in the lobby costs less)."""
+
+log = logging.getLogger("pioche.server")
 
 METER: contextvars.ContextVar[Meter | None] = contextvars.ContextVar("pioche_meter", default=None)
 """The meter of the connection whose app (or input) the running callback works for."""
@@ -51,6 +68,8 @@ class Bucket:
     rate: float
     burst: float
     level: float = field(init=False)
+    spent: float = field(init=False, default=0.0)
+    """Seconds taken so far, less those given back."""
     _at: float = field(init=False)
 
     def __post_init__(self) -> None:
@@ -66,6 +85,12 @@ class Bucket:
         """Take ``seconds`` (or give them back, if negative)."""
         self._refill()
         self.level = min(self.burst, self.level - seconds)
+        self.spent += seconds
+
+    def set_rate(self, rate: float) -> None:
+        """Refill at ``rate`` from now on (what came before, at the old one)."""
+        self._refill()
+        self.rate = rate
 
     def wait(self) -> float:
         """Seconds until the bucket is out of debt; 0 if it is not in debt."""
@@ -103,34 +128,127 @@ class Meter:
         return max(bucket.wait() for bucket in self.buckets)
 
 
+@dataclass
+class _Address:
+    """One address's bucket, and what the share keeps of it."""
+
+    bucket: Bucket
+    users: int = 0
+    spent: float = 0.0  # the bucket's ``spent`` at the last look
+    rate: float = 0.0  # what it spends, CPU seconds a second, smoothed
+    busy_since: float | None = None  # since when it gets a share, not its full rate
+    told: bool = False  # the log said its share holds it back (it spent more than it allows)
+    used_while_busy: float = 0.0  # CPU seconds it spent since then
+    allowed_while_busy: float = 0.0  # CPU seconds its share allowed since then
+
+
 class AddressBuckets:
     """One bucket per client address, shared by all its connections. A bucket outlives them
-    until it is full again: reconnecting does not wipe what was spent."""
+    until it is full again: reconnecting does not wipe what was spent.
 
-    def __init__(self, rate: float, burst: float) -> None:
+    Its rate follows the server's load, looked at every ``SHARE_TICK`` seconds (``watch``): the
+    event loop's CPU time (everything the server does for anyone, metered or not) and what each
+    address spent. For each address, the rest of the load is what the loop spent less what that
+    address spent. While the rest stays under ``calm_load`` (CPU seconds a second), the address
+    gets ``rate``: the server has room. Otherwise others are waiting behind its work, and it
+    gets the average other address's spending (the addresses spending more than ``ACTIVE``),
+    at least ``busy_rate`` and at most ``rate``: under contention, one address costs the others
+    about what one of them costs. An address's own spending never decides its own share, so the
+    share does not swing when it is cut. Each change between the two is logged, with what the
+    address spent while it got a share and what its share allowed, for the addresses the share
+    held back (most spend less than it)."""
+
+    def __init__(self, rate: float, burst: float, *, busy_rate: float | None = None,
+                 calm_load: float = 0.05) -> None:
         self._rate = rate
         self._burst = burst
-        self._buckets: dict[str, Bucket] = {}
-        self._users: dict[str, int] = {}
+        self._busy_rate = min(rate, busy_rate if busy_rate is not None else rate)
+        self._calm_load = calm_load
+        self._addresses: dict[str, _Address] = {}
+        self.load = 0.0
+        """CPU seconds a second the event loop spends, smoothed (0 until ``watch``)."""
+        self._looked = (0.0, 0.0)  # time.monotonic() and the loop thread's CPU clock, last look
+        self._timer: asyncio.TimerHandle | None = None
 
     def take(self, address: str) -> Bucket:
         """The address's bucket, for one more connection (give it back with ``give_back``)."""
-        for idle in [a for a, bucket in self._buckets.items()
-                     if not self._users.get(a) and bucket.full]:
-            del self._buckets[idle]
-        bucket = self._buckets.get(address)
-        if bucket is None:
-            bucket = self._buckets[address] = Bucket(self._rate, self._burst)
-        self._users[address] = self._users.get(address, 0) + 1
-        return bucket
+        for idle in [a for a, known in self._addresses.items()
+                     if not known.users and known.bucket.full]:
+            del self._addresses[idle]
+        known = self._addresses.get(address)
+        if known is None:
+            known = self._addresses[address] = _Address(Bucket(self._rate, self._burst))
+        known.users += 1
+        return known.bucket
 
     def give_back(self, address: str) -> None:
-        self._users[address] -= 1
-        if not self._users[address]:
-            del self._users[address]
+        self._addresses[address].users -= 1
 
     def __len__(self) -> int:
-        return len(self._buckets)
+        return len(self._addresses)
+
+    def watch(self) -> None:
+        """Look at the load every ``SHARE_TICK`` seconds from now on, until ``stop``. Call it
+        from the thread of the event loop that runs the sessions."""
+        self._looked = (time.monotonic(), _clock())
+        self._timer = asyncio.get_running_loop().call_later(
+            SHARE_TICK, self._look, context=contextvars.Context())  # (charged to nobody)
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _look(self) -> None:
+        now, cpu = time.monotonic(), _clock()
+        at, cpu_then = self._looked
+        self._looked = (now, cpu)
+        elapsed = now - at
+        if elapsed > 0:
+            self.load += SMOOTHING * ((cpu - cpu_then) / elapsed - self.load)
+            for known in self._addresses.values():
+                spent = known.bucket.spent - known.spent
+                known.spent = known.bucket.spent
+                known.rate += SMOOTHING * (spent / elapsed - known.rate)
+                if known.busy_since is not None:
+                    known.used_while_busy += spent
+                    known.allowed_while_busy += known.bucket.rate * elapsed
+            active = [known.rate for known in self._addresses.values() if known.rate > ACTIVE]
+            for address, known in self._addresses.items():
+                self._share(address, known, sum(active), len(active), now)
+        self._timer = asyncio.get_running_loop().call_later(
+            SHARE_TICK, self._look, context=contextvars.Context())
+
+    def _share(self, address: str, known: _Address, active: float, actives: int,
+               now: float) -> None:
+        """Set ``known``'s rate from the rest of the load (``active``: what the ``actives``
+        active addresses spend together, ``known`` among them if it is active)."""
+        others = self.load - known.rate
+        if others < self._calm_load:
+            if known.busy_since is not None:
+                if known.told:
+                    log.info(
+                        "address %s: the server is calm again, its CPU budget is %g s a second "
+                        "(it spent %.3f s of the %.3f its share allowed over %.1f s)",
+                        address, self._rate, known.used_while_busy, known.allowed_while_busy,
+                        now - known.busy_since)
+                known.busy_since, known.told = None, False
+            known.bucket.set_rate(self._rate)
+            return
+        if known.rate > ACTIVE:
+            active, actives = active - known.rate, actives - 1
+        share = min(self._rate, max(self._busy_rate, active / actives if actives else 0.0))
+        if known.busy_since is None:
+            known.busy_since = now
+            known.used_while_busy = known.allowed_while_busy = 0.0
+        if not known.told and known.users and known.rate > share:
+            # (said once, when the share holds it back: most addresses spend less than it)
+            log.info(
+                "address %s: the server is busy (%.3f CPU s a second for others), its CPU budget "
+                "is %.3f s a second, the average other address's (it spent %.3f)",
+                address, others, share, known.rate)
+            known.told = True
+        known.bucket.set_rate(share)
 
 
 class Reading:
