@@ -26,10 +26,10 @@ within its requests (a table's bot moves scheduled from its move included). Garb
 collections are charged to whichever callback they interrupt. Timing costs about 2 µs per
 metered callback (a key is some 20 callbacks and 1 to 10 ms).
 
-An address's rate follows the server's load (``AddressBuckets``): while the rest of the server
-is calm, an address gets its full rate; while the rest is busy, an address gets what an average
-other address spends (at least a floor), so that eight sessions of one address cost the others
-no more than a household's worth. It is looked at twice a second, not per event: a callback's
+An address's rate follows the load (``AddressBuckets``): while the other addresses spend little,
+an address gets its full rate; while they are busy, it gets what an average other address
+spends (at least a floor), so that eight sessions of one address cost the others no more than a
+household's worth. It is looked at twice a second, not per event: a callback's
 cost is still one clock read and a subtraction per bucket.
 """
 
@@ -47,12 +47,15 @@ BUDGET = "budget"
 """Why a connection's reading is held while its meter is in debt (``Reading``)."""
 
 SHARE_TICK = 0.5
-"""Seconds between two looks at the server's load and at what each address spends."""
+"""Seconds between two looks at what each address spends."""
 SMOOTHING = 0.3
 """Weight of the newest look in the running rates (about two seconds' memory)."""
 ACTIVE = 0.001
 """CPU seconds a second above which an address counts among those sharing the server (a player
 idle in the lobby costs less)."""
+FREE = 0.8
+"""An address spending less than this share of its rate spends what it wants: its spending is
+a measure of what an address wants (one held back by its budget is not)."""
 
 log = logging.getLogger("pioche.server")
 
@@ -140,23 +143,32 @@ class _Address:
     told: bool = False  # the log said its share holds it back (it spent more than it allows)
     used_while_busy: float = 0.0  # CPU seconds it spent since then
     allowed_while_busy: float = 0.0  # CPU seconds its share allowed since then
+    saved: float = 0.0  # what its bucket held when its share began
+
+
+def _free(known: _Address) -> bool:
+    """The address spends, and less than its bucket allows: what it spends is what it wants (an
+    address held back by its share says nothing of what an address wants)."""
+    return ACTIVE < known.rate < FREE * known.bucket.rate
 
 
 class AddressBuckets:
     """One bucket per client address, shared by all its connections. A bucket outlives them
     until it is full again: reconnecting does not wipe what was spent.
 
-    Its rate follows the server's load, looked at every ``SHARE_TICK`` seconds (``watch``): the
-    event loop's CPU time (everything the server does for anyone, metered or not) and what each
-    address spent. For each address, the rest of the load is what the loop spent less what that
-    address spent. While the rest stays under ``calm_load`` (CPU seconds a second), the address
-    gets ``rate``: the server has room. Otherwise others are waiting behind its work, and it
-    gets the average other address's spending (the addresses spending more than ``ACTIVE``),
-    at least ``busy_rate`` and at most ``rate``: under contention, one address costs the others
-    about what one of them costs. An address's own spending never decides its own share, so the
-    share does not swing when it is cut. Each change between the two is logged, with what the
-    address spent while it got a share and what its share allowed, for the addresses the share
-    held back (most spend less than it)."""
+    Its rate follows the load, looked at every ``SHARE_TICK`` seconds (``watch``): what each
+    address spent since the last look. While the other addresses together spend less than
+    ``calm_load`` (CPU seconds a second), an address gets ``rate``: nobody is waiting behind its
+    work. Otherwise it gets the average spending of the other addresses that spend freely
+    (more than ``ACTIVE``, less than ``FREE`` of their own rate), at least ``busy_rate`` and at
+    most ``rate``: under contention, one address costs the others about what one of them costs.
+    An address's own spending never decides its own share, so the share does not swing when it
+    is cut, and addresses held back by their share are no measure (several heavy addresses
+    would otherwise pull each other down to the floor). The server's own work
+    charged to nobody (timers, the coordinator's own) is left out: a player alone with her bots
+    contends with nobody. Each change between the two is logged, with what the address spent
+    while it got a share and what its share allowed, for the addresses the share held back
+    (most spend less than it)."""
 
     def __init__(self, rate: float, burst: float, *, busy_rate: float | None = None,
                  calm_load: float = 0.05) -> None:
@@ -165,9 +177,7 @@ class AddressBuckets:
         self._busy_rate = min(rate, busy_rate if busy_rate is not None else rate)
         self._calm_load = calm_load
         self._addresses: dict[str, _Address] = {}
-        self.load = 0.0
-        """CPU seconds a second the event loop spends, smoothed (0 until ``watch``)."""
-        self._looked = (0.0, 0.0)  # time.monotonic() and the loop thread's CPU clock, last look
+        self._looked = 0.0  # time.monotonic() at the last look
         self._timer: asyncio.TimerHandle | None = None
 
     def take(self, address: str) -> Bucket:
@@ -188,9 +198,9 @@ class AddressBuckets:
         return len(self._addresses)
 
     def watch(self) -> None:
-        """Look at the load every ``SHARE_TICK`` seconds from now on, until ``stop``. Call it
-        from the thread of the event loop that runs the sessions."""
-        self._looked = (time.monotonic(), _clock())
+        """Look at what each address spends every ``SHARE_TICK`` seconds from now on, until
+        ``stop`` (on the running event loop)."""
+        self._looked = time.monotonic()
         self._timer = asyncio.get_running_loop().call_later(
             SHARE_TICK, self._look, context=contextvars.Context())  # (charged to nobody)
 
@@ -200,12 +210,9 @@ class AddressBuckets:
             self._timer = None
 
     def _look(self) -> None:
-        now, cpu = time.monotonic(), _clock()
-        at, cpu_then = self._looked
-        self._looked = (now, cpu)
-        elapsed = now - at
+        now = time.monotonic()
+        elapsed, self._looked = now - self._looked, now
         if elapsed > 0:
-            self.load += SMOOTHING * ((cpu - cpu_then) / elapsed - self.load)
             for known in self._addresses.values():
                 spent = known.bucket.spent - known.spent
                 known.spent = known.bucket.spent
@@ -213,38 +220,41 @@ class AddressBuckets:
                 if known.busy_since is not None:
                     known.used_while_busy += spent
                     known.allowed_while_busy += known.bucket.rate * elapsed
-            active = [known.rate for known in self._addresses.values() if known.rate > ACTIVE]
+            total = sum(known.rate for known in self._addresses.values())
+            free = [known.rate for known in self._addresses.values() if _free(known)]
             for address, known in self._addresses.items():
-                self._share(address, known, sum(active), len(active), now)
+                self._share(address, known, total, sum(free), len(free), now)
         self._timer = asyncio.get_running_loop().call_later(
             SHARE_TICK, self._look, context=contextvars.Context())
 
-    def _share(self, address: str, known: _Address, active: float, actives: int,
+    def _share(self, address: str, known: _Address, total: float, free: float, frees: int,
                now: float) -> None:
-        """Set ``known``'s rate from the rest of the load (``active``: what the ``actives``
-        active addresses spend together, ``known`` among them if it is active)."""
-        others = self.load - known.rate
+        """Set ``known``'s rate from what the others spend (``total``: every address, ``known``
+        included; ``free``: what the ``frees`` addresses spending freely spend together,
+        ``known`` among them if it is one)."""
+        others = total - known.rate
         if others < self._calm_load:
             if known.busy_since is not None:
                 if known.told:
                     log.info(
                         "address %s: the server is calm again, its CPU budget is %g s a second "
-                        "(it spent %.3f s of the %.3f its share allowed over %.1f s)",
-                        address, self._rate, known.used_while_busy, known.allowed_while_busy,
-                        now - known.busy_since)
+                        "(over %.1f s it spent %.3f s; its share allowed %.3f, and it had "
+                        "%.3f saved)", address, self._rate, now - known.busy_since,
+                        known.used_while_busy, known.allowed_while_busy, known.saved)
                 known.busy_since, known.told = None, False
             known.bucket.set_rate(self._rate)
             return
-        if known.rate > ACTIVE:
-            active, actives = active - known.rate, actives - 1
-        share = min(self._rate, max(self._busy_rate, active / actives if actives else 0.0))
+        if _free(known):
+            free, frees = free - known.rate, frees - 1
+        share = min(self._rate, max(self._busy_rate, free / frees if frees else 0.0))
         if known.busy_since is None:
             known.busy_since = now
             known.used_while_busy = known.allowed_while_busy = 0.0
+            known.saved = max(0.0, known.bucket.level)
         if not known.told and known.users and known.rate > share:
             # (said once, when the share holds it back: most addresses spend less than it)
             log.info(
-                "address %s: the server is busy (%.3f CPU s a second for others), its CPU budget "
+                "address %s: the server is busy (others spend %.3f CPU s a second), its CPU budget "
                 "is %.3f s a second, the average other address's (it spent %.3f)",
                 address, others, share, known.rate)
             known.told = True

@@ -49,13 +49,13 @@ class Limits:
     otherwise multiply the rate by eight), while the rest of the server is calm."""
     address_cpu_burst: float = 1.5
     address_cpu_busy_rate: float | None = None
-    """While the rest of the server is busy (``calm_load``), an address gets the average other
+    """While the other addresses are busy (``calm_load``), an address gets the average other
     address's spending, at least this much, at most ``address_cpu_rate``
     (``server.budget.AddressBuckets``). None: ``BUSY_FRACTION`` of ``address_cpu_rate``, 0.02 s
     a second by default (a household of two or three busy players); a server that raises the
     address's budget raises this with it."""
     calm_load: float = 0.05
-    """CPU seconds a second the event loop may spend on everyone else before an address counts
+    """CPU seconds a second the other addresses together may spend before an address counts
     as contending with them."""
     max_paste: int = 16 * 1024
     """Characters of one bracketed paste the app receives; the rest is dropped."""
