@@ -29,8 +29,8 @@ metered callback (a key is some 20 callbacks and 1 to 10 ms).
 An address's rate follows the load (``AddressBuckets``): while the other addresses spend little,
 an address gets its full rate; while they are busy, it gets what an average other address
 spends (at least a floor), so that eight sessions of one address cost the others no more than a
-household's worth. It is looked at twice a second, not per event: a callback's
-cost is still one clock read and a subtraction per bucket.
+household's worth. The rates are set twice a second, not per event: what a callback costs the
+meter is one addition more per bucket.
 """
 
 from __future__ import annotations
@@ -164,11 +164,11 @@ class AddressBuckets:
     most ``rate``: under contention, one address costs the others about what one of them costs.
     An address's own spending never decides its own share, so the share does not swing when it
     is cut, and addresses held back by their share are no measure (several heavy addresses
-    would otherwise pull each other down to the floor). The server's own work
-    charged to nobody (timers, the coordinator's own) is left out: a player alone with her bots
-    contends with nobody. Each change between the two is logged, with what the address spent
-    while it got a share and what its share allowed, for the addresses the share held back
-    (most spend less than it)."""
+    would otherwise pull each other down to the floor). The server's own work charged to
+    nobody (timers, the coordinator's own) is left out: a player alone with her bots contends
+    with nobody. Each change between the two is logged, with what the address spent while it
+    got a share and what its share allowed, for the addresses the share held back (most spend
+    less than it)."""
 
     def __init__(self, rate: float, burst: float, *, busy_rate: float | None = None,
                  calm_load: float = 0.05) -> None:
