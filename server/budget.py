@@ -53,9 +53,6 @@ SMOOTHING = 0.3
 ACTIVE = 0.001
 """CPU seconds a second above which an address counts among those sharing the server (a player
 idle in the lobby costs less)."""
-FREE = 0.8
-"""An address spending less than this share of its rate spends what it wants: its spending is
-a measure of what an address wants (one held back by its budget is not)."""
 
 log = logging.getLogger("pioche.server")
 
@@ -73,6 +70,8 @@ class Bucket:
     level: float = field(init=False)
     spent: float = field(init=False, default=0.0)
     """Seconds taken so far, less those given back."""
+    owed: bool = field(init=False, default=False)
+    """It has been in debt since this was last set to False (``AddressBuckets``)."""
     _at: float = field(init=False)
 
     def __post_init__(self) -> None:
@@ -89,6 +88,8 @@ class Bucket:
         self._refill()
         self.level = min(self.burst, self.level - seconds)
         self.spent += seconds
+        if self.level < 0:
+            self.owed = True
 
     def set_rate(self, rate: float) -> None:
         """Refill at ``rate`` from now on (what came before, at the old one)."""
@@ -147,9 +148,9 @@ class _Address:
 
 
 def _free(known: _Address) -> bool:
-    """The address spends, and less than its bucket allows: what it spends is what it wants (an
-    address held back by its share says nothing of what an address wants)."""
-    return ACTIVE < known.rate < FREE * known.bucket.rate
+    """The address spends, and its bucket has not been in debt since the last look: what it
+    spends is what it wants (an address held back by its budget says nothing of that)."""
+    return known.rate > ACTIVE and not known.bucket.owed
 
 
 class AddressBuckets:
@@ -160,15 +161,15 @@ class AddressBuckets:
     address spent since the last look. While the other addresses together spend less than
     ``calm_load`` (CPU seconds a second), an address gets ``rate``: nobody is waiting behind its
     work. Otherwise it gets the average spending of the other addresses that spend freely
-    (more than ``ACTIVE``, less than ``FREE`` of their own rate), at least ``busy_rate`` and at
-    most ``rate``: under contention, one address costs the others about what one of them costs.
-    An address's own spending never decides its own share, so the share does not swing when it
-    is cut, and addresses held back by their share are no measure (several heavy addresses
-    would otherwise pull each other down to the floor). The server's own work charged to
-    nobody (timers, the coordinator's own) is left out: a player alone with her bots contends
-    with nobody. Each change between the two is logged, with what the address spent while it
-    got a share and what its share allowed, for the addresses the share held back (most spend
-    less than it)."""
+    (more than ``ACTIVE``, and their bucket not in debt since the last look), at least
+    ``busy_rate`` and at most ``rate``: under contention, one address costs the others about
+    what one of them costs. An address's own spending never decides its own share, so the share
+    does not swing when it is cut, and addresses held back by their budget are no measure
+    (several heavy addresses would otherwise pull each other down to the floor). The server's
+    own work charged to nobody (timers, the coordinator's own) is left out: a player alone with
+    her bots contends with nobody. Each change between the two is logged, with what the address
+    spent while it got a share and what its share allowed, for the addresses the share held
+    back (most spend less than it)."""
 
     def __init__(self, rate: float, burst: float, *, busy_rate: float | None = None,
                  calm_load: float = 0.05) -> None:
@@ -213,19 +214,25 @@ class AddressBuckets:
         now = time.monotonic()
         elapsed, self._looked = now - self._looked, now
         if elapsed > 0:
-            for known in self._addresses.values():
-                spent = known.bucket.spent - known.spent
-                known.spent = known.bucket.spent
-                known.rate += SMOOTHING * (spent / elapsed - known.rate)
-                if known.busy_since is not None:
-                    known.used_while_busy += spent
-                    known.allowed_while_busy += known.bucket.rate * elapsed
-            total = sum(known.rate for known in self._addresses.values())
-            free = [known.rate for known in self._addresses.values() if _free(known)]
-            for address, known in self._addresses.items():
-                self._share(address, known, total, sum(free), len(free), now)
+            self.share_out(elapsed, now)
         self._timer = asyncio.get_running_loop().call_later(
             SHARE_TICK, self._look, context=contextvars.Context())
+
+    def share_out(self, elapsed: float, now: float) -> None:
+        """Set every address's rate from what each spent over the last ``elapsed`` seconds
+        (``now``: ``time.monotonic()``, for the log)."""
+        for known in self._addresses.values():
+            spent = known.bucket.spent - known.spent
+            known.spent = known.bucket.spent
+            known.rate += SMOOTHING * (spent / elapsed - known.rate)
+            if known.busy_since is not None:
+                known.used_while_busy += spent
+                known.allowed_while_busy += known.bucket.rate * elapsed
+        total = sum(known.rate for known in self._addresses.values())
+        free = [known.rate for known in self._addresses.values() if _free(known)]
+        for address, known in self._addresses.items():
+            self._share(address, known, total, sum(free), len(free), now)
+            known.bucket.owed = known.bucket.level < 0
 
     def _share(self, address: str, known: _Address, total: float, free: float, frees: int,
                now: float) -> None:
