@@ -56,11 +56,11 @@ def said(served: ServeProcess) -> str:
 
 
 async def keep_resizing(chan: asyncssh.SSHClientChannel[bytes], stop: asyncio.Event) -> None:
-    """A player's terminal resized by a column, five times a second (each is a repaint)."""
-    width = 100
+    """A player's terminal resized, five times a second (each is a repaint)."""
+    size = (100, 30)
     while not stop.is_set():
-        width = 201 - width
-        chan.change_terminal_size(width, 30)
+        size = (240 - size[0], 70 - size[1])  # 100 × 30, 140 × 40
+        chan.change_terminal_size(*size)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), 0.2)
 
