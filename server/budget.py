@@ -58,6 +58,9 @@ log = logging.getLogger("pioche.server")
 
 METER: contextvars.ContextVar[Meter | None] = contextvars.ContextVar("pioche_meter", default=None)
 """The meter of the connection whose app (or input) the running callback works for."""
+CLIENT: contextvars.ContextVar[bool] = contextvars.ContextVar("pioche_client", default=False)
+"""The running callback works on what the client sent (its socket's reads and what they start,
+the parsing of its input): always taken from its meter's buckets (``Meter.charge``)."""
 
 
 @dataclass
@@ -116,11 +119,23 @@ class Meter:
         """Seconds of CPU charged so far."""
         self.active_at = 0.0
         """When the last charge came (the loop's clock, ``time.monotonic``)."""
+        self.own = True
+        """Whether what its app does now is the connection's own doing (its app starting, or
+        handling its input: ``server.driver.Terminal`` says), taken from the buckets; or not
+        (the frames another player's move causes, the app's timers), only counted."""
 
     def charge(self, seconds: float) -> None:
+        """Count ``seconds`` spent on what the client sent, and take them from the buckets."""
         self.spent += seconds
         self.active_at = time.monotonic()
         self.reserve(seconds)
+
+    def charge_app(self, seconds: float) -> None:
+        """Count ``seconds`` its app spent; take them from the buckets if ``own``."""
+        self.spent += seconds
+        self.active_at = time.monotonic()
+        if self.own:
+            self.reserve(seconds)
 
     def reserve(self, seconds: float) -> None:
         """Take ``seconds`` from the buckets ahead of the measure (negative: give them back)."""
@@ -284,6 +299,7 @@ class Reading:
         # start and its app's building) inherits the meter and is charged by ``_metered_run``.
         self._context = contextvars.copy_context()
         self._context.run(METER.set, meter)
+        self._context.run(CLIENT.set, True)
         self._loop = asyncio.get_running_loop()
         self._holds: set[str] = set()
         self._last_read = 0.0  # CPU seconds the last read cost
@@ -367,7 +383,10 @@ def _metered_run(self: asyncio.Handle) -> None:
     try:
         _handle_run(self)
     finally:
-        meter.charge(_clock() - started)
+        if self._context.get(CLIENT):  # type: ignore[attr-defined]
+            meter.charge(_clock() - started)
+        else:
+            meter.charge_app(_clock() - started)
 
 
 def install() -> None:

@@ -57,7 +57,7 @@ from textual.screen import Screen
 from textual.strip import Strip
 
 from . import budget
-from .budget import METER, Meter
+from .budget import CLIENT, METER, Meter
 
 log = logging.getLogger("pioche.server")
 
@@ -206,6 +206,8 @@ class Terminal:
         budget.install()
         self._context = contextvars.Context()  # where input is parsed: charged to the meter
         self._context.run(METER.set, meter)
+        self._context.run(CLIENT.set, True)
+        meter.own = True  # (the app's start is the connection's doing)
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
         self._text = ""  # decoded input; from _read on, not parsed yet
         self._read = 0
@@ -342,6 +344,7 @@ class Terminal:
     def _wait_for_app(self, given: int) -> None:
         """Give nothing more until the app has been quiet for a while (or SETTLE_TIMEOUT)."""
         self._unsettled = True
+        self.meter.own = True
         self._given_at = (self._loop.time(), self.meter.spent, given)
         self._reserved = given * self._event_cpu
         self.meter.reserve(self._reserved)
@@ -360,10 +363,14 @@ class Terminal:
             )
             return
         self._unsettled = False
+        # What the app does next, until more input is given, is not this session's doing (the
+        # frames others' moves cause): counted, not taken from its budget.
+        self.meter.own = False
         self.meter.reserve(-self._reserved)  # now measured
         self._reserved = 0.0
-        # The estimate follows the costliest recent events down slowly (never to zero).
-        self._event_cpu = max((self.meter.spent - spent) / given, self._event_cpu / 2, 1e-6)
+        if given:
+            # The estimate follows the costliest recent events down slowly (never to zero).
+            self._event_cpu = max((self.meter.spent - spent) / given, self._event_cpu / 2, 1e-6)
         if self._driver is not None:
             self._pump_in(0.0)
 
@@ -476,6 +483,8 @@ class Terminal:
         if self._on_first_frame is not None:
             on_first_frame, self._on_first_frame = self._on_first_frame, None
             on_first_frame()
+            if not self._unsettled:
+                self._wait_for_app(0)  # the start is the session's own until the app is quiet
         if self._shown is not None and self._shown():
             on_shown, self._shown, self._on_shown = self._on_shown, None, _nothing
             on_shown()
