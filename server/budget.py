@@ -20,11 +20,17 @@ token buckets (``Bucket``): one per connection, one per client address (shared b
 address's connections). The terminal gives input to the app only while none of its buckets is
 in debt (``server.driver.Terminal``).
 
-What a session is charged for is what runs in its app's context, whatever caused it: its own
-keys, but also the frames another player's move makes it paint, and the coordinator's work done
-within its requests (a table's bot moves scheduled from its move included). Garbage
-collections are charged to whichever callback they interrupt. Timing costs about 2 µs per
-metered callback (a key is some 20 callbacks and 1 to 10 ms).
+What a session's buckets are charged for is its own doing: everything that runs from what the
+client sends (its socket's reads and what they start, the parsing of its input: ``CLIENT``),
+and what its app does while it starts and while it handles the session's input, until it is
+quiet again (``Meter.own``, set by the terminal): the keys' handling, the screens they open,
+the frames that follow, the coordinator's work done within its requests. What the app does
+otherwise — the frames another player's move makes it paint, its timers — is counted in the
+meter (``Meter.spent``) but not taken from the buckets: a player cannot slow it down, and on a
+busy server a player in the lobby would otherwise spend an address's share on the lobby's
+repaints alone, and her keys would wait for good. Garbage collections are charged to
+whichever callback they interrupt. Timing costs about 2 µs per metered callback (a key is
+some 20 callbacks and 1 to 10 ms).
 
 An address's rate follows the load (``AddressBuckets``): while the other addresses spend little,
 an address gets its full rate; while they are busy, it gets what an average other address

@@ -159,7 +159,9 @@ class Terminal:
 
     Input is given to the app only while the connection's ``meter`` (``server.budget``) is out
     of debt, and charged by what it costs, measured: its parsing and everything the app does in
-    its own context (handling the events, painting the frames that follow, writing them). Bytes
+    its own context until it is quiet again (handling the events, painting the frames that
+    follow, writing them); what the app does between batches (frames others' moves cause) is
+    counted in the meter, not charged (``Meter.own``). Bytes
     are parsed ``PARSE_SLICE`` characters at a time; events reach the app in small batches, and
     the next batch waits until the app is quiet again (``QUIET``), having handled the last one
     and repainted, so that its cost is counted before more is given; meanwhile what it will
