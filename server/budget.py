@@ -179,14 +179,16 @@ class AddressBuckets:
     until it is full again: reconnecting does not wipe what was spent.
 
     Its rate follows the load, looked at every ``SHARE_TICK`` seconds (``watch``): what each
-    address spent since the last look. While the other addresses together spend less than
-    ``calm_load`` (CPU seconds a second), an address gets ``rate``: nobody is waiting behind its
-    work. Otherwise it gets the average spending of the other addresses that spend freely
-    (more than ``ACTIVE``, and their bucket not in debt since the last look), at least
-    ``busy_rate`` and at most ``rate``: under contention, one address costs the others about
-    what one of them costs. An address's own spending never decides its own share, so the share
-    does not swing when it is cut, and addresses held back by their budget are no measure
-    (several heavy addresses would otherwise pull each other down to the floor). The server's
+    address spent since the last look. The addresses that spend freely (more than ``ACTIVE``,
+    and their bucket not in debt since the last look) are the measure: what they spend is what
+    an address wants. While the other free addresses together spend less than ``calm_load``
+    (CPU seconds a second), an address gets ``rate``: nobody is waiting behind its work.
+    Otherwise it gets their average spending, at least ``busy_rate`` and at most ``rate``: under
+    contention, one address costs the others about what one of them costs. An address's own
+    spending never decides its own share, so the share does not swing when it is cut; and
+    addresses held back by their budget are no measure: an attacker does not make the players
+    it slows count as contending with it, and several heavy addresses do not pull each other
+    down to the floor (with nobody else there, they keep their full rate). The server's
     own work charged to nobody (timers, the coordinator's own) is left out: a player alone with
     her bots contends with nobody. Each change between the two is logged, with what the address
     spent while it got a share and what its share allowed, for the addresses the share held
@@ -249,18 +251,18 @@ class AddressBuckets:
             if known.busy_since is not None:
                 known.used_while_busy += spent
                 known.allowed_while_busy += known.bucket.rate * elapsed
-        total = sum(known.rate for known in self._addresses.values())
         free = [known.rate for known in self._addresses.values() if _free(known)]
         for address, known in self._addresses.items():
-            self._share(address, known, total, sum(free), len(free), now)
+            self._share(address, known, sum(free), len(free), now)
             known.bucket.owed = known.bucket.level < 0
 
-    def _share(self, address: str, known: _Address, total: float, free: float, frees: int,
-               now: float) -> None:
-        """Set ``known``'s rate from what the others spend (``total``: every address, ``known``
-        included; ``free``: what the ``frees`` addresses spending freely spend together,
-        ``known`` among them if it is one)."""
-        others = total - known.rate
+    def _share(self, address: str, known: _Address, free: float, frees: int, now: float
+               ) -> None:
+        """Set ``known``'s rate from what the others spend (``free``: what the ``frees``
+        addresses spending freely spend together, ``known`` among them if it is one)."""
+        if _free(known):
+            free, frees = free - known.rate, frees - 1
+        others = free
         if others < self._calm_load:
             if known.busy_since is not None:
                 if known.told:
@@ -272,9 +274,7 @@ class AddressBuckets:
                 known.busy_since, known.told = None, False
             known.bucket.set_rate(self._rate)
             return
-        if _free(known):
-            free, frees = free - known.rate, frees - 1
-        share = min(self._rate, max(self._busy_rate, free / frees if frees else 0.0))
+        share = min(self._rate, max(self._busy_rate, free / frees))
         if known.busy_since is None:
             known.busy_since = now
             known.used_while_busy = known.allowed_while_busy = 0.0

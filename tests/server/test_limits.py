@@ -384,8 +384,15 @@ def test_an_address_gets_the_average_free_address_s_share_while_others_are_busy(
     assert heavy.rate == 0.15  # the others gone quiet: its full budget again
     second = buckets.take("192.0.2.2")
     looks(([heavy, second], 0.15))
-    # Two heavy addresses, each held back: neither is a measure of what an address wants.
-    assert heavy.rate == second.rate == 0.02
+    # Two heavy addresses, each held back: neither is a measure of what an address wants, and
+    # nobody else waits: each keeps its full budget.
+    assert heavy.rate == second.rate == 0.15
+    player = buckets.take("192.0.2.3")
+    looks(([heavy], 0.15), ([player], 0.06))
+    # One honest player spending more than the floor while an attacker is held back: she is
+    # not cut for it (the attacker is no measure), the attacker is cut to what she spends.
+    assert player.rate == 0.15
+    assert heavy.rate == pytest.approx(0.06, abs=0.005)
 
 
 # (No CPU budget here: answering her 6,000 requests costs more than hers, and her key would
