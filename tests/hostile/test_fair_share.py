@@ -7,7 +7,7 @@ Eight sessions of one address send 64 KB of random bytes a second each (from the
 server, the address is held back at its full budget (0.15 CPU second a second), never cut:
 nobody else is waiting. Then four players of other addresses get busy (they resize their own
 terminals): the server cuts the attacker to the average other address's spending (at least
-0.02), and over that stretch the attacker spends no more than its share allowed (plus what its
+0.08), and over that stretch the attacker spends no more than its share allowed (plus what its
 bucket held when the share began). Once they stop, the attacker gets its full budget back. What
 is checked is what the server says in its log: its own accounting, not a stopwatch.
 """
