@@ -161,8 +161,8 @@ class Terminal:
     of debt, and charged by what it costs, measured: its parsing and everything the app does in
     its own context until it is quiet again (handling the events, painting the frames that
     follow, writing them); what the app does between batches (frames others' moves cause) is
-    counted in the meter, not charged (``Meter.own``). Bytes
-    are parsed ``PARSE_SLICE`` characters at a time; events reach the app in small batches, and
+    counted in the meter, not charged (``Meter.own``). Bytes are parsed ``PARSE_SLICE``
+    characters at a time; events reach the app in small batches, and
     the next batch waits until the app is quiet again (``QUIET``), having handled the last one
     and repainted, so that its cost is counted before more is given; meanwhile what it will
     probably cost (the last batches' cost per event) is held from the budget, so that several
