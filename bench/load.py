@@ -50,8 +50,9 @@ The clients share this process; its own CPU is reported (on 2 cores it competes 
 server). Each client connects from its own loopback address (127.0.1.1, 127.0.1.2, …), as players
 do, so that the server's per-address limits apply to each alone. ``--attack KIND`` adds
 ``--attackers`` sessions from one address (127.0.0.1), in another process, attacking with one of
-``tests/hostile/input_attacks.py``'s attacks from ``--attack-warmup`` seconds before the play
-window to its end: the window then measures what the players feel while attacked.
+``tests/hostile/input_attacks.py``'s attacks (``mixed``: each of them, one per session in turn)
+from ``--attack-warmup`` seconds before the play window to its end: the window then measures
+what the players feel while attacked.
 ``--workers N`` serves with ``pioche serve --workers N`` (nats-server, the coordinator, N
 fronts): the server's CPU and memory are then its whole process tree's, and the CPU is also
 split by role (``cpu_percent_of_a_core_by_role``).
@@ -93,7 +94,7 @@ from bench.measure import (  # noqa: E402
     percentiles,
     settle,
 )
-from tests.hostile.input_attacks import ATTACKS, attacker  # noqa: E402
+from tests.hostile.input_attacks import ATTACKS, MIXED, attacker  # noqa: E402
 from tests.server.process import LikeOpenSSH, loopback, serve_process  # noqa: E402
 
 SIZE = (100, 30)
@@ -834,8 +835,9 @@ async def main() -> None:
     parser.add_argument("--games", default="defausse,collection")
     parser.add_argument("--turn-timer", type=float, default=60.0,
                         help="the server's turn timer: its stand-in plays what scripts miss")
-    parser.add_argument("--attack", choices=sorted(ATTACKS),
-                        help="attack the server during the window (tests/hostile/input_attacks.py)")
+    parser.add_argument("--attack", choices=[*sorted(ATTACKS), MIXED],
+                        help="attack the server during the window (tests/hostile/input_attacks.py;"
+                        f" {MIXED}: every attack, one per session in turn)")
     parser.add_argument("--attackers", type=int, default=8,
                         help="attacking sessions, all from one address (default 8)")
     parser.add_argument("--attack-warmup", type=float, default=10.0,

@@ -329,6 +329,12 @@ async def soak(args: argparse.Namespace, data: Path) -> dict[str, Any]:
         reclaims: list[asyncio.Task[None]] = []
         loop = asyncio.get_running_loop()
         started = loop.time()
+        attacking = contextlib.AsyncExitStack()
+        if args.attack:  # alongside the players, for the whole run; in before them (on a busy
+            # machine its eight logins, at its low priority, took more than its two minutes)
+            await attacking.enter_async_context(attacker(
+                served.port, args.attack, args.attackers, seconds=args.minutes * 60 + 90,
+                niceness=10))  # its own CPU would be on another machine: it takes what is left
         tasks = []
         for player in players:  # not all at once: logins cost the server CPU
             tasks.append(asyncio.create_task(run_player(player, stop)))
@@ -338,11 +344,6 @@ async def soak(args: argparse.Namespace, data: Path) -> dict[str, Any]:
                    for i in range(args.typists)]
         churner = asyncio.create_task(
             churn(players, stop, stats, args.every, args.churn, rng, reclaims))
-        attacking = contextlib.AsyncExitStack()
-        if args.attack:  # alongside the players, for the whole run
-            await attacking.enter_async_context(attacker(
-                served.port, args.attack, args.attackers, seconds=args.minutes * 60 + 60,
-                niceness=10))  # its own CPU would be on another machine: it takes what is left
         end = started + args.minutes * 60
         used, at = cpu_seconds(process), loop.time()
         while loop.time() < end:

@@ -20,17 +20,30 @@ token buckets (``Bucket``): one per connection, one per client address (shared b
 address's connections). The terminal gives input to the app only while none of its buckets is
 in debt (``server.driver.Terminal``).
 
-What a session is charged for is what runs in its app's context, whatever caused it: its own
-keys, but also the frames another player's move makes it paint, and the coordinator's work done
-within its requests (a table's bot moves scheduled from its move included). Garbage
-collections are charged to whichever callback they interrupt. Timing costs about 2 µs per
-metered callback (a key is some 20 callbacks and 1 to 10 ms).
+What a session's buckets are charged for is its own doing: everything that runs from what the
+client sends (its socket's reads and what they start, the parsing of its input: ``CLIENT``),
+and what its app does while it starts and while it handles the session's input, until it is
+quiet again (``Meter.own``, set by the terminal): the keys' handling, the screens they open,
+the frames that follow, the coordinator's work done within its requests. What the app does
+otherwise — the frames another player's move makes it paint, its timers — is counted in the
+meter (``Meter.spent``) but not taken from the buckets: a player cannot slow it down, and on a
+busy server a player in the lobby would otherwise spend an address's share on the lobby's
+repaints alone, and her keys would wait for good. Garbage collections are charged to
+whichever callback they interrupt. Timing costs about 2 µs per metered callback (a key is
+some 20 callbacks and 1 to 10 ms).
+
+An address's rate follows the load (``AddressBuckets``): while the other addresses spend little,
+an address gets its full rate; while they are busy, it gets what an average other address
+spends (at least a floor), so that eight sessions of one address cost the others no more than a
+household's worth. The rates are set twice a second, not per event: what a callback costs the
+meter is one addition more per bucket.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import time
 from dataclasses import dataclass, field
 
@@ -39,8 +52,21 @@ READ_SIZE = 16 * 1024
 BUDGET = "budget"
 """Why a connection's reading is held while its meter is in debt (``Reading``)."""
 
+SHARE_TICK = 0.5
+"""Seconds between two looks at what each address spends."""
+SMOOTHING = 0.3
+"""Weight of the newest look in the running rates (about two seconds' memory)."""
+ACTIVE = 0.001
+"""CPU seconds a second above which an address counts among those sharing the server (a player
+idle in the lobby costs less)."""
+
+log = logging.getLogger("pioche.server")
+
 METER: contextvars.ContextVar[Meter | None] = contextvars.ContextVar("pioche_meter", default=None)
 """The meter of the connection whose app (or input) the running callback works for."""
+CLIENT: contextvars.ContextVar[bool] = contextvars.ContextVar("pioche_client", default=False)
+"""The running callback works on what the client sent (its socket's reads and what they start,
+the parsing of its input): always taken from its meter's buckets (``Meter.charge``)."""
 
 
 @dataclass
@@ -51,6 +77,10 @@ class Bucket:
     rate: float
     burst: float
     level: float = field(init=False)
+    spent: float = field(init=False, default=0.0)
+    """Seconds taken so far, less those given back."""
+    owed: bool = field(init=False, default=False)
+    """It has been in debt since this was last set to False (``AddressBuckets``)."""
     _at: float = field(init=False)
 
     def __post_init__(self) -> None:
@@ -66,6 +96,14 @@ class Bucket:
         """Take ``seconds`` (or give them back, if negative)."""
         self._refill()
         self.level = min(self.burst, self.level - seconds)
+        self.spent += seconds
+        if self.level < 0:
+            self.owed = True
+
+    def set_rate(self, rate: float) -> None:
+        """Refill at ``rate`` from now on (what came before, at the old one)."""
+        self._refill()
+        self.rate = rate
 
     def wait(self) -> float:
         """Seconds until the bucket is out of debt; 0 if it is not in debt."""
@@ -87,11 +125,23 @@ class Meter:
         """Seconds of CPU charged so far."""
         self.active_at = 0.0
         """When the last charge came (the loop's clock, ``time.monotonic``)."""
+        self.own = True
+        """Whether what its app does now is the connection's own doing (its app starting, or
+        handling its input: ``server.driver.Terminal`` says), taken from the buckets; or not
+        (the frames another player's move causes, the app's timers), only counted."""
 
     def charge(self, seconds: float) -> None:
+        """Count ``seconds`` spent on what the client sent, and take them from the buckets."""
         self.spent += seconds
         self.active_at = time.monotonic()
         self.reserve(seconds)
+
+    def charge_app(self, seconds: float) -> None:
+        """Count ``seconds`` its app spent; take them from the buckets if ``own``."""
+        self.spent += seconds
+        self.active_at = time.monotonic()
+        if self.own:
+            self.reserve(seconds)
 
     def reserve(self, seconds: float) -> None:
         """Take ``seconds`` from the buckets ahead of the measure (negative: give them back)."""
@@ -103,34 +153,140 @@ class Meter:
         return max(bucket.wait() for bucket in self.buckets)
 
 
+@dataclass
+class _Address:
+    """One address's bucket, and what the share keeps of it."""
+
+    bucket: Bucket
+    users: int = 0
+    spent: float = 0.0  # the bucket's ``spent`` at the last look
+    rate: float = 0.0  # what it spends, CPU seconds a second, smoothed
+    busy_since: float | None = None  # since when it gets a share, not its full rate
+    told: bool = False  # the log said its share holds it back (it spent more than it allows)
+    used_while_busy: float = 0.0  # CPU seconds it spent since then
+    allowed_while_busy: float = 0.0  # CPU seconds its share allowed since then
+    saved: float = 0.0  # what its bucket held when its share began
+
+
+def _free(known: _Address) -> bool:
+    """The address spends, and its bucket has not been in debt since the last look: what it
+    spends is what it wants (an address held back by its budget says nothing of that)."""
+    return known.rate > ACTIVE and not known.bucket.owed
+
+
 class AddressBuckets:
     """One bucket per client address, shared by all its connections. A bucket outlives them
-    until it is full again: reconnecting does not wipe what was spent."""
+    until it is full again: reconnecting does not wipe what was spent.
 
-    def __init__(self, rate: float, burst: float) -> None:
+    Its rate follows the load, looked at every ``SHARE_TICK`` seconds (``watch``): what each
+    address spent since the last look. The addresses that spend freely (more than ``ACTIVE``,
+    and their bucket not in debt since the last look) are the measure: what they spend is what
+    an address wants. While the other free addresses together spend less than ``calm_load``
+    (CPU seconds a second), an address gets ``rate``: nobody is waiting behind its work.
+    Otherwise it gets their average spending, at least ``busy_rate`` and at most ``rate``: under
+    contention, one address costs the others about what one of them costs. An address's own
+    spending never decides its own share, so the share does not swing when it is cut; and
+    addresses held back by their budget are no measure: an attacker does not make the players
+    it slows count as contending with it, and several heavy addresses do not pull each other
+    down to the floor (with nobody else there, they keep their full rate). The server's
+    own work charged to nobody (timers, the coordinator's own) is left out: a player alone with
+    her bots contends with nobody. Each change between the two is logged, with what the address
+    spent while it got a share and what its share allowed, for the addresses the share held
+    back (most spend less than it)."""
+
+    def __init__(self, rate: float, burst: float, *, busy_rate: float | None = None,
+                 calm_load: float = 0.05) -> None:
         self._rate = rate
         self._burst = burst
-        self._buckets: dict[str, Bucket] = {}
-        self._users: dict[str, int] = {}
+        self._busy_rate = min(rate, busy_rate if busy_rate is not None else rate)
+        self._calm_load = calm_load
+        self._addresses: dict[str, _Address] = {}
+        self._looked = 0.0  # time.monotonic() at the last look
+        self._timer: asyncio.TimerHandle | None = None
 
     def take(self, address: str) -> Bucket:
         """The address's bucket, for one more connection (give it back with ``give_back``)."""
-        for idle in [a for a, bucket in self._buckets.items()
-                     if not self._users.get(a) and bucket.full]:
-            del self._buckets[idle]
-        bucket = self._buckets.get(address)
-        if bucket is None:
-            bucket = self._buckets[address] = Bucket(self._rate, self._burst)
-        self._users[address] = self._users.get(address, 0) + 1
-        return bucket
+        for idle in [a for a, known in self._addresses.items()
+                     if not known.users and known.bucket.full]:
+            del self._addresses[idle]
+        known = self._addresses.get(address)
+        if known is None:
+            known = self._addresses[address] = _Address(Bucket(self._rate, self._burst))
+        known.users += 1
+        return known.bucket
 
     def give_back(self, address: str) -> None:
-        self._users[address] -= 1
-        if not self._users[address]:
-            del self._users[address]
+        self._addresses[address].users -= 1
 
     def __len__(self) -> int:
-        return len(self._buckets)
+        return len(self._addresses)
+
+    def watch(self) -> None:
+        """Look at what each address spends every ``SHARE_TICK`` seconds from now on, until
+        ``stop`` (on the running event loop)."""
+        self._looked = time.monotonic()
+        self._timer = asyncio.get_running_loop().call_later(
+            SHARE_TICK, self._look, context=contextvars.Context())  # (charged to nobody)
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _look(self) -> None:
+        now = time.monotonic()
+        elapsed, self._looked = now - self._looked, now
+        if elapsed > 0:
+            self.share_out(elapsed, now)
+        self._timer = asyncio.get_running_loop().call_later(
+            SHARE_TICK, self._look, context=contextvars.Context())
+
+    def share_out(self, elapsed: float, now: float) -> None:
+        """Set every address's rate from what each spent over the last ``elapsed`` seconds
+        (``now``: ``time.monotonic()``, for the log)."""
+        for known in self._addresses.values():
+            spent = known.bucket.spent - known.spent
+            known.spent = known.bucket.spent
+            known.rate += SMOOTHING * (spent / elapsed - known.rate)
+            if known.busy_since is not None:
+                known.used_while_busy += spent
+                known.allowed_while_busy += known.bucket.rate * elapsed
+        free = [known.rate for known in self._addresses.values() if _free(known)]
+        for address, known in self._addresses.items():
+            self._share(address, known, sum(free), len(free), now)
+            known.bucket.owed = known.bucket.level < 0
+
+    def _share(self, address: str, known: _Address, free: float, frees: int, now: float
+               ) -> None:
+        """Set ``known``'s rate from what the others spend (``free``: what the ``frees``
+        addresses spending freely spend together, ``known`` among them if it is one)."""
+        if _free(known):
+            free, frees = free - known.rate, frees - 1
+        others = free
+        if others < self._calm_load:
+            if known.busy_since is not None:
+                if known.told:
+                    log.info(
+                        "address %s: the server is calm again, its CPU budget is %g s a second "
+                        "(over %.1f s it spent %.3f s; its share allowed %.3f, and it had "
+                        "%.3f saved)", address, self._rate, now - known.busy_since,
+                        known.used_while_busy, known.allowed_while_busy, known.saved)
+                known.busy_since, known.told = None, False
+            known.bucket.set_rate(self._rate)
+            return
+        share = min(self._rate, max(self._busy_rate, free / frees))
+        if known.busy_since is None:
+            known.busy_since = now
+            known.used_while_busy = known.allowed_while_busy = 0.0
+            known.saved = max(0.0, known.bucket.level)
+        if not known.told and known.users and known.rate > share:
+            # (said once, when the share holds it back: most addresses spend less than it)
+            log.info(
+                "address %s: the server is busy (others spend %.3f CPU s a second), its CPU budget "
+                "is %.3f s a second, the average other address's (it spent %.3f)",
+                address, others, share, known.rate)
+            known.told = True
+        known.bucket.set_rate(share)
 
 
 class Reading:
@@ -149,6 +305,7 @@ class Reading:
         # start and its app's building) inherits the meter and is charged by ``_metered_run``.
         self._context = contextvars.copy_context()
         self._context.run(METER.set, meter)
+        self._context.run(CLIENT.set, True)
         self._loop = asyncio.get_running_loop()
         self._holds: set[str] = set()
         self._last_read = 0.0  # CPU seconds the last read cost
@@ -232,7 +389,10 @@ def _metered_run(self: asyncio.Handle) -> None:
     try:
         _handle_run(self)
     finally:
-        meter.charge(_clock() - started)
+        if self._context.get(CLIENT):  # type: ignore[attr-defined]
+            meter.charge(_clock() - started)
+        else:
+            meter.charge_app(_clock() - started)
 
 
 def install() -> None:

@@ -57,7 +57,7 @@ from textual.screen import Screen
 from textual.strip import Strip
 
 from . import budget
-from .budget import METER, Meter
+from .budget import CLIENT, METER, Meter
 
 log = logging.getLogger("pioche.server")
 
@@ -159,8 +159,10 @@ class Terminal:
 
     Input is given to the app only while the connection's ``meter`` (``server.budget``) is out
     of debt, and charged by what it costs, measured: its parsing and everything the app does in
-    its own context (handling the events, painting the frames that follow, writing them). Bytes
-    are parsed ``PARSE_SLICE`` characters at a time; events reach the app in small batches, and
+    its own context until it is quiet again (handling the events, painting the frames that
+    follow, writing them); what the app does between batches (frames others' moves cause) is
+    counted in the meter, not charged (``Meter.own``). Bytes are parsed ``PARSE_SLICE``
+    characters at a time; events reach the app in small batches, and
     the next batch waits until the app is quiet again (``QUIET``), having handled the last one
     and repainted, so that its cost is counted before more is given; meanwhile what it will
     probably cost (the last batches' cost per event) is held from the budget, so that several
@@ -206,6 +208,8 @@ class Terminal:
         budget.install()
         self._context = contextvars.Context()  # where input is parsed: charged to the meter
         self._context.run(METER.set, meter)
+        self._context.run(CLIENT.set, True)
+        meter.own = True  # (the app's start is the connection's doing)
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
         self._text = ""  # decoded input; from _read on, not parsed yet
         self._read = 0
@@ -342,6 +346,7 @@ class Terminal:
     def _wait_for_app(self, given: int) -> None:
         """Give nothing more until the app has been quiet for a while (or SETTLE_TIMEOUT)."""
         self._unsettled = True
+        self.meter.own = True
         self._given_at = (self._loop.time(), self.meter.spent, given)
         self._reserved = given * self._event_cpu
         self.meter.reserve(self._reserved)
@@ -360,10 +365,14 @@ class Terminal:
             )
             return
         self._unsettled = False
+        # What the app does next, until more input is given, is not this session's doing (the
+        # frames others' moves cause): counted, not taken from its budget.
+        self.meter.own = False
         self.meter.reserve(-self._reserved)  # now measured
         self._reserved = 0.0
-        # The estimate follows the costliest recent events down slowly (never to zero).
-        self._event_cpu = max((self.meter.spent - spent) / given, self._event_cpu / 2, 1e-6)
+        if given:
+            # The estimate follows the costliest recent events down slowly (never to zero).
+            self._event_cpu = max((self.meter.spent - spent) / given, self._event_cpu / 2, 1e-6)
         if self._driver is not None:
             self._pump_in(0.0)
 
@@ -476,6 +485,8 @@ class Terminal:
         if self._on_first_frame is not None:
             on_first_frame, self._on_first_frame = self._on_first_frame, None
             on_first_frame()
+            if not self._unsettled:
+                self._wait_for_app(0)  # the start is the session's own until the app is quiet
         if self._shown is not None and self._shown():
             on_shown, self._shown, self._on_shown = self._on_shown, None, _nothing
             on_shown()

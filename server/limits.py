@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 DEFAULT_SIZE = (80, 24)  # SSH says a zero dimension means "unknown"
+BUSY_FRACTION = 8 / 15
+"""The least of its budget an address keeps while the server is busy, unless told: 0.08 s a
+second of the default 0.15, one connection's budget (a player typing in a busy lobby spends
+0.04 to 0.08: less, and her keys would wait for good)."""
 
 
 @dataclass(frozen=True)
@@ -43,8 +47,17 @@ class Limits:
     """CPU seconds a connection may spend at once before the rate applies."""
     address_cpu_rate: float = 0.15
     """The same, for all the connections from one IP address together (eight connections would
-    otherwise multiply the rate by eight)."""
+    otherwise multiply the rate by eight), while the rest of the server is calm."""
     address_cpu_burst: float = 1.5
+    address_cpu_busy_rate: float | None = None
+    """While the other addresses are busy (``calm_load``), an address gets the average other
+    address's spending, at least this much, at most ``address_cpu_rate``
+    (``server.budget.AddressBuckets``). None: ``BUSY_FRACTION`` of ``address_cpu_rate``, 0.08 s
+    a second by default (one busy player's worth); a server that raises the address's budget
+    raises this with it."""
+    calm_load: float = 0.05
+    """CPU seconds a second the other addresses together may spend before an address counts
+    as contending with them."""
     max_paste: int = 16 * 1024
     """Characters of one bracketed paste the app receives; the rest is dropped."""
     resize_interval: float = 0.2
@@ -67,6 +80,13 @@ class Limits:
     """Failed connection attempts (key exchange, authentication, refusals) are logged one line
     each, at most ``failure_log_burst`` per ``failure_log_window`` seconds for each reason; the
     rest are counted, and the count is logged once the window is over."""
+
+    @property
+    def address_busy_rate(self) -> float:
+        """``address_cpu_busy_rate``, or its default."""
+        if self.address_cpu_busy_rate is not None:
+            return self.address_cpu_busy_rate
+        return self.address_cpu_rate * BUSY_FRACTION
 
     def clamp_size(self, width: int, height: int) -> tuple[int, int]:
         max_width, max_height = self.max_size

@@ -106,6 +106,11 @@ def add_limit_flags(p: argparse.ArgumentParser) -> None:
         f"(default {Limits.address_cpu_rate:g}; more for many players behind one address)",
     )
     p.add_argument(
+        "--cpu-per-address-busy", type=cpu_share, metavar="SECONDS",
+        help="while the server is busy with others, an address gets what the average other "
+        "address spends, at least this (default: 8/15 of --cpu-per-address, 0.08)",
+    )
+    p.add_argument(
         "--stall-timeout", type=seconds, default=Limits.stall_timeout, metavar="SECONDS",
         help="seconds a client may leave its output untaken before it is disconnected "
         f"(default {Limits.stall_timeout:g})",
@@ -315,6 +320,7 @@ def limits_of(args: argparse.Namespace) -> Limits:
         max_sessions=args.max_sessions, max_pending=args.max_pending,
         max_per_address=args.max_per_address, stall_timeout=args.stall_timeout,
         cpu_rate=args.cpu_per_connection, address_cpu_rate=args.cpu_per_address,
+        address_cpu_busy_rate=args.cpu_per_address_busy,
     )
 
 

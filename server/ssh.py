@@ -214,7 +214,8 @@ class PiocheServer:
             log, self.limits.failure_log_burst, self.limits.failure_log_window
         )
         self.address_buckets = AddressBuckets(
-            self.limits.address_cpu_rate, self.limits.address_cpu_burst
+            self.limits.address_cpu_rate, self.limits.address_cpu_burst,
+            busy_rate=self.limits.address_busy_rate, calm_load=self.limits.calm_load,
         )
         self.closing = False
 
@@ -245,6 +246,7 @@ class PiocheServer:
             x11_forwarding=False,
             allow_scp=False,
         )
+        self.address_buckets.watch()
 
     @property
     def port(self) -> int:
@@ -264,6 +266,7 @@ class PiocheServer:
         if self.closing:
             return
         self.closing = True
+        self.address_buckets.stop()
         if self._acceptor is not None:
             self._acceptor.close()
         sessions = list(self._sessions.values())

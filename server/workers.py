@@ -731,6 +731,8 @@ def front_argv(args: argparse.Namespace, port: int) -> list[str]:
         "--max-pending", str(args.max_pending),
         "--cpu-per-connection", repr(args.cpu_per_connection),
         "--cpu-per-address", repr(args.cpu_per_address),
+        *(["--cpu-per-address-busy", repr(args.cpu_per_address_busy)]
+          if args.cpu_per_address_busy is not None else []),
         "--stall-timeout", repr(args.stall_timeout), "--colors", args.colors,
         "--log-format", args.log_format,
         *(["--public-host", args.public_host] if hasattr(args, "public_host") else []),

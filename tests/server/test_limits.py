@@ -359,6 +359,42 @@ def test_an_address_bucket_is_forgotten_once_unused_and_full() -> None:
     assert buckets.take("192.0.2.2") is not bucket and len(buckets) == 1  # refilled: forgotten
 
 
+def test_an_address_gets_the_average_free_address_s_share_while_others_are_busy() -> None:
+    """The rule of ``AddressBuckets.share_out``, look by look (each a second's spending)."""
+    buckets = AddressBuckets(rate=0.15, burst=1.5, busy_rate=0.02, calm_load=0.05)
+    heavy = buckets.take("192.0.2.1")
+
+    def looks(*spending: tuple[list[Bucket], float]) -> None:
+        for _look in range(20):
+            for spenders, seconds in spending:
+                for bucket in spenders:
+                    bucket.spend(seconds)
+            buckets.share_out(1.0, 0.0)
+
+    looks(([heavy], 0.15))
+    assert heavy.rate == 0.15  # alone: its full budget
+    honest = [buckets.take(f"192.0.2.{n}") for n in range(10, 20)]
+    looks(([heavy], 0.15), (honest, 0.01))
+    assert heavy.rate == 0.02  # the floor: the average honest address spends 0.01
+    assert all(bucket.rate == 0.02 for bucket in honest)  # (more than they spend)
+    households = [buckets.take(f"192.0.2.{n}") for n in range(20, 30)]
+    looks(([heavy], 0.15), (honest, 0.01), (households, 0.05))
+    assert heavy.rate == pytest.approx(0.03, abs=0.002)  # the average free address: 0.03
+    looks(([heavy], 0.15))
+    assert heavy.rate == 0.15  # the others gone quiet: its full budget again
+    second = buckets.take("192.0.2.2")
+    looks(([heavy, second], 0.15))
+    # Two heavy addresses, each held back: neither is a measure of what an address wants, and
+    # nobody else waits: each keeps its full budget.
+    assert heavy.rate == second.rate == 0.15
+    player = buckets.take("192.0.2.3")
+    looks(([heavy], 0.15), ([player], 0.06))
+    # One honest player spending more than the floor while an attacker is held back: she is
+    # not cut for it (the attacker is no measure), the attacker is cut to what she spends.
+    assert player.rate == 0.15
+    assert heavy.rate == pytest.approx(0.06, abs=0.005)
+
+
 # (No CPU budget here: answering her 6,000 requests costs more than hers, and her key would
 # wait for it; this test is about the queue.)
 @pytest.mark.parametrize("limits", [replace(NO_BUDGET, write_buffer=4096, stall_timeout=30)])
