@@ -36,7 +36,8 @@ taken" sees it taken. If another writer appended meanwhile, the probe is refused
 (:class:`LogTaken`).
 
 The reading side: :func:`read_table` (a table's whole log, as :func:`.log.read_log` gives a
-file's), :func:`table_ids` (every table with a log in the stream), :func:`last_record` (a log's
+file's: a thousand records a request, then the stream's leader asked for what follows),
+:func:`table_ids` (every table with a log in the stream), :func:`last_record` (a log's
 end and its time, for the restore and the retention), :func:`remove` (a log purged).
 
 Retention in the stream (``Coordinator._stream_retention``): an ended table's

@@ -39,6 +39,8 @@ async def several(url: str, data: Path, name: str
     try:
         await core.start(nc, restore=False)
         host = CoordinatorHost(core, nc, None, await kv.open_owner_buckets(nc, REPLICAS))
+        await led(nc, bus.LOG_STREAM, *(f"KV_{b}" for b in (
+            bus.LEASES_BUCKET, bus.OWNERS_BUCKET, bus.KEYS_BUCKET)))
         await host.start()
         try:
             session = core.connect(Player(f"SHA256:{name}", name))
@@ -49,6 +51,20 @@ async def several(url: str, data: Path, name: str
             await host.stop()
     finally:
         await nc.close()
+
+
+async def led(nc: Client, *streams: str) -> None:
+    """Until each stream, just made, has elected its leader (its first put would find none)."""
+    js = nc.jetstream(timeout=2.0)
+    deadline = time.monotonic() + 30
+    for stream in streams:
+        while True:
+            with contextlib.suppress(nats.errors.Error):
+                info = await js.stream_info(stream)
+                if info.cluster is not None and info.cluster.leader:
+                    break
+            assert time.monotonic() < deadline, f"{stream} has no leader"
+            await asyncio.sleep(0.1)
 
 
 def node_of(host: CoordinatorHost, cluster: NatsCluster) -> int:
