@@ -14,7 +14,11 @@ record is a Défausse move as the log holds it (some 20 bytes). Measured:
 - the CPU per append of this process (``time.process_time``) and of nats-server (psutil);
 - ``--games N``: the coordinator's CPU per move of whole games (four bots, Défausse to 200
   points, the same seeded deals), files against JetStream: what a move costs with its log,
-  the engine, the bots and the copy of the state a JetStream table's move waits on.
+  the engine, the bots and the copy of the state a JetStream table's move waits on;
+- ``--restore N``: what reading a table's log back costs (``jslog.read_table``, every restore
+  of a table from the stream: a failover, a restart), for ``--tables`` tables of N records
+  each, all read at once as a coordinator brings a dead one's tables back: the time to read
+  one table, this process's and nats-server's CPU per table, the messages sent (requests).
 
 ``--url``: a running nats-server with JetStream (a cluster's node, when ``cluster`` lands: the
 stream then needs ``--replicas 3``); without it a ``NatsServer(jetstream=…)`` child is started
@@ -99,6 +103,43 @@ async def stream_log(url: str, server: psutil.Process | None, tables: int, appen
     return samples, cpu / len(samples), server_share
 
 
+async def restore(url: str, server: psutil.Process | None, tables: int, records: int,
+                  replicas: int, rounds: int = 5) -> None:
+    """``--restore``: write ``tables`` logs of ``records`` records, then read them all back
+    at once, ``rounds`` times; print the read's figures per table."""
+    client = await bus.connect(url, "bench-jslog-restore")
+    js = client.jetstream(timeout=jslog.READ_TIMEOUT)
+    await jslog.ensure_stream(js, replicas)
+    ids = [f"R{records}T{n}" for n in range(tables)]
+    await asyncio.gather(*(table(js, tid, records, []) for tid in ids))
+    waits: list[float] = []
+    cpu = server_cpu = 0.0
+    sent = client.stats["out_msgs"]
+    for _ in range(rounds):
+        server_before = cpu_seconds(server) if server is not None else 0.0
+        before = time.process_time()
+
+        async def read(tid: str) -> None:
+            start = time.perf_counter()
+            contents = await jslog.read_table(js, tid)
+            waits.append(time.perf_counter() - start)
+            assert len(contents.records) == records, (tid, len(contents.records))
+
+        await asyncio.gather(*(read(tid) for tid in ids))
+        cpu += time.process_time() - before
+        if server is not None:
+            server_cpu += cpu_seconds(server) - server_before
+    reads = rounds * tables
+    print(f"restore, {tables} table(s) of {records} records read at once: per table "
+          f"median {statistics.median(waits) * 1e3:.1f} ms, max {max(waits) * 1e3:.1f} ms; "
+          f"CPU {cpu / reads * 1e3:.2f} ms here"
+          + (f", nats-server {server_cpu / reads * 1e3:.2f} ms" if server is not None else "")
+          + f"; {(client.stats['out_msgs'] - sent) / reads:.1f} messages sent per table")
+    for tid in ids:
+        await jslog.remove(js, tid)
+    await client.close()
+
+
 async def games(directory: Path, count: int, nc: Any = None) -> tuple[int, float]:
     """Moves of ``count`` games of four bots and this process's CPU per move (``nc``: the
     logs in its JetStream)."""
@@ -129,11 +170,15 @@ async def main() -> None:
     parser.add_argument("--replicas", type=int, default=1)
     parser.add_argument("--sync", choices=("default", "always"), default="default")
     parser.add_argument("--games", type=int, default=0)
+    parser.add_argument("--restore", default="",
+                        help="records per log, e.g. 100,500: only the restore's read")
     args = parser.parse_args()
     print(f"load average before: {load_average()}")
     with tempfile.TemporaryDirectory() as tmp:
-        samples, cpu = file_log(Path(tmp), args.appends)
-        print(f"file log, 1 table: {percentiles(samples)}; CPU {cpu * 1e3:.3f} ms per append")
+        if not args.restore:
+            samples, cpu = file_log(Path(tmp), args.appends)
+            print(f"file log, 1 table: {percentiles(samples)}; CPU {cpu * 1e3:.3f} ms per "
+                  "append")
         server = None
         url = args.url
         if url is None:
@@ -145,7 +190,11 @@ async def main() -> None:
             url = server.url
         try:
             process = psutil.Process(server.pid) if server is not None else None
-            for run, tables in enumerate(int(n) for n in args.tables.split(",")):
+            for records in (int(n) for n in args.restore.split(",") if n):
+                for tables in (int(n) for n in args.tables.split(",")):
+                    await restore(url, process, tables, records, args.replicas)
+            for run, tables in enumerate(int(n) for n in args.tables.split(",")
+                                         if not args.restore):
                 samples, cpu, server_cpu = await stream_log(url, process, tables, args.appends,
                                                             args.replicas, run)
                 served = (f", nats-server {server_cpu * 1e3:.3f} ms"

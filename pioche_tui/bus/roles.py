@@ -136,6 +136,7 @@ def permissions(role: str, name: str) -> dict[str, dict[str, list[str]]]:
                                   f"{INBOX}.{FRONT}.>", f"{_JS}.>", "$JS.ACK.>", "$JS.FC.>",
                                   "$KV.>", LOGS_SUBJECTS, *CROSSING]},
             "subscribe": {"allow": [f"{COORD_REQ}.*", f"{COORD_HOME}.*.*", f"{FRONT_ALIVE}.*",
+                                    COORD_ALIVE,
                                     f"{inbox_prefix(COORDINATOR, name)}.>", *CROSSING]},
         }
     raise ValueError(f"role {role!r}: one of {', '.join(ROLES)}")

@@ -1353,8 +1353,7 @@ class Coordinator:
         """A page of a finished game's replay for ``player`` (``profiles.replay``): refused
         past ``REPLAY_PAGES`` in 10 s, or twice that from their address (a page this refuses
         counts for neither; one refused for another reason counts). A game whose log is in
-        the stream is read from it (one request per record: a long game's page costs some
-        tens of ms of waiting, not of this loop's time)."""
+        the stream is read from it (``jslog.read_table``: a request per thousand records)."""
         if self.db is None:
             raise Refused("no_game", "Aucune partie terminée sous ce numéro.")
         self._count_replay(player)

@@ -159,7 +159,9 @@ class CoordinatorHost:
                 await self.nc.subscribe(f"{bus.COORD_REQ}.*", queue=bus.COORD_QUEUE,
                                         cb=self._on_request),
                 await self.nc.subscribe(f"{bus.COORD_HOME}.{self.boot}.*", cb=self._on_request),
+                await self.nc.subscribe(bus.COORD_ALIVE, cb=self._on_coord_alive),
             ]
+            self.owners.listen()
         else:
             self._subscriptions = [
                 await self.nc.subscribe(f"{bus.COORD_REQ}.*", cb=self._on_request)]
@@ -536,6 +538,13 @@ class CoordinatorHost:
             self._drop_front(front)
         else:
             self._seen(front)
+
+    async def _on_coord_alive(self, msg: Msg) -> None:
+        """Several coordinators: each one's heartbeat, this one's too (``TableOwners.heard``:
+        a claim waits for its owner's silence)."""
+        alive = bus.read(msg, wire.CoordAlive, "coordinator heartbeat")
+        if alive is not None and self.owners is not None:
+            self.owners.heard(alive.boot)
 
     async def _beat(self) -> None:
         beat = wire.encode(wire.CoordAlive(self.boot))

@@ -19,7 +19,16 @@ Every ``owners.LEASE_EVERY`` seconds, ``TableOwners.run``:
 3. claims, by compare-and-set, each table whose owner's lease is gone (missing from the
    bucket's listing and from a read of its key; not in the beat after this coordinator's own
    put failed: every lease may have expired while the bucket was out of reach, and each
-   coordinator puts its own again within a beat), and brings it back
+   coordinator puts its own again within a beat) *and* whose owner is silent on the bus (no
+   heartbeat, ``bus.COORD_ALIVE``, for ``bus.SILENCE`` while this one heard its own: ``heard``).
+   The heartbeats are core NATS, which a NATS node's death interrupts for the moment a client
+   takes to connect to another node, while the leases' bucket is out of reach until its
+   stream has elected a leader (4–9 s) and a put in flight to the dead node waits for its
+   time-out (5 s): each coordinator's lease may then be missing for seconds after the
+   other's is back (the cluster test: the two claimed each other's tables). A dead
+   coordinator's heartbeats stop when its puts do, so its tables are claimed as soon as
+   before (both are at most ``LEASE_MAX_AGE`` = ``SILENCE`` old at its death). Then it brings
+   the table back
    (``Coordinator.restore_table``: its log in the stream, grace timers and patient stand-ins
    as after a restart; a table waiting for players from the shared database), then its summary
    goes to the lobby's bucket as any change does. A table whose game ended meanwhile is
@@ -81,6 +90,12 @@ class TableOwners:
         new owner in the bucket may connect before the table is back (``CoordinatorHost``
         waits for this before a connect, a join, a watch)."""
         self.idle.set()
+        self._heard: dict[str, float] = {}  # each coordinator's last heartbeat (monotonic)
+        self._listening = False  # ``heard`` is told the heartbeats (``listen``)
+        self._hearing_since = 0.0  # this one hears its own heartbeats since then
+        self._own = -1e9  # this one's own last heartbeat, heard back
+        self._listened = 0.0  # when ``listen`` was called
+        self._unheard = False  # its own heartbeat never came back (said once)
         coordinator.handing_over = True  # (a table taken over: its sessions move there)
 
     async def start(self) -> None:
@@ -109,6 +124,40 @@ class TableOwners:
             finally:
                 self.idle.set()
         await self.reserve()
+
+    def listen(self) -> None:
+        """From now on, ``heard`` is told every coordinator's heartbeat (``CoordinatorHost``
+        subscribes): a claim then also waits for its owner's silence on the bus. Without it
+        (tests of the leases alone) a lease gone is enough."""
+        self._listening = True
+        self._hearing_since = self._listened = time.monotonic()
+
+    def heard(self, cid: str) -> None:
+        """A heartbeat of the coordinator ``cid`` (this one's own included: back from the bus,
+        it says the bus reaches this one; after a gap, the others' silence counts anew)."""
+        now = time.monotonic()
+        if cid == self.cid:
+            if now - self._own > 2 * bus.HEARTBEAT:
+                self._hearing_since = now
+            self._own = now
+        self._heard[cid] = now
+
+    def _silent(self, cid: str) -> bool:
+        """Nothing heard from ``cid`` for ``bus.SILENCE`` while this one heard the bus (its
+        own heartbeats coming back): true of a dead coordinator, not of one whose lease the
+        leases' bucket lost or could not take for a while."""
+        if not self._listening:
+            return True
+        now = time.monotonic()
+        if self._own < self._listened and now - self._listened > bus.SILENCE:
+            if not self._unheard:  # (a bus whose permissions predate the subscription)
+                self._unheard = True
+                log.error("this coordinator does not hear its own heartbeats (%s): claims "
+                          "follow the leases alone", bus.COORD_ALIVE)
+            return True
+        if now - self._own > 2 * bus.HEARTBEAT:  # (this one does not hear the bus now)
+            return False
+        return now - max(self._heard.get(cid, -1e9), self._hearing_since) > bus.SILENCE
 
     async def run(self) -> None:
         while True:
@@ -160,7 +209,8 @@ class TableOwners:
                 if cid == self.cid or cid in living:
                     continue
                 if cid not in gone:
-                    gone[cid] = await owners.lease_gone(self.buckets, cid)
+                    gone[cid] = self._silent(cid) and await owners.lease_gone(self.buckets,
+                                                                             cid)
                 if gone[cid]:
                     self.idle.clear()  # (from the claim on: the owner key names this one)
                     won = await owners.claim(self.buckets, table_id, self.cid, revision)

@@ -36,7 +36,8 @@ taken" sees it taken. If another writer appended meanwhile, the probe is refused
 (:class:`LogTaken`).
 
 The reading side: :func:`read_table` (a table's whole log, as :func:`.log.read_log` gives a
-file's), :func:`table_ids` (every table with a log in the stream), :func:`last_record` (a log's
+file's: a thousand records a request, then the stream's leader asked for what follows),
+:func:`table_ids` (every table with a log in the stream), :func:`last_record` (a log's
 end and its time, for the restore and the retention), :func:`remove` (a log purged).
 
 Retention in the stream (``Coordinator._stream_retention``): an ended table's
@@ -49,9 +50,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import secrets
 from collections import deque
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -78,6 +81,9 @@ waiting for its time-out, while the client is connected again to another node wi
 milliseconds: the record sent again there lands (a NATS node's death costs the table half a
 second, not a pause: docs/performance.md, « A NATS node killed, as players see it »)."""
 READ_TIMEOUT = 5.0  # seconds for one request of the reading side
+READ_BATCH = 1000
+"""Records a request of ``read_table`` asks for (a batched direct get): a game of a few
+hundred moves in one request; the server caps a batch's bytes besides."""
 WRONG_LAST_SEQUENCE = 10071  # JetStream's error code: the expected last sequence did not hold
 NO_MESSAGE = 10037  # JetStream's error code: no message found (another NotFound: no stream)
 DUPLICATE_WINDOW = 120.0  # seconds the stream remembers message ids
@@ -338,14 +344,72 @@ class _Sent:
 
 
 async def _next(js: JetStreamContext, subject: str, seq: int) -> RawStreamMsg | None:
-    """The first message of ``subject`` after sequence ``seq``; None when there is none
-    (NotFoundError when the stream itself is not there)."""
+    """The first message of ``subject`` after sequence ``seq``, read from the stream's leader;
+    None when there is none (NotFoundError when the stream itself is not there)."""
     try:
         return await js.get_msg(LOG_STREAM, seq=seq + 1, subject=subject, next=True)
     except NotFoundError as e:
         if e.err_code == NO_MESSAGE:
             return None
         raise
+
+
+async def _batch(js: JetStreamContext, subject: str, seq: int
+                 ) -> tuple[list[tuple[int, bytes]], int] | None:
+    """Up to ``READ_BATCH`` messages of ``subject`` after sequence ``seq`` in one request
+    (JetStream's batched direct get, nats-server 2.11 and later: the messages, then an « end
+    of batch » status telling how many are left), with that count; None when the stream
+    answers no direct get (no stream, or one made without ``allow_direct``). Raises
+    nats.errors.TimeoutError when a reply is ``READ_TIMEOUT`` late, APIError on an error
+    status. nats-py has no call for it (its ``get_msg`` takes one message), so the request is
+    made here: one inbox, the request's replies on it."""
+    nc = js._nc  # (nats-py's JetStreamContext keeps its client and API prefix private)
+    inbox = nc.new_inbox()
+    sub = await nc.subscribe(inbox)
+    try:
+        request = {"seq": seq + 1, "next_by_subj": subject, "batch": READ_BATCH}
+        await nc.publish(f"{js._prefix}.DIRECT.GET.{LOG_STREAM}", json.dumps(request).encode(),
+                         reply=inbox)
+        found: list[tuple[int, bytes]] = []
+        while True:
+            msg = await sub.next_msg(timeout=READ_TIMEOUT)
+            headers = msg.headers or {}
+            status = headers.get(Header.STATUS)
+            if status is None:
+                found.append((int(headers["Nats-Sequence"]), msg.data))
+            elif status == "204":  # (the end of the batch)
+                return found, int(headers.get("Nats-Num-Pending", "0"))
+            elif status == "404":  # (nothing after seq)
+                return found, 0
+            elif status == "503":  # (no responders)
+                return None
+            else:
+                raise APIError.from_msg(msg)
+    finally:
+        with contextlib.suppress(nats.errors.Error):
+            await sub.unsubscribe()
+
+
+async def _messages(js: JetStreamContext, subject: str) -> AsyncIterator[tuple[int, bytes]]:
+    """Every message of ``subject`` in order, with its sequence: in batches (``_batch``) from
+    whichever replica answers, then checked against the stream's leader, which has the last
+    word (a follower answering a direct get may be a few records behind it): what the leader
+    has after the batches' end is read from it, one message a request (none, unless a
+    follower lagged). Without direct gets, all from the leader that way."""
+    seq = 0
+    while True:
+        batch = await _batch(js, subject, seq)
+        if batch is None:
+            break
+        found, pending = batch
+        for seq, data in found:
+            yield seq, data
+        if not found or not pending:
+            break
+    while (msg := await _next(js, subject, seq)) is not None:
+        assert msg.seq is not None
+        seq = msg.seq
+        yield seq, msg.data or b""
 
 
 async def read_table(js: JetStreamContext, table_id: str) -> StreamContents:
@@ -355,16 +419,11 @@ async def read_table(js: JetStreamContext, table_id: str) -> StreamContents:
     subject = log_subject(table_id)
     header: dict[str, Any] | None = None
     records: list[list[Any]] = []
-    last = seq = 0
+    last = 0
     dropped = 0
-    while True:
-        msg = await _next(js, subject, seq)
-        if msg is None:
-            break
-        assert msg.seq is not None
-        seq = msg.seq
+    async for seq, data in _messages(js, subject):
         try:
-            value = _unpack(msg.data or b"")
+            value = _unpack(data)
         except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
             value = None
         if header is None:
@@ -374,7 +433,7 @@ async def read_table(js: JetStreamContext, table_id: str) -> StreamContents:
                 raise LogError(f"{subject}: schema {value.get('v')!r}, not {SCHEMA_VERSION}")
             header = value
         elif dropped or not _valid_record(value) or (records and records[-1][0] == END):
-            dropped += len(msg.data or b"")
+            dropped += len(data)
             continue
         else:
             records.append(value)

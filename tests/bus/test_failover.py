@@ -250,3 +250,29 @@ async def test_a_coordinator_that_could_not_put_its_lease_keeps_its_tables_until
         assert await kv.claim(buckets, table, "thief", found[1]) is not None
         await owners.beat()
         assert table not in core.tables and session.table is None
+
+
+async def test_a_lease_gone_is_not_claimed_while_its_coordinator_is_heard(
+        jetstream_server: NatsServer, tmp_path: Path) -> None:
+    """A coordinator whose lease is missing (the leases' bucket lost it or could not take it
+    for a while: a NATS node's death, docs/server.md « Several coordinators ») but whose
+    heartbeats are heard keeps its tables; once silent for ``bus.SILENCE`` they are claimed,
+    unless this coordinator hears nothing itself (its own heartbeats not coming back). (The
+    cluster test, tests/cluster/test_leases.py: two coordinators claimed each other's.)"""
+    async with one_owning(jetstream_server, tmp_path, "listener", "hugo", 10) as (
+            _nc, _core, buckets, owners, _session, _table):
+        owners.listen()
+        owners.heard("listener")
+        owners.heard("quiet")
+        assert await kv.create(buckets, "QUIT", "quiet") is not None  # (no lease of quiet)
+        await owners.beat()
+        assert (await kv.owner_of(buckets, "QUIT") or ("",))[0] == "quiet"
+        owners._heard["quiet"] -= bus.SILENCE + 1  # (silent since)
+        owners._hearing_since -= bus.SILENCE + 1
+        owners._own -= 3 * bus.HEARTBEAT  # (and this one deaf meanwhile: not a claim)
+        await owners.beat()
+        assert (await kv.owner_of(buckets, "QUIT") or ("",))[0] == "quiet"
+        owners._own += 3 * bus.HEARTBEAT  # (hearing its own heartbeats again)
+        await owners.beat()
+        # claimed, and with nothing to bring back (no log, no table waiting) its key deleted
+        assert await kv.owner_of(buckets, "QUIT") is None

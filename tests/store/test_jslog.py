@@ -11,6 +11,7 @@ import pytest
 import pytest_asyncio
 from nats.aio.client import Client
 from nats.js import JetStreamContext
+from nats.js.errors import NotFoundError
 
 from pioche_tui import bus
 from pioche_tui.bus.natsd import NatsServer
@@ -135,3 +136,85 @@ async def test_reading_a_log_that_is_not_there(js: JetStreamContext) -> None:
         await jslog.read_table(js, "NOWHERE")
     with pytest.raises(LogError):
         await jslog.last_record(js, "NOWHERE")
+
+
+async def _one_a_request(js: JetStreamContext, subject: str, seq: int) -> None:
+    """No batched direct get: ``read_table`` reads one record a request from the stream's
+    leader, as it did before the batches."""
+    return None
+
+
+async def test_a_long_log_is_read_in_batches_as_one_record_a_request_reads_it(
+    js: JetStreamContext, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """500 records among another table's, a malformed one near the end (it and those after
+    it dropped): the batched read gives what one record a request gives (header, records,
+    dropped bytes, the last sequence the next append expects) in a handful of requests; so
+    does a batched read from a replica a few records behind the leader."""
+    monkeypatch.setattr(jslog, "READ_BATCH", 64)
+    writer, written = JetStreamLog.create(js, "LONG", header("LONG"))
+    other, other_written = JetStreamLog.create(js, "OTHER", header("OTHER"))
+    await asyncio.gather(written, other_written)
+    moves = []
+    for i in range(500):
+        moves.append(writer.append_action(i % 4, ["play", i], stand_in=i % 7 == 0))
+        if i % 3 == 0:
+            moves.append(other.append_action(0, ["play", i]))
+    await asyncio.gather(*moves)
+    await js.publish(writer.subject, b"\xc1 not msgpack")
+    await js.publish(writer.subject, jslog._pack(["a", 0, ["play", 500]]))
+    client = js._nc
+    sent = client.stats["out_msgs"]
+    batched = await jslog.read_table(js, "LONG")
+    requests = client.stats["out_msgs"] - sent
+    assert len(batched.records) == 500 and batched.dropped_bytes > 0
+    assert batched.last_seq == writer.last_seq  # (the malformed record is not the last)
+    assert requests <= 500 // 64 + 3  # (the batches, the leader's last word)
+
+    real_batch = jslog._batch
+
+    async def behind(js: JetStreamContext, subject: str, seq: int
+                     ) -> tuple[list[tuple[int, bytes]], int] | None:
+        found = await real_batch(js, subject, seq)
+        if found is not None and not found[1]:  # (the last batch: three records short)
+            return found[0][:-3], 0
+        return found
+
+    monkeypatch.setattr(jslog, "_batch", behind)
+    lagging = await jslog.read_table(js, "LONG")
+    monkeypatch.setattr(jslog, "_batch", _one_a_request)
+    sent = client.stats["out_msgs"]
+    one_by_one = await jslog.read_table(js, "LONG")
+    assert client.stats["out_msgs"] - sent >= 500
+    for contents in (batched, lagging):
+        assert contents.header == one_by_one.header
+        assert contents.records == one_by_one.records
+        assert contents.dropped_bytes == one_by_one.dropped_bytes
+        assert contents.last_seq == one_by_one.last_seq
+
+
+async def test_an_empty_subject_or_no_stream_reads_as_before(
+    js: JetStreamContext, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No log (an empty subject, a purged one) is a LogError, batched or not; no stream at
+    all is the stream's NotFoundError, as one record a request found it."""
+    _writer, written = JetStreamLog.create(js, "PURGED", header("PURGED"))
+    await written
+    await jslog.remove(js, "PURGED")
+    for read in ("batched", "one a request"):
+        if read != "batched":
+            monkeypatch.setattr(jslog, "_batch", _one_a_request)
+        for table_id in ("EMPTY", "PURGED"):
+            with pytest.raises(LogError, match="no log"):
+                await jslog.read_table(js, table_id)
+    monkeypatch.undo()
+    await js.delete_stream(bus.LOG_STREAM)
+    try:
+        for read in ("batched", "one a request"):
+            if read != "batched":
+                monkeypatch.setattr(jslog, "_batch", _one_a_request)
+            with pytest.raises(NotFoundError) as raised:
+                await jslog.read_table(js, "EMPTY")
+            assert raised.value.err_code != jslog.NO_MESSAGE
+    finally:
+        await jslog.ensure_stream(js, replicas=1)
