@@ -595,6 +595,16 @@ def reserve_port(host: str, port: int, shared: bool = False) -> socket.socket:
     return sock
 
 
+def hold_port(args: argparse.Namespace) -> socket.socket | None:
+    """``reserve_port`` for ``--host``, ``--port`` and ``--reuse-port``; None (logged) when
+    it cannot be had."""
+    try:
+        return reserve_port(args.host, args.port, shared=args.reuse_port)
+    except OSError as error:
+        log.error("cannot listen on %s port %d: %s", args.host, args.port, error)
+        return None
+
+
 class Tree:
     """The children of one supervisor: the bus, the coordinator, the fronts (``pioche serve
     --workers``); or the fronts alone (``pioche front --workers``: the bus and the
@@ -699,10 +709,8 @@ async def supervise_fronts(args: argparse.Namespace) -> int:
     key = read_host_key(args)  # (here too: a missing key said once, not by N fronts)
     if key is None:
         return 1
-    try:
-        reserved = reserve_port(args.host, args.port, shared=args.reuse_port)
-    except OSError as error:
-        log.error("cannot listen on %s port %d: %s", args.host, args.port, error)
+    reserved = hold_port(args)
+    if reserved is None:
         return 1
     with reserved:
         port = reserved.getsockname()[1]
@@ -786,10 +794,8 @@ async def supervise_locked(args: argparse.Namespace, lock: DataDirLock) -> int:
     key, created = ensure_host_key(args.keys_dir)  # (before the fronts, which all load it)
     if created:
         log.info("wrote a new host key: %s", args.keys_dir / HOST_KEY_NAME)
-    try:
-        reserved = reserve_port(args.host, args.port, shared=args.reuse_port)
-    except OSError as error:
-        log.error("cannot listen on %s port %d: %s", args.host, args.port, error)
+    reserved = hold_port(args)
+    if reserved is None:
         return 1
     with reserved:
         port = reserved.getsockname()[1]
