@@ -250,3 +250,35 @@ async def test_a_coordinator_that_could_not_put_its_lease_keeps_its_tables_until
         assert await kv.claim(buckets, table, "thief", found[1]) is not None
         await owners.beat()
         assert table not in core.tables and session.table is None
+
+
+async def test_a_coordinator_bringing_claimed_tables_back_keeps_its_own_lease(
+        jetstream_server: NatsServer, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A beat that claims a dead coordinator's tables waits for their restores (0.5–6 s
+    under load): meanwhile its own lease is put every beat still. (It was put only at the
+    next beat: restores longer than the lease lives let it expire, and the other
+    coordinator claimed every table of this one: the chaos test, seed 5, two live
+    coordinators claiming each other's tables in turn, their players sent around.)"""
+    async with one_owning(jetstream_server, tmp_path, "heir", "hugo", 10) as (
+            _nc, core, buckets, owners, _session, table):
+        await owners.beat()
+        found = await kv.owner_of(buckets, table)
+        assert found is not None
+        assert await kv.claim(buckets, table, "dead", found[1]) is not None  # (no lease)
+        restore = core.restore_table
+
+        async def slow_restore(table_id: str, stopped_at: float) -> bool:
+            await asyncio.sleep(kv.LEASE_MAX_AGE + 1.5)  # (a loaded machine's restore)
+            return await restore(table_id, stopped_at)
+
+        monkeypatch.setattr(core, "restore_table", slow_restore)
+        beating = asyncio.ensure_future(owners.beat())
+        missing = 0
+        while not beating.done():
+            missing += "heir" not in await kv.alive(buckets)
+            await asyncio.sleep(0.2)
+        await beating
+        assert (await kv.owner_of(buckets, table) or ("",))[0] == "heir"
+        assert table in core.tables
+        assert missing == 0
