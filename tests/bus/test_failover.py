@@ -29,9 +29,10 @@ from pioche_tui.bus.natsd import NatsServer
 from pioche_tui.bus.owners import OwnerBuckets, owner_of
 from pioche_tui.coordinator.core import Coordinator as Core
 from pioche_tui.coordinator.core import Session, Settings
-from pioche_tui.coordinator.model import Player
+from pioche_tui.coordinator.model import Player, Refused
 from pioche_tui.coordinator.owners import TableOwners
 from pioche_tui.coordinator.remote import Remote
+from pioche_tui.store import jslog
 from tests.bus.several import Seat, a_remote, alive_count, coordinator, logged, until
 from tests.store.postgres import PostgresServer
 
@@ -282,3 +283,39 @@ async def test_a_coordinator_bringing_claimed_tables_back_keeps_its_own_lease(
         assert (await kv.owner_of(buckets, table) or ("",))[0] == "heir"
         assert table in core.tables
         assert missing == 0
+
+
+async def test_a_table_its_deposed_owner_wrote_to_after_the_claim_comes_back_at_its_owner(
+        jetstream_server: NatsServer, tmp_path: Path) -> None:
+    """A coordinator claimed a table and restored it from its log; its deposed owner, not yet
+    aware, appended one more move; the owner's next append is refused (« another writer »)
+    and the table stops there. Its key names this coordinator still: the next beat brings
+    the table back from its log, the deposed owner's move in it. (The key was released: the
+    table stood still, owned by nobody, until a coordinator started; the chaos test, seed 5.)"""
+    async with one_owning(jetstream_server, tmp_path, "owner", "iris", 11) as (
+            nc, core, buckets, owners, session, table):
+        other = core.connect(Player("SHA256:jules", "jules"))
+        other.join(table)
+        await owners.beat()
+        playing = core.tables[table]
+        async def started() -> bool:
+            return playing.status == "playing"
+
+        await until(started)
+        js = nc.jetstream()
+        deposed = jslog.JetStreamLog.reopen(js, await jslog.read_table(js, table))
+        await deposed.append_seat(2, playing.seats[2].to_log())  # (the other writer's)
+        while table in core.tables:  # (its next move is refused, whoever makes it)
+            for one in (session, other):
+                if one.seat is not None and one.seat in playing.game.to_act(playing.state):
+                    with contextlib.suppress(Refused):
+                        answer = one.act(playing.game.legal_actions(playing.state,
+                                                                   one.seat)[0], playing.step)
+                        if answer is not None:
+                            await answer
+            await asyncio.sleep(0.05)
+        found = await kv.owner_of(buckets, table)
+        assert found is not None and found[0] == "owner"
+        await owners.beat()
+        assert table in core.tables and table in owners.revisions
+        assert await kv.owner_of(buckets, table) == found
