@@ -125,9 +125,9 @@ class Problems(list[str]):
 
 
 class BusPlayer:
-    """Seat 0 of a table, played from this process over the harness's ``Remote``; reconnects
-    when its session ends (a front that lost its NATS node ends its sessions), and must find
-    its seat again."""
+    """Seat 0 of a table, played from this process over the harness's ``Remote``; when its
+    session ends (a failure: this front never dies), reconnects and must find its seat
+    again."""
 
     def __init__(self, chaos: Chaos, n: int, ssh: SshPlayer | None) -> None:
         self.chaos, self.ssh = chaos, ssh
@@ -181,8 +181,13 @@ class BusPlayer:
             await asyncio.wait((reading,), timeout=1.0)
             if reading.done():
                 mail, reading = reading.result(), None
-                if mail.closed:
+                if mail.closed:  # (its front, this process, never dies: a failure, told;
+                    # a front keeps its sessions through a bus blip, moves them when their
+                    # coordinator dies or is deposed)
                     latest = None
+                    self.chaos.problems.say(
+                        f"{self.who.name}'s session ended at {table.id}: "
+                        f"{[(n.code, n.text) for n in mail.notices]}")
                     await self.back()
                     continue
                 update = mail.table
