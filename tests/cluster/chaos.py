@@ -581,7 +581,8 @@ class Chaos:
         deadline = at + SETTLE_WAIT
         while True:
             still = [t for t in watched if not t.over and t.moved_since(at) is None]
-            away = [p.name for p in self.ssh if not p.at_table]
+            away = [p.name for p in self.ssh  # (one between two tables is not away)
+                    if not p.at_table and p.table in watched and not p.table.over]
             if not still and not away:
                 break
             if time.monotonic() > deadline:
