@@ -278,6 +278,7 @@ class TableOwners:
             if table is not None:
                 log.warning("table %s no longer served here: %s", table_id, why)
                 self.coordinator.stop_table(table, taken=taken)
+                self.coordinator.log_taken.discard(table_id)  # (another's: nothing to bring back)
 
     async def stop(self) -> None:
         """A clean stop: the lease goes at once, so the others claim the tables now (their
