@@ -73,6 +73,7 @@ class TableOwners:
         self._lost = False  # the lease was not put for LEASE_MAX_AGE (said once)
         self._steady = True  # the last beat put the lease: the bucket answers
         self._errors = ErrorLog("owners' buckets")
+        self._unrestored: set[str] = set()  # claimed here, their restore failed: tried again
         self._reserved: dict[str, int] = {}  # ids reserved, not a table's yet: key revisions
         self._reserving = asyncio.Lock()
         self.claimed = 0  # tables taken over (logs, tests)
@@ -148,23 +149,26 @@ class TableOwners:
         for table_id, revision in list(self.revisions.items()):
             if table_id not in tables:
                 del self.revisions[table_id]
-                taken = table_id in self.coordinator.log_taken
+                retry = table_id in self.coordinator.log_taken or table_id in self._unrestored
                 self.coordinator.log_taken.discard(table_id)
-                if taken and known.get(table_id) == (self.cid, revision):
-                    # (another writer appended to its log, but its key names this one still:
-                    # a deposed owner's moves, made before it learned of this one's claim;
-                    # they are in the log, and the table comes back from it. It was released:
-                    # nobody served it until a coordinator started, the chaos test, seed 5)
+                self._unrestored.discard(table_id)
+                if retry and known.get(table_id) == (self.cid, revision):
+                    # (its key names this one still: another writer appended to its log, a
+                    # deposed owner's moves made before it learned of this one's claim, which
+                    # are in the log; or its restore failed, the stream electing a leader.
+                    # The table comes back from its log. It was released: nobody served it,
+                    # its players in the lobby; the chaos test, seed 5, and bench, seed 13)
                     again.append((table_id, revision))
                     continue
                 await owners.release(self.buckets, table_id, revision)
         for table_id, revision in again:
-            log.info("table %s written by its deposed owner after its claim: brought back "
-                     "from its log", table_id)
+            log.info("table %s brought back from its log again", table_id)
             try:
                 await self._bring_back(table_id, revision, time.time())
-            except Exception as error:  # (its key stays: the next start brings it back)
-                log.error("table %s not brought back: %r", table_id, error)
+            except Exception as error:
+                self._unrestored.add(table_id)
+                log.error("table %s not brought back (tried again at the next beat): %r",
+                          table_id, error)
         self._depose({tid for tid, (cid, _rev) in known.items()
                       if cid != self.cid and tid in tables}, "another coordinator claimed it",
                      taken=True)
@@ -204,7 +208,9 @@ class TableOwners:
             self.idle.set()
             for (table_id, _won), result in zip(claimed, results, strict=True):
                 if isinstance(result, Exception):
-                    log.error("table %s not brought back: %r", table_id, result)
+                    self._unrestored.add(table_id)
+                    log.error("table %s not brought back (tried again at the next beat): %r",
+                              table_id, result)
                 elif isinstance(result, BaseException):
                     raise result
 

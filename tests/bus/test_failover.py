@@ -319,3 +319,33 @@ async def test_a_table_its_deposed_owner_wrote_to_after_the_claim_comes_back_at_
         await owners.beat()
         assert table in core.tables and table in owners.revisions
         assert await kv.owner_of(buckets, table) == found
+
+
+async def test_a_claimed_table_whose_restore_failed_is_brought_back_at_the_next_beat(
+        jetstream_server: NatsServer, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A claimed table's restore fails (its log's stream electing a leader after a NATS
+    node's death: the read times out): the claim stands, and the next beat tries the restore
+    again. (The key was released at the next beat: the table owned by nobody, its deposed
+    owner stopped, its players sent to the lobby; the chaos bench, seed 13.)"""
+    async with one_owning(jetstream_server, tmp_path, "heir2", "jade", 12) as (
+            _nc, core, buckets, owners, _session, table):
+        await owners.beat()
+        found = await kv.owner_of(buckets, table)
+        assert found is not None
+        assert await kv.claim(buckets, table, "dead2", found[1]) is not None  # (no lease)
+        restore = core.restore_table
+        failures = [TimeoutError()]
+
+        async def failing_once(table_id: str, stopped_at: float) -> bool:
+            if failures:
+                raise failures.pop()
+            return await restore(table_id, stopped_at)
+
+        monkeypatch.setattr(core, "restore_table", failing_once)
+        await owners.beat()  # (deposed for « dead2 », claimed back, its restore failed)
+        assert not failures and table not in core.tables
+        assert (await kv.owner_of(buckets, table) or ("",))[0] == "heir2"
+        await owners.beat()
+        assert table in core.tables
+        assert (await kv.owner_of(buckets, table) or ("",))[0] == "heir2"
