@@ -31,7 +31,7 @@ TIMEOUT = 420
 (processes START_WAIT, each kill SETTLE_WAIT, the end FINISH_WAIT: some 400 s at worst),
 each of which says what it waited for; a pytest timeout inside them would cut the run
 before it says which table stood still. Measured, seed 5 on the shared 2-core machine under
-nice: 66 s and 99 s at load 2–6, 172 s at load 8."""
+nice: 66, 71 and 99 s at load 2–6, 172 s at load 8."""
 
 
 @pytest.mark.timeout(TIMEOUT)
