@@ -632,10 +632,12 @@ class Chaos:
         for table in self.tables:
             try:
                 log = await logged(js, table.id)
-            except LogError:  # (never started: a table that waited for its SSH player)
-                log = Logged(0, {}, 0)
+                removed = False
+            except LogError:  # (never started: a table that waited for its SSH player; or
+                # closed before any player's move, its log removed: the bots' steps only)
+                log, removed = Logged(0, {}, 0), True
             report.moves += log.moves
-            if table.shown > log.moves:
+            if table.shown > log.moves and not (removed and table.acked == 0):
                 report.lost += table.shown - log.moves
                 self.problems.say(f"{table.id}: step {table.shown} shown, "
                                   f"{log.moves} moves in its log")
