@@ -66,6 +66,7 @@ ONLINE_MAX_AGE = 15.0  # seconds an online key lives without a refresh
 ERROR_LOG_INTERVAL = 5.0  # seconds between two warnings of a bucket's failures
 BIND_WAIT = 30.0  # seconds a front waits for the coordinator to have made the buckets
 BIND_RETRY = 0.25  # seconds between two looks
+LEADER_WAIT = 10.0  # seconds a bucket just made is given to elect its stream's leader
 
 
 def online_key(name_key: str) -> str:
@@ -161,11 +162,29 @@ async def make_bucket(js: JetStreamContext, config: KeyValueConfig) -> KeyValue:
     """The bucket ``config`` names, created if missing; one that exists with another
     configuration is used as it is, with a warning (every bucket of Pioche's is made here)."""
     try:
-        return await js.create_key_value(config)
+        bucket = await js.create_key_value(config)
     except BadRequestError as error:
         log.warning("bucket %s exists with another configuration (%s): used as it is",
                     config.bucket, error.description)
-        return await js.key_value(config.bucket)
+        bucket = await js.key_value(config.bucket)
+    await led(js, config.bucket)
+    return bucket
+
+
+async def led(js: JetStreamContext, bucket: str) -> None:
+    """Once the bucket's stream has a leader (``LEADER_WAIT`` at most: then its first write
+    tells). A replicated bucket another process has just created is found at once, before its
+    stream has elected a leader: the first write had no answer (NoStreamResponseError), and a
+    coordinator started beside another crashed so (the chaos test, seed 5)."""
+    deadline = time.monotonic() + LEADER_WAIT
+    while True:
+        with contextlib.suppress(Exception):  # (no answer yet: no leader)
+            info = await js.stream_info(f"KV_{bucket}")
+            if info.cluster is None or info.cluster.leader:
+                return
+        if time.monotonic() > deadline:
+            return
+        await asyncio.sleep(BIND_RETRY)
 
 
 class ErrorLog:

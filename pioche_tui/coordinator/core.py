@@ -319,6 +319,9 @@ class Coordinator:
         self.handing_over = False
         """One of several coordinators (``coordinator/owners.py``): a table another took over
         is handed over (``stop_table(…, taken=True)``: its sessions move there), not stopped."""
+        self.log_taken: set[str] = set()
+        """Tables stopped as taken (``stop_table``); coordinator/owners.py brings back one
+        whose owner key names this coordinator still."""
         self.beyond: Beyond | None = None
         """The other coordinators on the bus (lobby chat, private lines, an admin's actions:
         ``coordinator/cross.py``); None alone."""
@@ -1709,6 +1712,8 @@ class Coordinator:
         (``MOVED``), and their fronts move them to the table's new owner, where they find
         their seats again (``remote.py``): the players see nothing of it."""
         table.close_log(None)
+        if taken:
+            self.log_taken.add(table.id)
         moved = taken and self.handing_over
         self._evict(table, Notice("moved", MOVED) if moved else Notice("stopped", STOPPED))
 

@@ -82,6 +82,7 @@ class TableOwners:
         self._lost = False  # the lease was not put for LEASE_MAX_AGE (said once)
         self._steady = True  # the last beat put the lease: the bucket answers
         self._errors = ErrorLog("owners' buckets")
+        self._unrestored: set[str] = set()  # claimed here, their restore failed: tried again
         self._reserved: dict[str, int] = {}  # ids reserved, not a table's yet: key revisions
         self._reserving = asyncio.Lock()
         self.claimed = 0  # tables taken over (logs, tests)
@@ -193,10 +194,30 @@ class TableOwners:
         await self.reserve()
         known = await owners.owners(self.buckets)
         living = await owners.alive(self.buckets)
+        again: list[tuple[str, int]] = []
         for table_id, revision in list(self.revisions.items()):
             if table_id not in tables:
                 del self.revisions[table_id]
+                retry = table_id in self.coordinator.log_taken or table_id in self._unrestored
+                self.coordinator.log_taken.discard(table_id)
+                self._unrestored.discard(table_id)
+                if retry and known.get(table_id) == (self.cid, revision):
+                    # (its key names this one still: another writer appended to its log, a
+                    # deposed owner's moves made before it learned of this one's claim, which
+                    # are in the log; or its restore failed, the stream electing a leader.
+                    # The table comes back from its log. It was released: nobody served it,
+                    # its players in the lobby; the chaos test, seed 5, and bench, seed 13)
+                    again.append((table_id, revision))
+                    continue
                 await owners.release(self.buckets, table_id, revision)
+        for table_id, revision in again:
+            log.info("table %s brought back from its log again", table_id)
+            try:
+                await self._bring_back(table_id, revision, time.time())
+            except Exception as error:
+                self._unrestored.add(table_id)
+                log.error("table %s not brought back (tried again at the next beat): %r",
+                          table_id, error)
         self._depose({tid for tid, (cid, _rev) in known.items()
                       if cid != self.cid and tid in tables}, "another coordinator claimed it",
                      taken=True)
@@ -223,15 +244,34 @@ class TableOwners:
             # table waited for the nine before it (0.5-3 s each on a busy machine: the chaos
             # test's tables stood still up to 21 s).
             stopped_at = time.time() - LEASE_MAX_AGE
-            results = await asyncio.gather(
-                *(self._bring_back(table_id, won, stopped_at) for table_id, won in claimed),
-                return_exceptions=True)
+            # Its own lease put meanwhile: restores outlasting the lease let it expire, and
+            # the other coordinator claimed every table of this one (the chaos test, seed 5:
+            # two live coordinators claiming each other's tables in turn).
+            keeping = asyncio.create_task(self._keep_lease(), name="lease kept")
+            try:
+                results = await asyncio.gather(
+                    *(self._bring_back(table_id, won, stopped_at) for table_id, won in claimed),
+                    return_exceptions=True)
+            finally:
+                keeping.cancel()
+                await asyncio.gather(keeping, return_exceptions=True)
             self.idle.set()
             for (table_id, _won), result in zip(claimed, results, strict=True):
                 if isinstance(result, Exception):
-                    log.error("table %s not brought back: %r", table_id, result)
+                    self._unrestored.add(table_id)
+                    log.error("table %s not brought back (tried again at the next beat): %r",
+                              table_id, result)
                 elif isinstance(result, BaseException):
                     raise result
+
+    async def _keep_lease(self) -> None:
+        """Put the lease every ``LEASE_EVERY`` while a beat waits for something long (a
+        failed put is the next beat's to tell)."""
+        while True:
+            await asyncio.sleep(LEASE_EVERY)
+            with contextlib.suppress(Exception):
+                await self.buckets.leases.put(self.cid, self._lease)
+                self._renewed = time.monotonic()
 
     async def created(self, table_id: str) -> None:
         """A table made here: its owner key. Its id drawn by another coordinator too (the key
@@ -294,6 +334,7 @@ class TableOwners:
             if table is not None:
                 log.warning("table %s no longer served here: %s", table_id, why)
                 self.coordinator.stop_table(table, taken=taken)
+                self.coordinator.log_taken.discard(table_id)  # (another's: nothing to bring back)
 
     async def stop(self) -> None:
         """A clean stop: the lease goes at once, so the others claim the tables now (their

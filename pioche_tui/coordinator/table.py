@@ -341,13 +341,19 @@ class Table:
         self.after_change(list(getattr(self.state, "opening", ())))
 
     def _header_written(self, written: asyncio.Future[None]) -> None:
-        """A log that is not immediate took the header, or did not: then the table stops (no
-        move of it was acknowledged: each one's record waits behind the header's)."""
+        """A log that is not immediate took the header, or did not (no move of it was
+        acknowledged: each one's record waits behind the header's): another writer's log, the
+        table stops; a stream that did not answer, the table pauses and tries again, as after
+        a move's failed append (it stopped for good: the chaos bench, seed 13)."""
         error = written.exception()
-        if error is not None and self.status == "playing":
-            log.error("table %s: its log refused its header (%s); the table stops", self.id,
-                      error)
-            self.coordinator.stop_table(self)
+        if error is None or self.status != "playing":
+            return
+        if isinstance(error, LogTaken):
+            self._taken(error)
+            return
+        log.error("table %s: its log refused its header (%s); the table pauses", self.id,
+                  error)
+        self.pause()
 
     def header(self) -> dict[str, Any]:
         return {

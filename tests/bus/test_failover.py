@@ -29,9 +29,10 @@ from pioche_tui.bus.natsd import NatsServer
 from pioche_tui.bus.owners import OwnerBuckets, owner_of
 from pioche_tui.coordinator.core import Coordinator as Core
 from pioche_tui.coordinator.core import Session, Settings
-from pioche_tui.coordinator.model import Player
+from pioche_tui.coordinator.model import Player, Refused
 from pioche_tui.coordinator.owners import TableOwners
 from pioche_tui.coordinator.remote import Remote
+from pioche_tui.store import jslog
 from tests.bus.several import Seat, a_remote, alive_count, coordinator, logged, until
 from tests.store.postgres import PostgresServer
 
@@ -276,3 +277,101 @@ async def test_a_lease_gone_is_not_claimed_while_its_coordinator_is_heard(
         await owners.beat()
         # claimed, and with nothing to bring back (no log, no table waiting) its key deleted
         assert await kv.owner_of(buckets, "QUIT") is None
+
+
+async def test_a_coordinator_bringing_claimed_tables_back_keeps_its_own_lease(
+        jetstream_server: NatsServer, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A beat that claims a dead coordinator's tables waits for their restores (0.5–6 s
+    under load): meanwhile its own lease is put every beat still. (It was put only at the
+    next beat: restores longer than the lease lives let it expire, and the other
+    coordinator claimed every table of this one: the chaos test, seed 5, two live
+    coordinators claiming each other's tables in turn, their players sent around.)"""
+    async with one_owning(jetstream_server, tmp_path, "heir", "hugo", 10) as (
+            _nc, core, buckets, owners, _session, table):
+        await owners.beat()
+        found = await kv.owner_of(buckets, table)
+        assert found is not None
+        assert await kv.claim(buckets, table, "dead", found[1]) is not None  # (no lease)
+        restore = core.restore_table
+
+        async def slow_restore(table_id: str, stopped_at: float) -> bool:
+            await asyncio.sleep(kv.LEASE_MAX_AGE + 1.5)  # (a loaded machine's restore)
+            return await restore(table_id, stopped_at)
+
+        monkeypatch.setattr(core, "restore_table", slow_restore)
+        beating = asyncio.ensure_future(owners.beat())
+        missing = 0
+        while not beating.done():
+            missing += "heir" not in await kv.alive(buckets)
+            await asyncio.sleep(0.2)
+        await beating
+        assert (await kv.owner_of(buckets, table) or ("",))[0] == "heir"
+        assert table in core.tables
+        assert missing == 0
+
+
+async def test_a_table_its_deposed_owner_wrote_to_after_the_claim_comes_back_at_its_owner(
+        jetstream_server: NatsServer, tmp_path: Path) -> None:
+    """A coordinator claimed a table and restored it from its log; its deposed owner, not yet
+    aware, appended one more move; the owner's next append is refused (« another writer »)
+    and the table stops there. Its key names this coordinator still: the next beat brings
+    the table back from its log, the deposed owner's move in it. (The key was released: the
+    table stood still, owned by nobody, until a coordinator started; the chaos test, seed 5.)"""
+    async with one_owning(jetstream_server, tmp_path, "owner", "iris", 11) as (
+            nc, core, buckets, owners, session, table):
+        other = core.connect(Player("SHA256:jules", "jules"))
+        other.join(table)
+        await owners.beat()
+        playing = core.tables[table]
+        async def started() -> bool:
+            return playing.status == "playing"
+
+        await until(started)
+        js = nc.jetstream()
+        deposed = jslog.JetStreamLog.reopen(js, await jslog.read_table(js, table))
+        await deposed.append_seat(2, playing.seats[2].to_log())  # (the other writer's)
+        while table in core.tables:  # (its next move is refused, whoever makes it)
+            for one in (session, other):
+                if one.seat is not None and one.seat in playing.game.to_act(playing.state):
+                    with contextlib.suppress(Refused):
+                        answer = one.act(playing.game.legal_actions(playing.state,
+                                                                   one.seat)[0], playing.step)
+                        if answer is not None:
+                            await answer
+            await asyncio.sleep(0.05)
+        found = await kv.owner_of(buckets, table)
+        assert found is not None and found[0] == "owner"
+        await owners.beat()
+        assert table in core.tables and table in owners.revisions
+        assert await kv.owner_of(buckets, table) == found
+
+
+async def test_a_claimed_table_whose_restore_failed_is_brought_back_at_the_next_beat(
+        jetstream_server: NatsServer, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A claimed table's restore fails (its log's stream electing a leader after a NATS
+    node's death: the read times out): the claim stands, and the next beat tries the restore
+    again. (The key was released at the next beat: the table owned by nobody, its deposed
+    owner stopped, its players sent to the lobby; the chaos bench, seed 13.)"""
+    async with one_owning(jetstream_server, tmp_path, "heir2", "jade", 12) as (
+            _nc, core, buckets, owners, _session, table):
+        await owners.beat()
+        found = await kv.owner_of(buckets, table)
+        assert found is not None
+        assert await kv.claim(buckets, table, "dead2", found[1]) is not None  # (no lease)
+        restore = core.restore_table
+        failures = [TimeoutError()]
+
+        async def failing_once(table_id: str, stopped_at: float) -> bool:
+            if failures:
+                raise failures.pop()
+            return await restore(table_id, stopped_at)
+
+        monkeypatch.setattr(core, "restore_table", failing_once)
+        await owners.beat()  # (deposed for « dead2 », claimed back, its restore failed)
+        assert not failures and table not in core.tables
+        assert (await kv.owner_of(buckets, table) or ("",))[0] == "heir2"
+        await owners.beat()
+        assert table in core.tables
+        assert (await kv.owner_of(buckets, table) or ("",))[0] == "heir2"

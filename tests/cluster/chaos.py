@@ -125,9 +125,9 @@ class Problems(list[str]):
 
 
 class BusPlayer:
-    """Seat 0 of a table, played from this process over the harness's ``Remote``; reconnects
-    when its session ends (a front that lost its NATS node ends its sessions), and must find
-    its seat again."""
+    """Seat 0 of a table, played from this process over the harness's ``Remote``; when its
+    session ends (a failure: this front never dies), reconnects and must find its seat
+    again."""
 
     def __init__(self, chaos: Chaos, n: int, ssh: SshPlayer | None) -> None:
         self.chaos, self.ssh = chaos, ssh
@@ -181,14 +181,19 @@ class BusPlayer:
             await asyncio.wait((reading,), timeout=1.0)
             if reading.done():
                 mail, reading = reading.result(), None
-                if mail.closed:
+                if mail.closed:  # (its front, this process, never dies: a failure, told;
+                    # a front keeps its sessions through a bus blip, moves them when their
+                    # coordinator dies or is deposed)
                     latest = None
+                    self.chaos.problems.say(
+                        f"{self.who.name}'s session ended at {table.id}: "
+                        f"{[(n.code, n.text) for n in mail.notices]}")
                     await self.back()
                     continue
                 update = mail.table
                 if mail.left_table and (update is None or update.table.id != table.id) \
                         and not table.over:
-                    latest = None  # (sent to the lobby: a deposed owner's sessions are)
+                    latest = None  # (sent to the lobby: the product's failure, told)
                     await self.rejoin()
                     continue
                 if update is not None and update.table.id == table.id:
@@ -227,12 +232,18 @@ class BusPlayer:
             table.acked += 1
 
     async def rejoin(self) -> None:
-        """The session is in the lobby while its table plays on (a deposed owner sends its
-        sessions there): join the table again, as a person would, until the seat is theirs
-        again (the table may be on its way to another coordinator meanwhile)."""
+        """The session is in the lobby while its table plays on (a failure, told: a deposed
+        owner's sessions move to the new owner, ``Remote``): join the table again, as a
+        person would, until the seat is theirs again (the table may be on its way to another
+        coordinator meanwhile)."""
         table = self.table
         assert table is not None
-        self.chaos.rejoins += 1
+        if await self.chaos.game_over(table.id):  # (its game ended meanwhile)
+            table.over = True
+            if not self.chaos.ending:
+                await self.new_table()
+            return
+        self.chaos.lobbied(f"{self.who.name} sent to the lobby while {table.id} plays on")
         deadline = time.monotonic() + BACK_WAIT
         why = ""
         while True:
@@ -299,7 +310,7 @@ class BusPlayer:
                     await self.new_table()
                 return
             if place.table is None and rejoin:  # (in the lobby: the player joins their
-                await self.rejoin()  # table, which the lobby shows them at; counted apart)
+                await self.rejoin()  # table, which the lobby shows them at; told)
                 return
             self.chaos.problems.say(f"{self.who.name} did not get seat 0 of {table.id} back: "
                                     f"{place}")
@@ -408,7 +419,10 @@ class SshPlayer:
                 away = time.monotonic()
             elif time.monotonic() - away > AWAY_WAIT:  # (in the lobby: a deposed owner's)
                 self.reconnects += 1
-                self.chaos.rejoins += 1
+                if not await self.chaos.game_over(table.id):
+                    self.chaos.lobbied(f"{self.name} shown another screen than {table.id}'s "
+                                       f"for {AWAY_WAIT:.0f} s while it plays on:\n"
+                                       f"{client.screen.text()}")
                 away = None
                 async with self._connecting:
                     if client is self.client and table is self.table:
@@ -456,7 +470,9 @@ class Chaos:
         self.problems = Problems()
         self.seats_lost = 0
         self.refusals: dict[str, int] = {}  # moves refused, by code
-        self.rejoins = 0  # players sent to the lobby who joined their table again
+        self.rejoins = 0  # players sent to the lobby while their table played on (the
+        # product's failure: a deposed owner's sessions move to the table's new owner, a new
+        # session finds its seat); each joins their table again by hand, and the run goes on
         self.ending = False
         self._started = 0
         self._log = logging.FileHandler(root / "players.log")  # (this process's side)
@@ -475,12 +491,21 @@ class Chaos:
         logger.addHandler(self._log)
         self._level = logger.level
         logger.setLevel(logging.INFO)
-        for _ in range(2):
-            await self.new_coordinator()
         keys = self.root / "keys"
         ensure_host_key(keys)
-        for n in range(2):
-            self.fronts.append(await start_front(self.root, f"front{n}", url, keys))
+        # (the first coordinator alone: one started at the same moment crashed on its first
+        # write to the owners' buckets, which had no leader yet (NoStreamResponseError, seed
+        # 5); then the others at once: a Python process took up to 40 s to start on the
+        # loaded machine)
+        await self.new_coordinator()
+        started = await asyncio.gather(
+            self.new_coordinator(),
+            *(start_front(self.root, f"front{n}", url, keys) for n in range(2)),
+            return_exceptions=True)  # (each one that started is stopped by ``stop``)
+        self.fronts.extend(one for one in started if isinstance(one, Front))
+        for failed in started:
+            if isinstance(failed, BaseException):
+                raise failed
         self.nc = await bus.connect(url, "chaos-players", bus.FRONT)
         await a_remote(self.nc, self.remotes, "chaos")
         await until(lambda: alive_count(self.remote, 2))
@@ -509,6 +534,11 @@ class Chaos:
                 if refusal.code != "unavailable" or time.monotonic() > deadline:
                     raise
                 await asyncio.sleep(0.3)
+
+    def lobbied(self, text: str) -> None:
+        """A player away from their seat while their game plays on: a seat not given back."""
+        self.rejoins += 1
+        self.problems.say(f"{text} (joined again by hand)")
 
     async def game_over(self, table_id: str) -> bool:
         """The table's game has ended (its log says so)."""
@@ -551,7 +581,8 @@ class Chaos:
         deadline = at + SETTLE_WAIT
         while True:
             still = [t for t in watched if not t.over and t.moved_since(at) is None]
-            away = [p.name for p in self.ssh if not p.at_table]
+            away = [p.name for p in self.ssh  # (one between two tables is not away)
+                    if not p.at_table and p.table in watched and not p.table.over]
             if not still and not away:
                 break
             if time.monotonic() > deadline:
@@ -601,10 +632,12 @@ class Chaos:
         for table in self.tables:
             try:
                 log = await logged(js, table.id)
-            except LogError:  # (never started: a table that waited for its SSH player)
-                log = Logged(0, {}, 0)
+                removed = False
+            except LogError:  # (never started: a table that waited for its SSH player; or
+                # closed before any player's move, its log removed: the bots' steps only)
+                log, removed = Logged(0, {}, 0), True
             report.moves += log.moves
-            if table.shown > log.moves:
+            if table.shown > log.moves and not (removed and table.acked == 0):
                 report.lost += table.shown - log.moves
                 self.problems.say(f"{table.id}: step {table.shown} shown, "
                                   f"{log.moves} moves in its log")
@@ -676,5 +709,6 @@ class Report:
                    f"seats not given back: {chaos.seats_lost}")
         out.append(f"reconnections: {sum(p.reconnects for p in chaos.players)} by players of "
                    f"the bus, {sum(p.reconnects for p in chaos.ssh)} over SSH; players sent to "
-                   f"the lobby who joined their table again: {chaos.rejoins}")
+                   f"the lobby while their game played on (a failure; each joined again by "
+                   f"hand): {chaos.rejoins}")
         return out

@@ -19,8 +19,8 @@ from nats.js import JetStreamContext
 from nats.js.api import RawStreamMsg, StorageType
 from nats.js.errors import ServiceUnavailableError
 
-from pioche_tui import bus
-from pioche_tui.bus import natsd
+from pioche_tui import bus, wire
+from pioche_tui.bus import natsd, owners
 from pioche_tui.bus.natsd import NatsCluster
 from pioche_tui.bus.roles import ServerTLS
 from tests.bus.certs import CA
@@ -266,3 +266,29 @@ async def test_a_taken_route_port_is_drawn_again_and_nothing_is_left_behind(
         assert pid is not None
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+async def test_two_coordinators_opening_the_owners_buckets_at_once_can_write_at_once(
+        cluster: NatsCluster) -> None:
+    """Two coordinators started at the same moment: the second finds the R3 buckets the first
+    has just made, before their streams elected a leader; its first write must not go
+    unanswered (NoStreamResponseError: the coordinator crashed on start, the chaos test with
+    its coordinators started at once). A few rounds: the race is not every time."""
+    clients = [await bus.connect(cluster.url, f"test-both-{n}", bus.COORDINATOR)
+               for n in range(2)]
+    try:
+        for round_ in range(4):
+            async def start(nc: nats.NATS, n: int) -> None:
+                buckets = await owners.open_owner_buckets(nc, replicas=3)
+                await buckets.leases.put(f"c{n}", wire.encode(wire.Lease(time.time(), "x")))
+                assert buckets.keys is not None
+                await owners.share_guest_secret(buckets.keys, bytes([n]) * 32)
+
+            await asyncio.gather(*(start(nc, n) for n, nc in enumerate(clients)))
+            js = clients[0].jetstream()
+            for stream in await js.streams_info():
+                await js.delete_stream(stream.config.name or "")
+            print(f"round {round_}: both wrote")
+    finally:
+        for nc in clients:
+            await nc.close()

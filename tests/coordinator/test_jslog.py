@@ -361,3 +361,31 @@ async def test_a_last_move_that_landed_after_all_ends_the_game_when_the_table_re
     assert c.db is not None and c.db.has_game(tid)
     contents = await jslog.read_table(nc.jetstream(), tid)
     assert contents.ended
+
+
+async def test_a_table_whose_header_the_stream_did_not_take_pauses_until_it_does(
+    make: Make, jetstream_server: NatsServer, nc: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The game starts as the stream goes silent (a NATS node's death: its leader's
+    election): its log's header is not acknowledged. The table pauses and tries again, as
+    after a move's failed append, and resumes once the header is in; its players play on.
+    (It stopped for good, its owner key kept, so nobody claimed it: the chaos bench, seed
+    13, a table made two seconds after a kill, its player sitting at it until the end.)"""
+    monkeypatch.setattr(jslog, "APPEND_TIMEOUT", 0.3)
+    monkeypatch.setattr(table_module, "RETRY", 0.2)
+    c = await make()
+    ann, bob = c.connect(player("Ann")), c.connect(player("Bob"))
+    tid = ann.create_table("defausse", seats=2)
+    with stalled(jetstream_server):
+        bob.join(tid)
+        table = c.tables[tid]
+        await until(lambda: table.paused or table.status != "playing")
+        assert table.status == "playing" and table.paused
+    await until(lambda: not table.paused)
+    assert tid in c.tables and table.status == "playing"
+    mover = ann if ann.seat in table.game.to_act(table.state) else bob
+    answer = mover.act(a_move(table, mover), table.step)
+    assert answer is not None
+    await answer
+    contents = await jslog.read_table(nc.jetstream(), tid)
+    assert [r[0] for r in contents.records] == [ACTION]
