@@ -49,7 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,7 +73,7 @@ from pioche_tui.cli import main as pioche  # noqa: E402
 from server.keys import ensure_host_key  # noqa: E402
 from server.serve import DEFAULT_APP  # noqa: E402
 from tests.bus.certs import CA  # noqa: E402
-from tests.bus.several import Process, start_front, spawn  # noqa: E402
+from tests.bus.several import Process, spawn, start_front  # noqa: E402
 from tests.server.process import holder_of, serve_process  # noqa: E402
 
 SETTINGS = ("--turn-timer", "60", "--grace", "120")
@@ -252,7 +252,7 @@ def collect(serving: Serving, samples: Samples, start: float, end: float) -> int
                 for client in players]
         pressed = [(t, n) for n, t in enumerate(keys) if t is not None]
         mover = max(pressed)[1] if pressed else None
-        for n, (client, at) in enumerate(zip(players, seen, strict=True)):
+        for n, at in enumerate(seen):
             assert at is not None
             if n == mover:
                 samples.mover_accept.append(at - when)
@@ -292,10 +292,12 @@ async def play_window(serving: Serving, samples: Samples, seconds: float, warmup
     stop.set()
     await asyncio.gather(*tasks)
     await asyncio.sleep(AFTER)
-    before = len(samples.mover_key)
+    before = len(samples.mover_key), len(samples.others_key)
     moves = collect(serving, samples, start, end)
     window = {"moves": moves,
-              "mover_key_to_frame_p50_ms": percentiles(samples.mover_key[before:]).get("p50"),
+              "mover_key_to_frame_p50_ms": percentiles(samples.mover_key[before[0]:]).get("p50"),
+              "others_key_to_frame_p50_ms": percentiles(samples.others_key[before[1]:]).get(
+                  "p50"),
               "cpu_percent_of_a_core": round(100 * (cpu1 - cpu0) / (end - start), 1),
               "waited_for_a_cpu_percent": round(100 * (waited1 - waited0) / (end - start), 1),
               "load_average": load_average()}
@@ -331,6 +333,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         "mover_accepted_to_frame_ms", "others_accepted_to_frame_ms",
                         "key_to_accepted_ms")
         if report["deploy"][measure] and report["workers"][measure]}
+    # Each round's two windows are neighbours in time: their difference is less the other
+    # jobs' than the difference of the pooled percentiles.
+    report["paired_window_p50_difference_ms"] = {
+        who: percentiles([(d[key] - w[key]) / 1000 for w, d in zip(
+            report["workers"]["windows"], report["deploy"]["windows"], strict=True)
+            if d[key] is not None and w[key] is not None])
+        for who, key in (("mover", "mover_key_to_frame_p50_ms"),
+                         ("others", "others_key_to_frame_p50_ms"))}
     report["load_average_after"] = load_average()
     return report
 
@@ -351,6 +361,8 @@ def main() -> None:
     for name in ("workers", "deploy"):
         print(name, json.dumps({k: v for k, v in report[name].items() if k != "windows"}))
     print("difference (deploy - workers)", json.dumps(report["difference_ms"]))
+    print("paired windows' p50, deploy - workers",
+          json.dumps(report["paired_window_p50_difference_ms"]))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
 
