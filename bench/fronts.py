@@ -94,6 +94,12 @@ class Serving:
     tables: dict[str, list[Client]] = field(default_factory=dict)
     front_of: dict[int, str] = field(default_factory=dict)  # id(client) -> its front
 
+    def split(self, table_id: str) -> str:
+        """How a table's sessions are spread over the fronts: « 2+2 », « 3+1 », « 4 »."""
+        fronts = [self.front_of[id(client)] for client in self.tables[table_id]]
+        return "+".join(str(n) for n in sorted(
+            (fronts.count(f) for f in set(fronts)), reverse=True))
+
     def cpu(self) -> tuple[float, float]:
         """CPU seconds used and waited for, by all its processes so far."""
         used = waited = 0.0
@@ -212,6 +218,7 @@ class Samples:
     mover_accept: list[float] = field(default_factory=list)  # accepted -> mover's frame
     others_accept: list[float] = field(default_factory=list)
     key_accept: list[float] = field(default_factory=list)  # key -> accepted
+    by_split: dict[str, list[float]] = field(default_factory=dict)  # others' key -> frame
     moves: int = 0
     no_mover: int = 0  # the stand-in's
     missed: int = 0  # a screen never showed it
@@ -227,6 +234,8 @@ class Samples:
             "mover_accepted_to_frame_ms": percentiles(self.mover_accept),
             "others_accepted_to_frame_ms": percentiles(self.others_accept),
             "key_to_accepted_ms": percentiles(self.key_accept),
+            "others_key_to_frame_ms_by_split": {
+                split: percentiles(values) for split, values in sorted(self.by_split.items())},
             "windows": self.windows,
         }
 
@@ -265,12 +274,14 @@ def collect(serving: Serving, samples: Samples, start: float, end: float) -> int
         assert key is not None
         samples.key_accept.append(when - key)
         movers_front = serving.front_of[id(players[mover])]
+        split = serving.split(table_id)
         for n, (client, at) in enumerate(zip(players, seen, strict=True)):
             assert at is not None
             if n == mover:
                 samples.mover_key.append(at - key)
                 continue
             samples.others_key.append(at - key)
+            samples.by_split.setdefault(split, []).append(at - key)
             same = serving.front_of[id(client)] == movers_front
             (samples.same_front_key if same else samples.other_front_key).append(at - key)
     return counted
