@@ -184,6 +184,7 @@ class Screen(Steps, asyncssh.SSHClientSession[bytes]):
         self.prompt: str | None = None
         self.closed = asyncio.Event()
         self.chan: asyncssh.SSHClientChannel[bytes] | None = None
+        self.sent: list[float] = []  # when each key was sent (bench/fronts.py: key to frame)
 
     def connection_made(self, chan: asyncssh.SSHClientChannel[bytes]) -> None:
         self.chan = chan
@@ -218,6 +219,7 @@ class Screen(Steps, asyncssh.SSHClientSession[bytes]):
 
     def send(self, keys: str) -> None:
         if self.chan is not None and not self.chan.is_closing():
+            self.sent.append(time.monotonic())
             self.chan.write(keys.encode())
 
     async def wait_for(self, wanted: str | re.Pattern[str], timeout: float = WAIT) -> str:
@@ -275,11 +277,15 @@ class Table:
         return self.players + self.watchers
 
 
-async def set_up_table(port: int, index: int, game: str, watched: bool) -> Table:
+async def set_up_table(port: int | Sequence[int], index: int, game: str,
+                       watched: bool) -> Table:
     """Four players: one creates the table through the dialog, three join it from the lobby;
-    two spectators then watch it if ``watched``."""
+    two spectators then watch it if ``watched``. With several ports (fronts), seat N connects
+    to the N-th, in turn; the spectators to the first."""
+    ports = [port] if isinstance(port, int) else list(port)
     names = [f"t{index:03d}p{seat}" for seat in range(4)]
-    players = list(await asyncio.gather(*(connect(port, name) for name in names)))
+    players = list(await asyncio.gather(*(
+        connect(ports[seat % len(ports)], name) for seat, name in enumerate(names))))
     for player in players:
         player.screen.prompts = PROMPTS[game]
     creator = players[0].screen
@@ -303,7 +309,8 @@ async def set_up_table(port: int, index: int, game: str, watched: bool) -> Table
     watchers = []
     if watched:
         watchers = list(await asyncio.gather(*(
-            connect(port, f"t{index:03d}w{n}", f"watch {table_id}", title) for n in range(2))))
+            connect(ports[0], f"t{index:03d}w{n}", f"watch {table_id}", title)
+            for n in range(2))))
     return Table(table_id, game, players, watchers)
 
 
