@@ -39,15 +39,8 @@ async def run(kills: int, seed: int, tables: int, ssh: int, keep: Path | None) -
         started = time.monotonic()
         load = os.getloadavg()
         try:
-            await chaos.start()
-            await chaos.run(kills)
-            await chaos.finish()
-            report = await chaos.check()
-        except BaseException:
-            print(chaos.logs())
-            raise
+            report = await chaos.played(kills)
         finally:
-            await chaos.stop()
             await cluster.stop()
         print(f"{time.monotonic() - started:.0f} s; load average before "
               f"{load[0]:.1f}, after {os.getloadavg()[0]:.1f}")

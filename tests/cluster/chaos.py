@@ -599,6 +599,20 @@ class Chaos:
               f"{max(kill.stalls, default=0):.1f} s", flush=True)
         return kill
 
+    async def played(self, kills: int) -> Report:
+        """The whole chaos: start, ``kills`` kills, every game to its end, the check; the
+        processes' logs printed if it fails, everything stopped whatever happens."""
+        try:
+            await self.start()
+            await self.run(kills)
+            await self.finish()
+            return await self.check()
+        except BaseException:
+            print(self.logs())
+            raise
+        finally:
+            await self.stop()
+
     async def run(self, kills: int) -> None:
         """``kills`` kills, the kinds in turn (each round of three in a drawn order), a drawn
         pause of 0.2–2 s of play before each."""

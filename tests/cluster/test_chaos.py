@@ -40,16 +40,7 @@ async def test_kills_of_every_kind_lose_no_move_record_each_game_once_and_seat_e
     seed = int(os.environ.get("PIOCHE_CHAOS_SEED") or SEED)
     print(f"chaos seed {seed} (PIOCHE_CHAOS_SEED={seed} runs it again)")
     chaos = Chaos(tmp_path, cluster, postgres.new_database(), seed=seed, tables=20, ssh=4)
-    try:
-        await chaos.start()
-        await chaos.run(KILLS)
-        await chaos.finish()
-        report = await chaos.check()
-    except BaseException:
-        print(chaos.logs())
-        raise
-    finally:
-        await chaos.stop()
+    report = await chaos.played(KILLS)
     print("\n".join(report.lines()))
     assert not chaos.problems, (f"seed {seed}:\n" + "\n".join(chaos.problems)
                                 + "\n" + chaos.logs())
