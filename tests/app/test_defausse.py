@@ -417,6 +417,27 @@ async def test_starting_colour_is_asked_when_a_round_opens_on_a_joker(make_app: 
         assert recorder.sent[-1][0] == ChooseColour(2)
 
 
+async def test_a_colour_asked_at_a_turn_that_passed_is_asked_no_more(make_app: MakeApp
+                                                                      ) -> None:
+    """The turn timer ran out while the colour was asked (its stand-in chose): the question
+    goes, and the table under it shows the game again. It stayed: the table, covered, kept
+    every update back, and the game went on to its end unseen (no podium)."""
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await start_quiet(app, pilot)
+        recorder = Recorder()
+        fed(app, recorder, phase="choose_colour", current=0, colour=None,
+            legal=tuple(ChooseColour(c) for c in range(4)))
+        await settle(pilot)
+        assert isinstance(app.screen, ColourPicker)
+        fed(app, recorder, phase="play", current=1, colour=2, legal=())
+        await settle(pilot)
+        assert app.screen is table_screen(app)
+        assert "Couleur : vert" in screen_text(app)
+        assert not recorder.sent
+
+
 async def test_round_summary_after_a_round(make_app: MakeApp) -> None:
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:

@@ -187,6 +187,10 @@ class TableScreen(PiocheScreen[None]):
             return None
         return asyncio.get_running_loop().time() + update.time_left
 
+    def drop_stale_question(self, update: TableUpdate) -> None:
+        """A question of the game's on top of this screen (``update``: the newest) that the
+        turn no longer wants answered goes (a game screen's: Défausse's colour)."""
+
     def show_update(self, update: TableUpdate) -> None:
         """Show an update just taken from the mailbox. Within a turn, each update's deadline
         differs from the last by a float's noise (each is now plus the time left, both read
@@ -204,6 +208,8 @@ class TableScreen(PiocheScreen[None]):
         podium = self._podium
         if podium is not None and podium in self.app.screen_stack:
             podium.show_rematch(update)
+        if self.ready and self.covered:
+            self.drop_stale_question(update)
         if not self.ready or self.covered:
             # Not shown yet, or under a window (help, a question): a change to a screen under
             # another costs a repaint of the whole stack, many times a normal update's. Keep
