@@ -373,6 +373,22 @@ async def test_joker_away_from_a_shadow_is_asked_first(make_app: MakeApp) -> Non
         assert "Alice joue Joker, sans effet" in log_text(app)
 
 
+async def test_the_joker_question_goes_once_the_turn_has_passed(make_app: MakeApp) -> None:
+    """The turn moved on while the Joker's question was open (the turn timer ran out): it is
+    asked no more, and the table under it shows the game again; nothing is played."""
+    app = make_app("Alice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = await sit_down(pilot, app)
+        in_reserve(table, 0, JOKER)
+        await press(pilot, "1")
+        assert isinstance(app.screen, Confirm)
+        recorder = Recorder()
+        fed(app, recorder, current=1)
+        await settle(pilot)
+        assert app.screen is table_screen(app)
+        assert not recorder.sent and view_of(app).seats[0].reserve == (JOKER,)
+
+
 async def test_full_reserve_a_reserve_card_makes_room(make_app: MakeApp) -> None:
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:

@@ -400,17 +400,23 @@ async def test_announce_and_catch_keys(make_app: MakeApp) -> None:
         assert recorder.sent[-1][0] == Catch(1)
 
 
+async def starting_colour_asked(app: PiocheApp, pilot: Any) -> Recorder:
+    """Alice's table opens a round on a Joker: she is asked its colour."""
+    await settle(pilot)
+    await start_quiet(app, pilot)
+    recorder = Recorder()
+    fed(app, recorder, phase="choose_colour", current=0, colour=None,
+        legal=tuple(ChooseColour(c) for c in range(4)))
+    await settle(pilot)
+    assert isinstance(app.screen, ColourPicker)
+    return recorder
+
+
 async def test_starting_colour_is_asked_when_a_round_opens_on_a_joker(make_app: MakeApp
                                                                        ) -> None:
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await start_quiet(app, pilot)
-        recorder = Recorder()
-        fed(app, recorder, phase="choose_colour", current=0, colour=None,
-            legal=tuple(ChooseColour(c) for c in range(4)))
-        await settle(pilot)
-        assert isinstance(app.screen, ColourPicker)
+        recorder = await starting_colour_asked(app, pilot)
         assert "couleur de départ" in str(table_screen(app).query_one("#prompt").text)
         await pilot.press("right", "right", "enter")  # the arrows work too: vert
         await settle(pilot)
@@ -424,13 +430,7 @@ async def test_a_colour_asked_at_a_turn_that_passed_is_asked_no_more(make_app: M
     every update back, and the game went on to its end unseen (no podium)."""
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await start_quiet(app, pilot)
-        recorder = Recorder()
-        fed(app, recorder, phase="choose_colour", current=0, colour=None,
-            legal=tuple(ChooseColour(c) for c in range(4)))
-        await settle(pilot)
-        assert isinstance(app.screen, ColourPicker)
+        recorder = await starting_colour_asked(app, pilot)
         fed(app, recorder, phase="play", current=1, colour=2, legal=())
         await settle(pilot)
         assert app.screen is table_screen(app)

@@ -777,4 +777,4 @@ class CollectionTableScreen(TableScreen):
             if yes and self.update.step == step:
                 self.act(actions[0])
 
-        self.app.push_screen(Confirm(self.t("col.joker_waste")), answered)
+        self.ask_for_turn(Confirm(self.t("col.joker_waste")), answered)

@@ -48,8 +48,7 @@ class DefausseTableScreen(TableScreen):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.letters = self.t("colour.letters")
-        self._picker_step: int | None = None  # the step a starting colour was asked for
-        self._colour_asked_at: int | None = None  # the step of the colour asked last
+        self._picker_step: int | None = None  # the step a colour was asked for
         self._why = False  # the prompt line says why a card may not be played
 
     @property
@@ -345,15 +344,4 @@ class DefausseTableScreen(TableScreen):
             if colour is not None:
                 then(colour)
 
-        self._colour_asked_at = self.update.step
-        self.pioche.open(ColourPicker(self.letters, self.most_held_colour()), picked)
-
-    def drop_stale_question(self, update: TableUpdate) -> None:
-        """The colour asked at a step the game has left (the turn timer ran out: its
-        stand-in chose, or played) is asked no more: under it, this screen keeps every update
-        back, and the game would go on unseen to its end."""
-        from .colour import ColourPicker
-
-        top = self.app.screen_stack[-1]
-        if isinstance(top, ColourPicker) and update.step != self._colour_asked_at:
-            top.dismiss(None)
+        self.ask_for_turn(ColourPicker(self.letters, self.most_held_colour()), picked)

@@ -15,7 +15,7 @@ is held, with its events, until the screen is on top again.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -24,6 +24,7 @@ from rich.text import Text
 from textual.app import ComposeResult, CSSPathType
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
@@ -89,6 +90,7 @@ class TableScreen(PiocheScreen[None]):
         self._podium: PodiumScreen | None = None  # (it shows the rematch as it goes)
         self._panel_timer: Timer | None = None
         self._acting: int | None = None  # the step of the move on its way (``act``)
+        self._question: tuple[Screen[Any], int] | None = None  # ``ask_for_turn``'s, its step
         self._chat: list[tuple[Part, ...]] = []  # lines that came before the screen was up
         self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
         # Events not shown yet: what happened before we came (once), then the news.
@@ -187,9 +189,25 @@ class TableScreen(PiocheScreen[None]):
             return None
         return asyncio.get_running_loop().time() + update.time_left
 
-    def drop_stale_question(self, update: TableUpdate) -> None:
-        """A question of the game's on top of this screen (``update``: the newest) that the
-        turn no longer wants answered goes (a game screen's: Défausse's colour)."""
+    def ask_for_turn(self, question: Screen[Any], answered: Callable[[Any], None]) -> None:
+        """Open ``question`` (a dialog) about the turn at hand: once the game has left this
+        step (the turn timer ran out: its stand-in chose or played, or another player moved)
+        it is asked no more, closed as unanswered (``answered(None)``). Left open, it would
+        cover this screen, which keeps every update back meanwhile: the game would go on
+        unseen, to its end."""
+        self._question = (question, self.update.step)
+        self.pioche.open(question, answered)
+
+    def _drop_stale_question(self, update: TableUpdate) -> None:
+        if self._question is None:
+            return
+        question, step = self._question
+        stack = self.app.screen_stack
+        if question not in stack:  # (answered)
+            self._question = None
+        elif update.step != step and stack[-1] is question:  # (not under the too-small one)
+            self._question = None
+            question.dismiss(None)
 
     def show_update(self, update: TableUpdate) -> None:
         """Show an update just taken from the mailbox. Within a turn, each update's deadline
@@ -209,7 +227,7 @@ class TableScreen(PiocheScreen[None]):
         if podium is not None and podium in self.app.screen_stack:
             podium.show_rematch(update)
         if self.ready and self.covered:
-            self.drop_stale_question(update)
+            self._drop_stale_question(update)
         if not self.ready or self.covered:
             # Not shown yet, or under a window (help, a question): a change to a screen under
             # another costs a repaint of the whole stack, many times a normal update's. Keep
