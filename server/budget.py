@@ -130,17 +130,13 @@ class Meter:
         handling its input: ``server.driver.Terminal`` says), taken from the buckets; or not
         (the frames another player's move causes, the app's timers), only counted."""
 
-    def charge(self, seconds: float) -> None:
-        """Count ``seconds`` spent on what the client sent, and take them from the buckets."""
+    def charge(self, seconds: float, client: bool = True) -> None:
+        """Count ``seconds`` spent for this connection, and take them from the buckets when
+        they were its own doing: on what the client sent (``client``), or by its app while
+        ``own``."""
         self.spent += seconds
         self.active_at = time.monotonic()
-        self.reserve(seconds)
-
-    def charge_app(self, seconds: float) -> None:
-        """Count ``seconds`` its app spent; take them from the buckets if ``own``."""
-        self.spent += seconds
-        self.active_at = time.monotonic()
-        if self.own:
+        if client or self.own:
             self.reserve(seconds)
 
     def reserve(self, seconds: float) -> None:
@@ -252,8 +248,9 @@ class AddressBuckets:
                 known.used_while_busy += spent
                 known.allowed_while_busy += known.bucket.rate * elapsed
         free = [known.rate for known in self._addresses.values() if _free(known)]
+        total = sum(free)
         for address, known in self._addresses.items():
-            self._share(address, known, sum(free), len(free), now)
+            self._share(address, known, total, len(free), now)
             known.bucket.owed = known.bucket.level < 0
 
     def _share(self, address: str, known: _Address, free: float, frees: int, now: float
@@ -262,8 +259,7 @@ class AddressBuckets:
         addresses spending freely spend together, ``known`` among them if it is one)."""
         if _free(known):
             free, frees = free - known.rate, frees - 1
-        others = free
-        if others < self._calm_load:
+        if free < self._calm_load:
             if known.busy_since is not None:
                 if known.told:
                     log.info(
@@ -284,7 +280,7 @@ class AddressBuckets:
             log.info(
                 "address %s: the server is busy (others spend %.3f CPU s a second), its CPU budget "
                 "is %.3f s a second, the average other address's (it spent %.3f)",
-                address, others, share, known.rate)
+                address, free, share, known.rate)
             known.told = True
         known.bucket.set_rate(share)
 
@@ -389,10 +385,7 @@ def _metered_run(self: asyncio.Handle) -> None:
     try:
         _handle_run(self)
     finally:
-        if self._context.get(CLIENT):  # type: ignore[attr-defined]
-            meter.charge(_clock() - started)
-        else:
-            meter.charge_app(_clock() - started)
+        meter.charge(_clock() - started, self._context.get(CLIENT))  # type: ignore[attr-defined]
 
 
 def install() -> None:
