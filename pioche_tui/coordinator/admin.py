@@ -293,7 +293,7 @@ class Console:
         have it closed there: relayed to every other, and closed by the one that has it."""
         key = table_id.strip().upper()
         beyond = self.coordinator.beyond
-        if key not in self.coordinator.tables and beyond is not None and beyond.serves(key):
+        if beyond is not None and beyond.serves(key):
             self._relay(by, "close", key, None)
             return f"table {key} fermée (sur le coordinateur qui la sert)"
         table = self.coordinator._table(table_id)

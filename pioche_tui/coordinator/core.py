@@ -1712,8 +1712,6 @@ class Coordinator:
         (``MOVED``), and their fronts move them to the table's new owner, where they find
         their seats again (``remote.py``): the players see nothing of it."""
         table.close_log(None)
-        if taken:
-            self.log_taken.add(table.id)
         moved = taken and self.handing_over
         self._evict(table, Notice("moved", MOVED) if moved else Notice("stopped", STOPPED))
 

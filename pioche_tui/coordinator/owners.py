@@ -240,29 +240,36 @@ class TableOwners:
                                  table_id, cid)
                         claimed.append((table_id, won))
         finally:
-            # All brought back at once: one after the other, a dead coordinator's tenth
-            # table waited for the nine before it (0.5-3 s each on a busy machine: the chaos
-            # test's tables stood still up to 21 s).
-            stopped_at = time.time() - LEASE_MAX_AGE
-            # Its own lease put meanwhile: restores outlasting the lease let it expire, and
-            # the other coordinator claimed every table of this one (the chaos test, seed 5:
-            # two live coordinators claiming each other's tables in turn).
-            keeping = asyncio.create_task(self._keep_lease(), name="lease kept")
             try:
-                results = await asyncio.gather(
-                    *(self._bring_back(table_id, won, stopped_at) for table_id, won in claimed),
-                    return_exceptions=True)
+                if claimed:
+                    await self._bring_back_claimed(claimed)
             finally:
-                keeping.cancel()
-                await asyncio.gather(keeping, return_exceptions=True)
-            self.idle.set()
-            for (table_id, _won), result in zip(claimed, results, strict=True):
-                if isinstance(result, Exception):
-                    self._unrestored.add(table_id)
-                    log.error("table %s not brought back (tried again at the next beat): %r",
-                              table_id, result)
-                elif isinstance(result, BaseException):
-                    raise result
+                self.idle.set()
+
+    async def _bring_back_claimed(self, claimed: list[tuple[str, int]]) -> None:
+        """All brought back at once: one after the other, a dead coordinator's tenth table
+        waited for the nine before it (0.5-3 s each on a busy machine: the chaos test's tables
+        stood still up to 21 s). A table whose restore failed is tried again at the next
+        beat."""
+        stopped_at = time.time() - LEASE_MAX_AGE
+        # Its own lease put meanwhile: restores outlasting the lease let it expire, and the
+        # other coordinator claimed every table of this one (the chaos test, seed 5: two live
+        # coordinators claiming each other's tables in turn).
+        keeping = asyncio.create_task(self._keep_lease(), name="lease kept")
+        try:
+            results = await asyncio.gather(
+                *(self._bring_back(table_id, won, stopped_at) for table_id, won in claimed),
+                return_exceptions=True)
+        finally:
+            keeping.cancel()
+            await asyncio.gather(keeping, return_exceptions=True)
+        for (table_id, _won), result in zip(claimed, results, strict=True):
+            if isinstance(result, Exception):
+                self._unrestored.add(table_id)
+                log.error("table %s not brought back (tried again at the next beat): %r",
+                          table_id, result)
+            elif isinstance(result, BaseException):
+                raise result
 
     async def _keep_lease(self) -> None:
         """Put the lease every ``LEASE_EVERY`` while a beat waits for something long (a
@@ -334,7 +341,6 @@ class TableOwners:
             if table is not None:
                 log.warning("table %s no longer served here: %s", table_id, why)
                 self.coordinator.stop_table(table, taken=taken)
-                self.coordinator.log_taken.discard(table_id)  # (another's: nothing to bring back)
 
     async def stop(self) -> None:
         """A clean stop: the lease goes at once, so the others claim the tables now (their

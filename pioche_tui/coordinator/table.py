@@ -457,7 +457,8 @@ class Table:
     def _taken(self, error: BaseException) -> None:
         log.error("table %s: another writer has its log (%s); this coordinator stops serving "
                   "it", self.id, error)
-        self.coordinator.stop_table(self, taken=True)
+        self.coordinator.log_taken.add(self.id)  # (coordinator/owners.py: brought back here
+        self.coordinator.stop_table(self, taken=True)  # if its owner key still says so)
 
     def count_move(self, seat: int, stand_in: bool) -> None:
         """Count a decision at a player's seat: the player's own, or their stand-in's."""
@@ -567,11 +568,7 @@ class Table:
         self.paused = False
         self.changed()
         self.tell("resumed", RESUMED)
-        outcome = self.game.outcome(self.state)
-        if outcome is not None:
-            self.finish(outcome)
-        self.schedule()
-        self.publish()
+        self.after_change([])
 
     def tell(self, code: str, text: str) -> None:
         """A notice for everyone at the table, players and spectators."""

@@ -61,7 +61,7 @@ from typing import Any, ClassVar
 import msgpack
 import nats.errors
 from nats.js import JetStreamContext
-from nats.js.api import Header, RawStreamMsg, StorageType
+from nats.js.api import DEFAULT_PREFIX, Header, RawStreamMsg, StorageType
 from nats.js.errors import APIError, NotFoundError
 
 from ..bus import LOG_PREFIX, LOG_STREAM, log_subject
@@ -363,12 +363,13 @@ async def _batch(js: JetStreamContext, subject: str, seq: int
     nats.errors.TimeoutError when a reply is ``READ_TIMEOUT`` late, APIError on an error
     status. nats-py has no call for it (its ``get_msg`` takes one message), so the request is
     made here: one inbox, the request's replies on it."""
-    nc = js._nc  # (nats-py's JetStreamContext keeps its client and API prefix private)
+    nc = js._nc  # (nats-py's JetStreamContext keeps its client private; Pioche's contexts all
+    # use the default API prefix, as bus/roles.py's permissions do)
     inbox = nc.new_inbox()
     sub = await nc.subscribe(inbox)
     try:
         request = {"seq": seq + 1, "next_by_subj": subject, "batch": READ_BATCH}
-        await nc.publish(f"{js._prefix}.DIRECT.GET.{LOG_STREAM}", json.dumps(request).encode(),
+        await nc.publish(f"{DEFAULT_PREFIX}.DIRECT.GET.{LOG_STREAM}", json.dumps(request).encode(),
                          reply=inbox)
         found: list[tuple[int, bytes]] = []
         while True:
