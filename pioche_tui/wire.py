@@ -98,6 +98,8 @@ VERSION = 1
 ``bus.WIRE_HEADER`` on every request and answer). Bump it when a codec, a request or a subject
 changes so that a machine of the other version would misread it (docs/deploy.md, « Upgrading
 one machine at a time »)."""
+WIRE_MISMATCH = "Le serveur est en cours de mise à jour : réessayez dans quelques minutes."
+"""What a player reads when their front and the coordinator speak different versions."""
 MAX_STR = 65_536  # bytes in one string: names and chat lines are a few hundred at most
 MAX_DEPTH = 16  # nesting of plain values (an event's arguments): a few levels in practice
 

@@ -59,7 +59,8 @@ log = logging.getLogger("pioche.app")
 
 CHAT_SEEN = 64  # chat lines remembered per scope, to drop the history sent again on return
 FAREWELL_SECONDS = 1.5  # how long why the session ended stays on screen before the app exits
-BLIP_NOTICE_SECONDS = 60.0  # « reconnexion… » stays until the bus is back (remote.BLIP_LIMIT)
+BLIP_NOTICE_SECONDS = 60.0  # « reconnexion… » stays until the bus is back or the session
+# ends (remote.BLIP_LIMIT, 30 s: this is a margin over it)
 ScreenT = TypeVar("ScreenT", bound=Screen[Any])
 
 

@@ -297,6 +297,7 @@ class Coordinator:
         self._tables_by_address = RateLimiter(per_address, 60.0)
         self._lobby_pending = False
         self._lobby_sent = -math.inf  # loop time of the last lobby snapshot sent
+        self._lobby_last: LobbySnapshot | None = None  # that snapshot
         self.lobby_listeners: list[Callable[[LobbySnapshot], None]] = []
         """Called with each snapshot sent to the lobby's sessions (the bus's host publishes
         it to the fronts, which cache it: coordinator/host.py)."""
@@ -811,10 +812,14 @@ class Coordinator:
         """Put the session's whole state in its mailbox again: the lobby, and its table's
         newest view. Its front lost some of its news (the bus lost a moment: NATS delivers at
         most once), and the newest of each kind is all a mailbox ever holds."""
-        if session.open:
-            session.mailbox.put_lobby(self.snapshot())
-            if session.table is not None:
-                session.table.refresh(session)
+        if not session.open:
+            return
+        if session.table is not None:  # (leaving it brings a fresh lobby)
+            session.table.refresh(session)
+        else:  # (the one the lobby got last: its front has it, numbered; a change on its
+            # way brings a newer one. One built per session, for every session of a front
+            # back on the bus, was one snapshot of everyone online each)
+            session.mailbox.put_lobby(self._lobby_last or self.snapshot())
 
     def _detach(self, session: Session) -> None:
         """The server stops: the session ends, its table stays as it is (a waiting table keeps
@@ -887,7 +892,7 @@ class Coordinator:
     def _send_lobby(self) -> None:
         self._lobby_pending = False
         self._lobby_sent = asyncio.get_running_loop().time()
-        snapshot = self.snapshot()
+        snapshot = self._lobby_last = self.snapshot()
         for session in self.sessions.values():
             if session.table is None:
                 session.mailbox.put_lobby(snapshot)

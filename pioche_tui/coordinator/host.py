@@ -85,8 +85,6 @@ FrontKey = tuple[str, str]
 permissions) and its id (as it says)."""
 
 NOT_YOURS = "Cette session appartient à un autre serveur."
-WIRE_MISMATCH = "Le serveur est en cours de mise à jour : réessayez dans quelques minutes."
-"""Said to a session whose front speaks another wire version than its coordinator."""
 ELSEWHERE = "Cette table est servie par un autre coordinateur."
 MAKERS = ("create_table", "quick_play", "learn")  # the requests that make a table
 STOP_FLUSH = 1.0  # seconds stop() waits for the sessions' last mails to go out
@@ -133,7 +131,7 @@ class CoordinatorHost:
                                 WIRE_HEADER: str(self.wire_version)}  # and in which wire)
         self._mismatched: set[tuple[str, str, str | None]] = set()  # fronts logged
         # (several coordinators: every news too, for a front to drop a former home's)
-        self._news_headers = self._answer_headers if owners is not None else {}
+        self._news_headers = {BOOT_HEADER: self.boot} if owners is not None else {}
         self._free = InProcessClient(coordinator)  # requests before a session, or without one
         self._desk = InProcessFront(coordinator)
         self._remotes: dict[str, _Remote] = {}
@@ -267,7 +265,7 @@ class CoordinatorHost:
                 log.error("front %s/%s speaks wire version %s, this coordinator %d: its "
                           "requests are refused (upgrade it)", name, front_id,
                           version or "(none: older)", self.wire_version)
-            raise Refused("wire_version", WIRE_MISMATCH)
+            raise Refused("wire_version", wire.WIRE_MISMATCH)
         try:
             call = wire.decode(msg.data, expect=wire.Call)
             if not front_id:

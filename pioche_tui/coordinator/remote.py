@@ -82,8 +82,6 @@ from .text import name_key, network
 log = logging.getLogger(__name__)
 
 LOST = "Le serveur redémarre : reconnectez-vous dans un instant."
-WIRE_MISMATCH = "Le serveur est en cours de mise à jour : réessayez dans quelques minutes."
-"""A coordinator of another wire version (``wire.VERSION``): the player is told this."""
 RECONNECTING = "Connexion au serveur perdue : reconnexion…"
 RECONNECTED = "Reconnecté au serveur."
 UNREACHABLE = "Le serveur est injoignable : reconnectez-vous dans un instant."
@@ -193,6 +191,7 @@ class Remote:
         """The newest lobby snapshot the coordinator sent, or this front built from the
         buckets (None before the first)."""
         self._lobby_seq = 0  # the newest lobby's number (bus.LOBBY_HEADER; built: counted)
+        self._named: tuple[LobbySnapshot, frozenset[str]] | None = None  # a lobby's names' keys
         self.lobby_watch = LobbyWatch(buckets, self._built) if buckets is not None else None
         self._rewatch: asyncio.Task[None] | None = None  # the buckets read again
         self.boot: str | None = None  # the coordinator's, as its heartbeat says
@@ -415,7 +414,7 @@ class Remote:
                 log.error("the coordinator speaks wire version %s, this front %d: every "
                           "session is refused until both run one version (upgrade them "
                           "together)", version or "(none: older)", self.wire_version)
-            raise Refused("wire_version", WIRE_MISMATCH)
+            raise Refused("wire_version", wire.WIRE_MISMATCH)
         boot = (reply.headers or {}).get(bus.BOOT_HEADER)
         if boot:
             await self._learn(boot)
@@ -514,8 +513,10 @@ class Remote:
         if self.lobby_watch is None or link.mirror or not isinstance(player, Player) or \
                 self._now() - link.since > OWN_NAME_WAIT:
             return True
-        own = name_key(player.name)
-        return any(name_key(entry.name) == own for entry in lobby.online)
+        if self._named is None or self._named[0] is not lobby:  # (folded once per lobby,
+            # not once per session that just connected)
+            self._named = (lobby, frozenset(name_key(entry.name) for entry in lobby.online))
+        return name_key(player.name) in self._named[1]
 
     def _overdue(self, link: _Link) -> None:
         """A session still waiting for its lobby ``OWN_NAME_WAIT`` later gets this front's."""
