@@ -206,7 +206,7 @@ class Front:
     async def start(self) -> None:
         from pioche_tui.app.service import PiocheService
         from pioche_tui.bus import FRONT, bus_name, connect
-        from pioche_tui.bus.directory import buckets_of
+        from pioche_tui.bus.directory import buckets_of, through_elections
         from pioche_tui.bus.natsd import redact
         from pioche_tui.coordinator.remote import Remote
 
@@ -217,13 +217,14 @@ class Front:
         args = self.args
         try:
             name = bus_name(self.url)
-            self.nc = await connect(self.url, f"front-{self.front_id}", FRONT, self.tls)
+            nc = self.nc = await connect(self.url, f"front-{self.front_id}", FRONT, self.tls)
         except Exception as error:  # (nats-py raises its own errors, OSError, TimeoutError)
             log.error("cannot reach the bus %s: %s", redact(self.url),
                       redact_error(error, self.url))
             raise CannotStart(1) from None
         try:
-            buckets = await buckets_of(self.nc, create=False)
+            buckets = await through_elections(
+                "the lobby's buckets", lambda: buckets_of(nc, create=False))
         except Exception as error:  # (JetStream there, its buckets refused)
             log.error("cannot open the lobby's buckets: %s", error)
             raise CannotStart(1) from None
@@ -231,11 +232,12 @@ class Front:
         if buckets is not None:  # (several coordinators made them: sessions have homes)
             from pioche_tui.bus.owners import bind_owner_buckets
             try:
-                owners = await bind_owner_buckets(self.nc)
+                owners = await through_elections(
+                    "the owners' buckets", lambda: bind_owner_buckets(nc))
             except Exception as error:
                 log.error("cannot open the owners' buckets: %s", error)
                 raise CannotStart(1) from None
-        desk = self.desk = RemoteFront(Remote(self.nc, self.front_id, buckets=buckets,
+        desk = self.desk = RemoteFront(Remote(nc, self.front_id, buckets=buckets,
                                               name=name, owners=owners))
         try:
             self.service = PiocheService(desk, getattr(args, "public_host", None))

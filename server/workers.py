@@ -398,7 +398,7 @@ class Coordinating:
     async def start(self) -> None:
         from pioche_tui.app.service import open_service
         from pioche_tui.bus import COORDINATOR, connect
-        from pioche_tui.bus.directory import buckets_of
+        from pioche_tui.bus.directory import buckets_of, through_elections
         from pioche_tui.bus.natsd import redact
         from pioche_tui.coordinator.host import CoordinatorHost
         from pioche_tui.store.db import StoreError
@@ -432,7 +432,8 @@ class Coordinating:
             log.error("cannot start: %s", error)
             raise CannotStart(1) from None
         try:
-            buckets = await buckets_of(nc, args.bus_replicas)
+            buckets = await through_elections(
+                "the lobby's buckets", lambda: buckets_of(nc, args.bus_replicas))
         except Exception as error:  # (JetStream there, its buckets refused)
             log.error("cannot open the lobby's buckets: %s", error)
             raise CannotStart(1) from None
@@ -440,7 +441,8 @@ class Coordinating:
         if self.several:
             from pioche_tui.bus.owners import open_owner_buckets
             try:
-                owners = await open_owner_buckets(nc, args.bus_replicas)
+                owners = await through_elections(
+                    "the owners' buckets", lambda: open_owner_buckets(nc, args.bus_replicas))
             except Exception as error:
                 log.error("cannot open the owners' buckets: %s", error)
                 raise CannotStart(1) from None

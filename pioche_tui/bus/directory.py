@@ -35,9 +35,9 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from nats.aio.client import Client
 from nats.errors import NoRespondersError
@@ -59,6 +59,7 @@ from ..coordinator.model import LobbySnapshot, OnlineEntry, Refused, TableSummar
 from . import LOBBY_BUCKET, ONLINE_BUCKET, REQUEST_TIMEOUT
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MOTD_KEY = "motd"  # (table ids are upper case: no table has this key)
 BUILD_INTERVAL = 0.5  # seconds: a front builds its lobby at most this often
@@ -67,6 +68,8 @@ ERROR_LOG_INTERVAL = 5.0  # seconds between two warnings of a bucket's failures
 BIND_WAIT = 30.0  # seconds a front waits for the coordinator to have made the buckets
 BIND_RETRY = 0.25  # seconds between two looks
 LEADER_WAIT = 10.0  # seconds a bucket just made is given to elect its stream's leader
+ELECTION_WAIT = 30.0  # seconds a process that starts waits for JetStream through an election
+JS_TEMPORARILY_UNAVAILABLE = 10008  # JetStream's error code while its meta leader is elected
 
 
 def online_key(name_key: str) -> str:
@@ -95,9 +98,39 @@ async def has_jetstream(nc: Client) -> bool:
     try:
         await nc.jetstream(timeout=REQUEST_TIMEOUT).account_info()
     except (NoRespondersError, ServiceUnavailableError) as error:
+        if electing(error):
+            raise
         log.info("no JetStream on the bus (%s)", type(error).__name__)
         return False
     return True
+
+
+def electing(error: BaseException) -> bool:
+    """Whether ``error`` is what JetStream answers while it elects a leader, a node having just
+    died: a timeout, or « JetStream system temporarily unavailable ». Worth asking again."""
+    return isinstance(error, TimeoutError) or (
+        isinstance(error, ServiceUnavailableError) and error.err_code == JS_TEMPORARILY_UNAVAILABLE)
+
+
+async def through_elections(what: str, ask: Callable[[], Awaitable[T]],
+                               wait: float = ELECTION_WAIT) -> T:
+    """``ask()``'s answer, asked again while JetStream elects a leader (``electing``), for
+    ``wait`` seconds at most (then its error is raised). A process that starts while a node of
+    the cluster has just died waits for the cluster instead of exiting; its start is raced
+    against its stop (``server.workers.serve_until_stopped``), so a stop still stops it."""
+    deadline = time.monotonic() + wait
+    warned = False
+    while True:
+        try:
+            return await ask()
+        except Exception as error:
+            if not electing(error) or time.monotonic() > deadline:
+                raise
+            if not warned:
+                log.warning("%s: %s; asked again for %.0f s at most", what,
+                            str(error) or type(error).__name__, wait)
+                warned = True
+        await asyncio.sleep(BIND_RETRY)
 
 
 async def buckets_of(nc: Client, replicas: int = 1, create: bool = True) -> Buckets | None:

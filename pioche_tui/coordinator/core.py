@@ -370,12 +370,15 @@ class Coordinator:
         ``restore`` False: none is brought back here; with several coordinators on one bus,
         each table is brought back by the one that claims it (``restore_table``,
         coordinator/owners.py)."""
+        from ..bus.directory import through_elections
+
         if self.settings.logs == "jetstream":
             if bus is None:
                 raise ValueError("the tables' logs in JetStream need the bus: pioche coordinator, "
                                  "or pioche serve --workers N")
-            self.stream = bus.jetstream(timeout=jslog.READ_TIMEOUT)
-            await jslog.ensure_stream(self.stream, self.settings.log_replicas)
+            made = self.stream = bus.jetstream(timeout=jslog.READ_TIMEOUT)
+            await through_elections("the logs' stream", lambda: jslog.ensure_stream(
+                made, self.settings.log_replicas))
         self.tables_dir.mkdir(parents=True, exist_ok=True)
         self.db = open_database(self.settings.db, self.settings.data_dir, name_key)
         log.info("database: %s", self.db.where)
@@ -384,8 +387,9 @@ class Coordinator:
         self.guests = Guests.open(self.settings.data_dir / "guests.key", tokens)
         self._clocks, self._stopped_at = self.db.clocks(), self.db.alive()
         if not restore:
-            if self.stream is not None:
-                self._stream_ids = set(await jslog.table_ids(self.stream))
+            if (stream := self.stream) is not None:
+                self._stream_ids = set(await through_elections(
+                    "the logs' tables", lambda: jslog.table_ids(stream)))
         elif self.stream is None:
             for path in sorted(self.tables_dir.glob("*.log")):
                 try:

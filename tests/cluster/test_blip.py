@@ -193,3 +193,31 @@ async def test_a_request_on_its_way_when_the_fronts_node_dies_is_refused_once_ba
             await asyncio.wait_for(asking, 10.0)
         assert refused.value.code == "unavailable"
         assert (await client.server_info()).grace == 60.0 and client.open
+
+
+async def test_a_front_that_starts_while_jetstream_has_no_quorum_waits_for_it(
+        cluster: NatsCluster, tmp_path: Path) -> None:
+    """What a front started again in the middle of a node's death can meet (the chaos test
+    did, at its seed 5, on a loaded machine): JetStream without a leader, its requests timing
+    out. The front asks again until the cluster answers, instead of exiting."""
+    nc = await bus.connect(cluster.urls[0], "test-coordinator", bus.COORDINATOR)
+    try:
+        await buckets_of(nc, replicas=3)  # (the coordinator's: made before the deaths)
+        cluster.kill(1)
+        cluster.kill(2)  # (one node of three: no quorum)
+        log = tmp_path / "front.log"
+
+        async def quorum_back_once_the_front_waits() -> None:
+            await until(lambda: log.exists() and "asked again" in log.read_text(),
+                        "the front waiting for JetStream")
+            await cluster.restart(1)
+
+        back = asyncio.create_task(quorum_back_once_the_front_waits())
+        try:
+            async with front_process(cluster.urls[0], tmp_path / "keys", log):
+                await back
+        finally:
+            back.cancel()
+        assert "cannot open" not in log.read_text()
+    finally:
+        await nc.close()
