@@ -7,11 +7,12 @@ the test run; results go to docs/reliability.md.
 Runs ``pioche serve`` (the real app, default settings: bots think 0.8–2 s, a 60 s turn timer, a
 dropped player keeps the seat 300 s) as its own process on 127.0.0.1, port 0, and drives it from
 this process with ``--sessions`` asyncssh clients, each with its own ed25519 key (an identity,
-so a seat can be reclaimed). Each client starts a quick game of Défausse against three bots and
-then presses a key every 1–3 s (play, draw, keep, choose a card, back to the lobby and a new
-quick game when a game ends). Every ``--every`` seconds ``--churn`` of the connected clients are
-dropped — half by a TCP reset, half by a clean close — and reconnect 1–3 s later with the same
-key. Each client connects from its own loopback address (127.0.1.1, …), as players do.
+so a seat can be reclaimed). Each client presses a key every 1–3 s: in the lobby « p », a
+quick game of Défausse against three bots; at the table a random one (play, draw, keep, choose
+a card, back to the lobby and a new quick game when a game ends). Every ``--every`` seconds
+``--churn`` of the connected clients are dropped — half by a TCP reset, half by a clean close —
+and reconnect 1–3 s later with the same key. Each client connects from its own loopback address
+(127.0.1.1, …), as players do.
 ``--attack KIND`` adds ``--attackers`` sessions from one address (127.0.0.1), in their own
 process, attacking for the whole run with one of ``tests/hostile/input_attacks.py``'s attacks
 (``mixed``: each of them, one per session in turn).
@@ -73,6 +74,7 @@ ESCAPES = re.compile(r"\x1b\[[0-9;?<>=$]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\
 KEYS = ("\r", "\r", "\r", "d", "k", "1", "2", "3", "\x1b[C", "p")
 TYPISTS_FROM = 900  # their loopback addresses come after the players'
 LOBBY_MARK = "Bonjour"  # the lobby greets the player by name
+LOBBY_KEYS = "p/P rapide"  # the lobby's key bar, painted whenever the lobby is shown again
 
 
 class Watching(asyncssh.SSHClientSession[bytes]):
@@ -83,6 +85,7 @@ class Watching(asyncssh.SSHClientSession[bytes]):
         self.tail = ""
         self.crashed = False
         self.in_lobby = False
+        self.lobby_now = False  # the lobby shown last (not a table since)
         self.closed = asyncio.Event()
         self.changed = asyncio.Event()
 
@@ -94,6 +97,10 @@ class Watching(asyncssh.SSHClientSession[bytes]):
             self.crashed = True
         if LOBBY_MARK in text:
             self.in_lobby = True
+        lobby, table = text.rfind(LOBBY_KEYS), max(
+            (found.start() for found in TABLE_TITLE.finditer(text)), default=-1)
+        if lobby != table:  # (whichever came last is on the screen)
+            self.lobby_now = lobby > table
         self.tail = text[-400:]
         self.changed.set()
 
@@ -170,15 +177,17 @@ class Player:
         return True
 
     async def play(self, stop: asyncio.Event) -> None:
-        """Press keys until told to stop or dropped; starts a quick game first."""
+        """Press keys until told to stop or dropped. In the lobby, the key is « p », a quick
+        game (a player who came back to a kept seat is shown the table instead): a random key
+        there would have them watch the first table listed (Enter), and what they make the
+        server do would then depend on what that table is (an attacker's, in ``--attack``)."""
         session, chan = self.session, self.chan
         assert session is not None and chan is not None
-        chan.write(b"p")
         while not stop.is_set() and not session.closed.is_set():
             await asyncio.sleep(self.rng.uniform(1.0, 3.0))
             if session.closed.is_set() or self.dropping:
                 break
-            chan.write(self.rng.choice(KEYS).encode())
+            chan.write(b"p" if session.lobby_now else self.rng.choice(KEYS).encode())
             self.stats.keys_sent += 1
         if session.crashed:
             self.stats.crashes += 1
