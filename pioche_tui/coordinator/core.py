@@ -54,7 +54,7 @@ from .model import (
     Replay,
     ServerInfo,
 )
-from .table import NOT_SAVED, STAND_IN, STOPPED, Seat, Table
+from .table import NOT_SAVED, NOT_TAKEN, STAND_IN, STOPPED, Seat, Table
 from .text import NICKNAME_MAX, RateLimiter, mentions, name_key, nickname, sanitise
 
 if TYPE_CHECKING:
@@ -323,6 +323,10 @@ class Coordinator:
         self.log_taken: set[str] = set()
         """Tables stopped as taken (``stop_table``); coordinator/owners.py brings back one
         whose owner key names this coordinator still."""
+        self.held: dict[str, tuple[float, list[tuple[Session, int | None]]]] = {}
+        """Tables stopped on another writer of their log (``hold_taken``): since when
+        (monotonic), and their sessions with their seats, until the owners' next beat says
+        where the table is served now."""
         self.beyond: Beyond | None = None
         """The other coordinators on the bus (lobby chat, private lines, an admin's actions:
         ``coordinator/cross.py``); None alone."""
@@ -1220,6 +1224,9 @@ class Coordinator:
         table's previous one is on its way to the log waits its turn, then is checked as if it
         had arrived after it (a move for the step before is refused as stale then)."""
         table, seat_no = session.table, session.seat
+        if table is None and any(session is one for _since, held in self.held.values()
+                                 for one, _seat in held):  # (its seat back within a beat)
+            raise Refused("paused", NOT_TAKEN)
         if table is None or seat_no is None or table.seats[seat_no].session is not session:
             raise Refused("not_seated", "Vous n'êtes assis à aucune table.")
         if table.appending is not None:
@@ -1724,6 +1731,49 @@ class Coordinator:
         moved = taken and self.handing_over
         self._evict(table, Notice("moved", MOVED) if moved else Notice("stopped", STOPPED))
 
+    def hold_taken(self, table: Table) -> None:
+        """Another writer appended to the table's log: it takes no more moves here. Alone,
+        it stops (``stop_table``). One of several coordinators cannot tell yet who wrote: a
+        deposed owner's late move (the table comes back here from its log, that move in it) or
+        another coordinator that claimed the table (it is served there). The owners' next beat
+        (``coordinator/owners.py``) reads the table's key and says: meanwhile its sessions
+        are held, told nothing, then seated again here (``seat_held``) or moved
+        (``let_go_held``). (Told ``moved`` at once, the sessions of a table brought back here
+        waited at their fronts for a new owner that never came, and ended after 30 s: the
+        chaos bench.)"""
+        if not self.handing_over:
+            self.stop_table(table, taken=True)
+            return
+        table.close_log(None)
+        self.held[table.id] = (time.monotonic(),
+                               [(session, session.seat) for session in table.subscribers])
+        self._evict(table, None)
+
+    def seat_held(self, table_id: str) -> None:
+        """The held table is served here again: each of its sessions still connected gets its
+        seat back (« Vous retrouvez votre place »), or watches again."""
+        _since, sessions = self.held.pop(table_id, (0.0, []))
+        table = self.tables.get(table_id)
+        for session, seat_no in sessions:
+            if not session.open or session.table is not None:
+                continue
+            if seat_no is not None:
+                self._reclaim(session)
+            elif table is not None:
+                self._place(session, table, None)
+
+    def let_go_held(self, table_id: str, moved: bool) -> None:
+        """The held table is not served here: its sessions still connected are told ``moved``
+        (another coordinator serves it: their fronts move them there) or ``stopped``, and go
+        to the lobby."""
+        _since, sessions = self.held.pop(table_id, (0.0, []))
+        notice = Notice("moved", MOVED) if moved else Notice("stopped", STOPPED)
+        for session, _seat in sessions:
+            if session.open and session.table is None:
+                session.mailbox.put_notice(notice)
+                session.mailbox.put_left_table()
+                session.mailbox.put_lobby(self.snapshot())
+
     def close_table(self, table: Table, notice: Notice) -> None:
         """An admin closes the table (coordinator/admin.py): a game in play ends as abandoned
         (its log ends 'closed', kept as abandoned games' are), a waiting table is forgotten;
@@ -1739,8 +1789,9 @@ class Coordinator:
         self._chat.pop((table.id, True), None)
         self._evict(table, notice)
 
-    def _evict(self, table: Table, notice: Notice) -> None:
-        """The table takes no more moves and leaves the lobby; everyone at it is sent there."""
+    def _evict(self, table: Table, notice: Notice | None) -> None:
+        """The table takes no more moves and leaves the lobby; everyone at it is sent there
+        and told ``notice`` (None: nothing said, nothing sent: ``hold_taken``)."""
         table.cancel_timers()
         if table.hold is not None:
             table.hold.cancel()
@@ -1756,7 +1807,8 @@ class Coordinator:
         for session in list(table.subscribers):
             table.unsubscribe(session)
             session.table = session.seat = None
-            session.mailbox.put_notice(notice)
-            session.mailbox.put_left_table()
-            session.mailbox.put_lobby(snapshot)
+            if notice is not None:
+                session.mailbox.put_notice(notice)
+                session.mailbox.put_left_table()
+                session.mailbox.put_lobby(snapshot)
         self.lobby_changed()

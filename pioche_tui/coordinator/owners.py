@@ -35,8 +35,12 @@ Every ``owners.LEASE_EVERY`` seconds, ``TableOwners.run``:
    forgotten (its owner key and its lobby key deleted);
 4. stops serving a table whose key names another coordinator (it was claimed while this one
    was paused or cut off); a table in play learns it sooner, from its next append, refused by
-   the stream (``jslog.LogTaken``). Its sessions are told ``moved`` (``Coordinator.
-   handing_over``), and their fronts move them to the table's new owner, as on a failover.
+   the stream (``jslog.LogTaken``): its sessions are held (``Coordinator.hold_taken``) until
+   the next beat reads the table's key. One naming this coordinator still (the other writer
+   was a deposed owner, late) brings the table back from its log, and its sessions get their
+   seats back (``Coordinator.seat_held``); one naming another, and a table claimed by another,
+   tell the sessions ``moved`` (``Coordinator.handing_over``), and their fronts move them to
+   the table's new owner, as on a failover.
 
 At start, the coordinator takes the guests' secret of the bus (``owners.share_guest_secret``:
 its own ``guests.key`` if it is the first, else the first one's), so that a guest's pass and
@@ -65,6 +69,7 @@ from .core import Coordinator
 log = logging.getLogger(__name__)
 
 RESERVED = 4  # table ids each coordinator holds reserved (owner keys made) for its next tables
+HOLD_WAIT = 15.0  # seconds the sessions of a table stopped on another writer wait to be seated
 
 
 class TableOwners:
@@ -210,6 +215,9 @@ class TableOwners:
                     again.append((table_id, revision))
                     continue
                 await owners.release(self.buckets, table_id, revision)
+                named = known.get(table_id)
+                self.coordinator.let_go_held(table_id, moved=named is not None
+                                             and named[0] != self.cid)
         for table_id, revision in again:
             log.info("table %s brought back from its log again", table_id)
             try:
@@ -218,6 +226,14 @@ class TableOwners:
                 self._unrestored.add(table_id)
                 log.error("table %s not brought back (tried again at the next beat): %r",
                           table_id, error)
+                continue
+            if table_id in self.coordinator.tables:
+                self.coordinator.seat_held(table_id)
+            else:  # (its game ended: nothing to serve)
+                self.coordinator.let_go_held(table_id, moved=False)
+        for table_id, (since, _sessions) in list(self.coordinator.held.items()):
+            if time.monotonic() - since > HOLD_WAIT:  # (its restore failing beat after beat)
+                self.coordinator.let_go_held(table_id, moved=False)
         self._depose({tid for tid, (cid, _rev) in known.items()
                       if cid != self.cid and tid in tables}, "another coordinator claimed it",
                      taken=True)

@@ -316,8 +316,11 @@ async def test_a_table_its_deposed_owner_wrote_to_after_the_claim_comes_back_at_
     """A coordinator claimed a table and restored it from its log; its deposed owner, not yet
     aware, appended one more move; the owner's next append is refused (« another writer »)
     and the table stops there. Its key names this coordinator still: the next beat brings
-    the table back from its log, the deposed owner's move in it. (The key was released: the
-    table stood still, owned by nobody, until a coordinator started; the chaos test, seed 5.)"""
+    the table back from its log, the deposed owner's move in it, and its players get their
+    seats back, told nothing but « Vous retrouvez votre place ». (The key was released: the
+    table stood still, owned by nobody, until a coordinator started; the chaos test, seed 5.
+    Then its sessions were told ``moved`` at once, and their fronts waited for a new owner
+    that never came: they ended after 30 s; the chaos bench.)"""
     async with one_owning(jetstream_server, tmp_path, "owner", "iris", 11) as (
             nc, core, buckets, owners, session, table):
         other = core.connect(Player("SHA256:jules", "jules"))
@@ -328,6 +331,8 @@ async def test_a_table_its_deposed_owner_wrote_to_after_the_claim_comes_back_at_
             return playing.status == "playing"
 
         await until(started)
+        seats = {one: one.seat for one in (session, other)}
+        assert None not in seats.values()
         js = nc.jetstream()
         deposed = jslog.JetStreamLog.reopen(js, await jslog.read_table(js, table))
         await deposed.append_seat(2, playing.seats[2].to_log())  # (the other writer's)
@@ -342,9 +347,65 @@ async def test_a_table_its_deposed_owner_wrote_to_after_the_claim_comes_back_at_
             await asyncio.sleep(0.05)
         found = await kv.owner_of(buckets, table)
         assert found is not None and found[0] == "owner"
+        told = [mail for one in (session, other) if (mail := one.mailbox.take()) is not None]
+        assert not any(mail.left_table or any(n.code in ("moved", "stopped") for n in mail.notices)
+                       for mail in told)  # (held: told nothing)
+        with pytest.raises(Refused) as refused:  # (a key meanwhile: the table is paused)
+            session.act(playing.game.legal_actions(playing.state, seats[session])[0])
+        assert refused.value.code == "paused"
         await owners.beat()
         assert table in core.tables and table in owners.revisions
         assert await kv.owner_of(buckets, table) == found
+        for one, seat in seats.items():
+            assert one.table is core.tables[table] and one.seat == seat
+            mail = one.mailbox.take()
+            assert mail is not None and not mail.left_table and mail.table is not None
+            assert [notice.code for notice in mail.notices] == ["reclaimed"]
+        assert not core.held
+
+
+async def test_a_table_another_coordinator_claimed_and_wrote_to_moves_its_sessions_at_the_beat(
+        jetstream_server: NatsServer, tmp_path: Path) -> None:
+    """The other writer is the new owner: the table's next append here is refused, its
+    sessions are held, and the next beat, reading the key that names the other coordinator,
+    tells them ``moved`` (their fronts move them there)."""
+    async with one_owning(jetstream_server, tmp_path, "slow", "kim", 13) as (
+            nc, core, buckets, owners, session, table):
+        lou = core.connect(Player("SHA256:lou", "lou"))
+        lou.join(table)
+        await owners.beat()
+        playing = core.tables[table]
+
+        async def started() -> bool:
+            return playing.status == "playing"
+
+        await until(started)
+        found = await kv.owner_of(buckets, table)
+        assert found is not None
+        await buckets.leases.put("heir3", wire.encode(wire.Lease(time.time(), "elsewhere")))
+        assert await kv.claim(buckets, table, "heir3", found[1]) is not None
+        js = nc.jetstream()
+        heir = jslog.JetStreamLog.reopen(js, await jslog.read_table(js, table))
+        await heir.append_seat(2, playing.seats[2].to_log())  # (the new owner's first write)
+        while table in core.tables:  # (the next move here is refused)
+            for one in (session, lou):
+                if one.seat is not None and one.seat in playing.game.to_act(playing.state):
+                    with contextlib.suppress(Refused):
+                        answer = one.act(playing.game.legal_actions(playing.state,
+                                                                   one.seat)[0], playing.step)
+                        if answer is not None:
+                            await answer
+            await asyncio.sleep(0.05)
+        assert table in core.held
+        for one in (session, lou):
+            mail = one.mailbox.take()
+            assert mail is None or not mail.left_table
+        await owners.beat()
+        assert not core.held and table not in core.tables
+        for one in (session, lou):
+            mail = one.mailbox.take()
+            assert one.table is None and mail is not None and mail.left_table
+            assert [notice.code for notice in mail.notices] == ["moved"]
 
 
 async def test_a_claimed_table_whose_restore_failed_is_brought_back_at_the_next_beat(
