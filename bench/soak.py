@@ -310,12 +310,14 @@ def rss(process: psutil.Process) -> int:
 
 
 def seats_given_away(logs: list[Path]) -> list[str]:
-    """Players' seats the stand-in took for good (the player never came back in time)."""
+    """The soak's players' seats the stand-in took for good (the player never came back in
+    time). An attacker's (``--attack``: mallory0, …) are not counted: an attacking session that
+    ends leaves its seat for good, as it should."""
     lost = []
     for path in logs:
         contents = read_log(path)
         players = {i for i, seat in enumerate(contents.header["seats"])
-                   if seat.get("kind") == "player"}
+                   if seat.get("kind") == "player" and str(seat.get("name")).startswith("soak")}
         lost += [f"{path.stem} seat {record[1]}" for record in contents.records
                  if record[0] == SEAT and record[1] in players
                  and record[2].get("kind") == "bot"]
