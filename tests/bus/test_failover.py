@@ -32,6 +32,7 @@ from pioche_tui.coordinator.core import Session, Settings
 from pioche_tui.coordinator.model import Player, Refused
 from pioche_tui.coordinator.owners import TableOwners
 from pioche_tui.coordinator.remote import Remote
+from pioche_tui.coordinator.table import Table
 from pioche_tui.store import jslog
 from tests.bus.several import Seat, a_remote, alive_count, coordinator, logged, until
 from tests.store.postgres import PostgresServer
@@ -311,6 +312,35 @@ async def test_a_coordinator_bringing_claimed_tables_back_keeps_its_own_lease(
         assert missing == 0
 
 
+async def in_play(core: Core, owners: TableOwners, table: str, name: str
+                  ) -> tuple[Table, Session]:
+    """The table with a second player, ``name``, joined: started, its owner key put."""
+    other = core.connect(Player(f"SHA256:{name}", name))
+    other.join(table)
+    await owners.beat()
+    playing = core.tables[table]
+
+    async def started() -> bool:
+        return playing.status == "playing"
+
+    await until(started)
+    return playing, other
+
+
+async def play_until_refused(core: Core, playing: Table, *sessions: Session) -> None:
+    """Each player makes their first legal move at their turn until the table stops here (its
+    next append refused: another writer has its log)."""
+    while playing.id in core.tables:
+        for one in sessions:
+            if one.seat is not None and one.seat in playing.game.to_act(playing.state):
+                with contextlib.suppress(Refused):
+                    answer = one.act(playing.game.legal_actions(playing.state, one.seat)[0],
+                                     playing.step)
+                    if answer is not None:
+                        await answer
+        await asyncio.sleep(0.05)
+
+
 async def test_a_table_its_deposed_owner_wrote_to_after_the_claim_comes_back_at_its_owner(
         jetstream_server: NatsServer, tmp_path: Path) -> None:
     """A coordinator claimed a table and restored it from its log; its deposed owner, not yet
@@ -323,28 +353,13 @@ async def test_a_table_its_deposed_owner_wrote_to_after_the_claim_comes_back_at_
     that never came: they ended after 30 s; the chaos bench.)"""
     async with one_owning(jetstream_server, tmp_path, "owner", "iris", 11) as (
             nc, core, buckets, owners, session, table):
-        other = core.connect(Player("SHA256:jules", "jules"))
-        other.join(table)
-        await owners.beat()
-        playing = core.tables[table]
-        async def started() -> bool:
-            return playing.status == "playing"
-
-        await until(started)
+        playing, other = await in_play(core, owners, table, "jules")
         seats = {one: one.seat for one in (session, other)}
         assert None not in seats.values()
         js = nc.jetstream()
         deposed = jslog.JetStreamLog.reopen(js, await jslog.read_table(js, table))
         await deposed.append_seat(2, playing.seats[2].to_log())  # (the other writer's)
-        while table in core.tables:  # (its next move is refused, whoever makes it)
-            for one in (session, other):
-                if one.seat is not None and one.seat in playing.game.to_act(playing.state):
-                    with contextlib.suppress(Refused):
-                        answer = one.act(playing.game.legal_actions(playing.state,
-                                                                   one.seat)[0], playing.step)
-                        if answer is not None:
-                            await answer
-            await asyncio.sleep(0.05)
+        await play_until_refused(core, playing, session, other)
         found = await kv.owner_of(buckets, table)
         assert found is not None and found[0] == "owner"
         told = [mail for one in (session, other) if (mail := one.mailbox.take()) is not None]
@@ -371,15 +386,7 @@ async def test_a_table_another_coordinator_claimed_and_wrote_to_moves_its_sessio
     tells them ``moved`` (their fronts move them there)."""
     async with one_owning(jetstream_server, tmp_path, "slow", "kim", 13) as (
             nc, core, buckets, owners, session, table):
-        lou = core.connect(Player("SHA256:lou", "lou"))
-        lou.join(table)
-        await owners.beat()
-        playing = core.tables[table]
-
-        async def started() -> bool:
-            return playing.status == "playing"
-
-        await until(started)
+        playing, lou = await in_play(core, owners, table, "lou")
         found = await kv.owner_of(buckets, table)
         assert found is not None
         await buckets.leases.put("heir3", wire.encode(wire.Lease(time.time(), "elsewhere")))
@@ -387,15 +394,7 @@ async def test_a_table_another_coordinator_claimed_and_wrote_to_moves_its_sessio
         js = nc.jetstream()
         heir = jslog.JetStreamLog.reopen(js, await jslog.read_table(js, table))
         await heir.append_seat(2, playing.seats[2].to_log())  # (the new owner's first write)
-        while table in core.tables:  # (the next move here is refused)
-            for one in (session, lou):
-                if one.seat is not None and one.seat in playing.game.to_act(playing.state):
-                    with contextlib.suppress(Refused):
-                        answer = one.act(playing.game.legal_actions(playing.state,
-                                                                   one.seat)[0], playing.step)
-                        if answer is not None:
-                            await answer
-            await asyncio.sleep(0.05)
+        await play_until_refused(core, playing, session, lou)
         assert table in core.held
         for one in (session, lou):
             mail = one.mailbox.take()
