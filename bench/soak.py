@@ -91,14 +91,14 @@ class Watching(asyncssh.SSHClientSession[bytes]):
 
     def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
         text = ESCAPES.sub("", self.tail[-200:] + data.decode("utf-8", "replace"))
+        table = -1  # where the last table title is in the text
         for found in TABLE_TITLE.finditer(text):
-            self.table = found[1]
+            self.table, table = found[1], found.start()
         if MSG_CRASH in text:
             self.crashed = True
         if LOBBY_MARK in text:
             self.in_lobby = True
-        lobby, table = text.rfind(LOBBY_KEYS), max(
-            (found.start() for found in TABLE_TITLE.finditer(text)), default=-1)
+        lobby = text.rfind(LOBBY_KEYS)
         if lobby != table:  # (whichever came last is on the screen)
             self.lobby_now = lobby > table
         self.tail = text[-400:]

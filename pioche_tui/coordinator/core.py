@@ -320,13 +320,11 @@ class Coordinator:
         self.handing_over = False
         """One of several coordinators (``coordinator/owners.py``): a table another took over
         is handed over (``stop_table(…, taken=True)``: its sessions move there), not stopped."""
-        self.log_taken: set[str] = set()
-        """Tables stopped as taken (``stop_table``); coordinator/owners.py brings back one
-        whose owner key names this coordinator still."""
         self.held: dict[str, tuple[float, list[tuple[Session, int | None]]]] = {}
         """Tables stopped on another writer of their log (``hold_taken``): since when
         (monotonic), and their sessions with their seats, until the owners' next beat says
-        where the table is served now."""
+        where the table is served now (coordinator/owners.py brings back one whose owner key
+        names this coordinator still)."""
         self.beyond: Beyond | None = None
         """The other coordinators on the bus (lobby chat, private lines, an admin's actions:
         ``coordinator/cross.py``); None alone."""
@@ -1728,8 +1726,13 @@ class Coordinator:
         (``MOVED``), and their fronts move them to the table's new owner, where they find
         their seats again (``remote.py``): the players see nothing of it."""
         table.close_log(None)
-        moved = taken and self.handing_over
-        self._evict(table, Notice("moved", MOVED) if moved else Notice("stopped", STOPPED))
+        self._evict(table, self._away_notice(taken and self.handing_over))
+
+    @staticmethod
+    def _away_notice(moved: bool) -> Notice:
+        """What the sessions of a table stopped here are told: ``moved`` (another coordinator
+        serves it: their fronts move them there), or ``stopped``."""
+        return Notice("moved", MOVED) if moved else Notice("stopped", STOPPED)
 
     def hold_taken(self, table: Table) -> None:
         """Another writer appended to the table's log: it takes no more moves here. Alone,
@@ -1767,12 +1770,10 @@ class Coordinator:
         (another coordinator serves it: their fronts move them there) or ``stopped``, and go
         to the lobby."""
         _since, sessions = self.held.pop(table_id, (0.0, []))
-        notice = Notice("moved", MOVED) if moved else Notice("stopped", STOPPED)
+        notice, snapshot = self._away_notice(moved), self.snapshot()
         for session, _seat in sessions:
             if session.open and session.table is None:
-                session.mailbox.put_notice(notice)
-                session.mailbox.put_left_table()
-                session.mailbox.put_lobby(self.snapshot())
+                self._send_away(session, notice, snapshot)
 
     def close_table(self, table: Table, notice: Notice) -> None:
         """An admin closes the table (coordinator/admin.py): a game in play ends as abandoned
@@ -1808,7 +1809,12 @@ class Coordinator:
             table.unsubscribe(session)
             session.table = session.seat = None
             if notice is not None:
-                session.mailbox.put_notice(notice)
-                session.mailbox.put_left_table()
-                session.mailbox.put_lobby(snapshot)
+                self._send_away(session, notice, snapshot)
         self.lobby_changed()
+
+    @staticmethod
+    def _send_away(session: Session, notice: Notice, snapshot: LobbySnapshot) -> None:
+        """The session's table is gone: it is told ``notice``, and shown the lobby."""
+        session.mailbox.put_notice(notice)
+        session.mailbox.put_left_table()
+        session.mailbox.put_lobby(snapshot)

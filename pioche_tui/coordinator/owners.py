@@ -203,8 +203,7 @@ class TableOwners:
         for table_id, revision in list(self.revisions.items()):
             if table_id not in tables:
                 del self.revisions[table_id]
-                retry = table_id in self.coordinator.log_taken or table_id in self._unrestored
-                self.coordinator.log_taken.discard(table_id)
+                retry = table_id in self.coordinator.held or table_id in self._unrestored
                 self._unrestored.discard(table_id)
                 if retry and known.get(table_id) == (self.cid, revision):
                     # (its key names this one still: another writer appended to its log, a

@@ -457,8 +457,8 @@ class Table:
     def _taken(self, error: BaseException) -> None:
         log.error("table %s: another writer has its log (%s); this coordinator stops serving "
                   "it", self.id, error)
-        self.coordinator.log_taken.add(self.id)  # (coordinator/owners.py: brought back here
-        self.coordinator.hold_taken(self)  # if its owner key still says so)
+        self.coordinator.hold_taken(self)  # (coordinator/owners.py: brought back here if its
+        # owner key still says so)
 
     def count_move(self, seat: int, stand_in: bool) -> None:
         """Count a decision at a player's seat: the player's own, or their stand-in's."""

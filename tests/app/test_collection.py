@@ -359,13 +359,19 @@ async def test_swipe_offers_only_the_neighbours(make_app: MakeApp) -> None:
         assert f"Alice joue Swipe et échange sa pile avec celle de {names[3]}" in log_text(app)
 
 
+async def joker_asked(pilot: Pilot[Any], app: PiocheApp) -> None:
+    """Alice sits down with a Joker in reserve, away from any Shadow, and plays it: she is
+    asked whether to waste it."""
+    table = await sit_down(pilot, app)
+    in_reserve(table, 0, JOKER)
+    await press(pilot, "1")
+    assert isinstance(app.screen, Confirm)
+
+
 async def test_joker_away_from_a_shadow_is_asked_first(make_app: MakeApp) -> None:
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
-        table = await sit_down(pilot, app)
-        in_reserve(table, 0, JOKER)
-        await press(pilot, "1")
-        assert isinstance(app.screen, Confirm)
+        await joker_asked(pilot, app)
         await press(pilot, "n")
         assert view_of(app).seats[0].reserve == (JOKER,)
         await press(pilot, "1", "o")
@@ -378,10 +384,7 @@ async def test_the_joker_question_goes_once_the_turn_has_passed(make_app: MakeAp
     asked no more, and the table under it shows the game again; nothing is played."""
     app = make_app("Alice")
     async with app.run_test(size=(80, 24)) as pilot:
-        table = await sit_down(pilot, app)
-        in_reserve(table, 0, JOKER)
-        await press(pilot, "1")
-        assert isinstance(app.screen, Confirm)
+        await joker_asked(pilot, app)
         recorder = Recorder()
         fed(app, recorder, current=1)
         await settle(pilot)
