@@ -216,6 +216,7 @@ class Terminal:
         self._parser = XTermParser()
         self._events: deque[Message] = deque()  # parsed, not given to the app yet
         self._reading = True
+        self._left = False  # the app has left application mode: input is ignored
         self._pump_timer: asyncio.TimerHandle | None = None
         self._unsettled = False  # a batch was given and the app has not been quiet since
         self._given_at = (0.0, 0.0, 0)  # when the last batch was given, the meter then, its size
@@ -257,13 +258,16 @@ class Terminal:
     # Input ----------------------------------------------------------------------------------
 
     def feed(self, data: bytes) -> None:
-        """Input from the client. Ignored until the app is in application mode."""
+        """Input from the client. What comes before the app is in application mode waits for
+        its start to be over (a player typing ahead of the lobby's first frame); what comes
+        once it has left is ignored."""
         text = self._decode(data)
-        if self._driver is None or not text:
+        if self._left or not text:
             return
         self._text = self._text[self._read :] + text
         self._read = 0
-        self._wake()
+        if self._driver is not None:
+            self._wake()
         self._flow()
 
     def feed_held(self, data: list[bytes]) -> None:
@@ -510,6 +514,7 @@ class Terminal:
 
     def detach(self) -> None:
         self._driver = None
+        self._left = True
         self.meter.reserve(-self._reserved)  # (the address's bucket outlives the session)
         self._reserved = 0.0
         for timer in (self._escape_timer, self._pump_timer, self._settle_timer):

@@ -396,6 +396,15 @@ class Member:
             return
         self._look_at(data)
 
+    def feed_held(self, data: list[bytes]) -> None:
+        """Input held for this member while its channel's reading was stopped (typed before
+        it existed): looked at, and the channel read again, unless it now waits for an app of
+        its own (whose terminal reads it again once it has been given what was typed)."""
+        for chunk in data:
+            self.feed(chunk)
+        if self._reading:
+            self.channel.resume_reading()
+
     def _look_at(self, data: bytes) -> None:
         text = data.decode("utf-8", "replace")  # (only looked at: a split character is no key)
         if self._handle(self._parser.feed(text)):

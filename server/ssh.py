@@ -710,6 +710,10 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self._command: str | None = None
         self._subsystem: str | None = None
         self._terminal: Terminal | Member | None = None  # a Member while it shares a screen
+        # What the client typed before its app's terminal existed (while the session started
+        # and its app waited its turn to be built): kept, the channel's reading stopped, and
+        # given to the terminal once it exists (None from then on).
+        self._early: list[bytes] | None = []
         self._app: App[Any] | None = None
         self._ended = False  # the client left or closed its input: no app to start or run
         self.info: SessionInfo | None = None
@@ -845,13 +849,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         member = None
         if server.hub is not None and not self._ended:
             # (what the client sends meanwhile waits: the member looks at it once it exists)
-            self.pause_reading()
-            try:
-                member = await server.hub.member(self, info, self._connection.meter)
-            finally:
-                self.resume_reading()
+            member = await server.hub.member(self, info, self._connection.meter)
         if member is not None:
-            self._terminal = member
+            self._take_terminal(member)
             if self._ended:  # (gone while it joined)
                 member.hang_up()
             elif self._size != info.size:  # (resized while it joined)
@@ -886,7 +886,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                 **self._handover(member, held) if member is not None else {},
             )
             if member is None:
-                self._terminal = terminal
+                self._take_terminal(terminal)
                 self._app = server.make_app(info)
             else:  # (the member gets the shared frames until this app shows the table)
                 assert server.hub is not None
@@ -950,8 +950,21 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
         # The terminal takes it at the pace of the connection's budget, and stops the channel's
         # reading meanwhile (pause_reading, below).
-        if datatype is None and self._terminal is not None:
+        if datatype is not None:
+            return
+        if self._terminal is not None:
             self._terminal.feed(data)
+        elif self._early is not None:  # (what follows waits in the channel: SSH flow control)
+            self._early.append(data)
+            self.pause_reading()
+
+    def _take_terminal(self, terminal: Terminal | Member) -> None:
+        """The session's input goes to ``terminal`` from now on, starting with what it typed
+        before it existed."""
+        self._terminal = terminal
+        early, self._early = self._early, None
+        if early:
+            terminal.feed_held(early)
 
     def pause_reading(self) -> None:
         if self._chan is not None:

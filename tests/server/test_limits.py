@@ -234,6 +234,20 @@ async def test_keys_beyond_the_budget_wait_their_turn(
     assert shown < 2000  # the rest waits its turn (2,000 bytes fit in the SSH window)
 
 
+@pytest.mark.parametrize("limits", [Limits(max_startups=1)])
+async def test_keys_typed_before_the_app_has_started_are_given_once_it_has(
+    connect: Connect,
+) -> None:
+    """Before, what came before the app was in application mode was dropped: a player who
+    typed ahead of the first frame, while her app waited its turn to be built on a busy
+    server, lost it (the soak's players, whose « p » for a quick game was lost under attack)."""
+    players = await asyncio.gather(*(connect(name) for name in ("alice", "bob", "carol")))
+    for player in players:
+        player.send("ab")  # at once: two of them wait for a turn to build their app
+    for player in players:
+        await player.wait_for("touches : 2")
+
+
 @pytest.mark.parametrize("limits", [Limits(max_paste=1000, cpu_rate=1e3, cpu_burst=1e3)])
 async def test_a_paste_is_truncated(connect: Connect) -> None:
     alice = await connect("alice")
