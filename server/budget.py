@@ -28,9 +28,11 @@ the frames that follow, the coordinator's work done within its requests. What th
 otherwise — the frames another player's move makes it paint, its timers — is counted in the
 meter (``Meter.spent``) but not taken from the buckets: a player cannot slow it down, and on a
 busy server a player in the lobby would otherwise spend an address's share on the lobby's
-repaints alone, and her keys would wait for good. Garbage collections are charged to
-whichever callback they interrupt. Timing costs about 2 µs per metered callback (a key is
-some 20 callbacks and 1 to 10 ms).
+repaints alone, and her keys would wait for good. Nor is, of what the app spends while it
+handles her input, what it would have spent anyway in that time (its background rate, measured
+between her inputs, ``Meter.give_back``): the lobby's repaints that run while she types.
+Garbage collections are charged to whichever callback they interrupt. Timing costs about 2 µs
+per metered callback (a key is some 20 callbacks and 1 to 10 ms).
 
 An address's rate follows the load (``AddressBuckets``): while the other addresses spend little,
 an address gets its full rate; while they are busy, it gets what an average other address
@@ -129,6 +131,11 @@ class Meter:
         """Whether what its app does now is the connection's own doing (its app starting, or
         handling its input: ``server.driver.Terminal`` says), taken from the buckets; or not
         (the frames another player's move causes, the app's timers), only counted."""
+        self.owned = 0.0
+        """Seconds its app spent while ``own`` (less what was given back as the app's
+        background, ``give_back``)."""
+        self.others = 0.0
+        """Seconds its app spent while not ``own``: not charged (others' doing)."""
 
     def charge(self, seconds: float, client: bool = True) -> None:
         """Count ``seconds`` spent for this connection, and take them from the buckets when
@@ -136,8 +143,21 @@ class Meter:
         ``own``."""
         self.spent += seconds
         self.active_at = time.monotonic()
-        if client or self.own:
+        if client:
             self.reserve(seconds)
+        elif self.own:
+            self.owned += seconds
+            self.reserve(seconds)
+        else:
+            self.others += seconds
+
+    def give_back(self, seconds: float) -> None:
+        """What its app spent while ``own`` was, for ``seconds`` of it, the app's background
+        (what it spends anyway, on others' doing): given back to the buckets, counted as
+        others'."""
+        self.owned -= seconds
+        self.others += seconds
+        self.reserve(-seconds)
 
     def reserve(self, seconds: float) -> None:
         """Take ``seconds`` from the buckets ahead of the measure (negative: give them back)."""

@@ -123,6 +123,9 @@ QUIET = 0.025
 long: more than Textual's wait between a change and its repaint (1/60 s)."""
 SETTLE_TIMEOUT = 0.25
 """The most a batch waits for the app to be quiet (an app that is never quiet still gets input)."""
+BACKGROUND_MEMORY = 5.0
+"""Seconds over which the app's background (what it spends between batches, on others' doing)
+is averaged: that much of its spending while it handles a batch is given back."""
 # What a client may report but the app never gets: only the SSH window-change request sets the
 # size (a client could type an in-band resize report with any numbers in it), and focus reports
 # (never asked for) would restyle the whole screen.
@@ -161,7 +164,11 @@ class Terminal:
     of debt, and charged by what it costs, measured: its parsing and everything the app does in
     its own context until it is quiet again (handling the events, painting the frames that
     follow, writing them); what the app does between batches (frames others' moves cause) is
-    counted in the meter, not charged (``Meter.own``). Bytes are parsed ``PARSE_SLICE``
+    counted in the meter, not charged (``Meter.own``), and so is, of what it spends while it
+    handles a batch, what it spends anyway in that time: its background, the rate measured
+    between batches (``BACKGROUND_MEMORY``), given back when the batch is handled (on a busy
+    lobby a typist's key would otherwise pay for the lobby's repaints that run meanwhile).
+    Bytes are parsed ``PARSE_SLICE``
     characters at a time; events reach the app in small batches, and
     the next batch waits until the app is quiet again (``QUIET``), having handled the last one
     and repainted, so that its cost is counted before more is given; meanwhile what it will
@@ -219,7 +226,10 @@ class Terminal:
         self._left = False  # the app has left application mode: input is ignored
         self._pump_timer: asyncio.TimerHandle | None = None
         self._unsettled = False  # a batch was given and the app has not been quiet since
-        self._given_at = (0.0, 0.0, 0)  # when the last batch was given, the meter then, its size
+        # When the last batch was given, the meter then (spent, owned), its size:
+        self._given_at = (0.0, 0.0, 0.0, 0)
+        self._settled_at: tuple[float, float] | None = None  # when it was handled, meter.others
+        self._background = 0.0  # CPU s a second the app spends on others' doing, by the last looks
         self._event_cpu = BATCH_CPU / MAX_BATCH  # what an event costs, by the last batches
         self._reserved = 0.0  # held from the budget for the batch being handled
         self._settle_timer: asyncio.TimerHandle | None = None
@@ -244,7 +254,11 @@ class Terminal:
         # would hold the terminal and the app after the session. (Nothing of a session may
         # outlive it in a cycle: server/cycles.py says why.)
         app.driver_class = cast("type[SSHDriver]", functools.partial(SSHDriver, terminal=self))
-        METER.set(self.meter)  # the app's tasks inherit it: their time is charged to it
+        METER.set(self.meter)  # the app's tasks inherit it: their time is counted in it
+        # and charged while it is the session's own doing (``Meter.own``). This task was
+        # started from the client's packets (the shell request), in their context: without
+        # this, everything the app ever did would be charged as the client's.
+        CLIENT.set(False)
         try:
             await app.run_async(size=self.size)
         finally:
@@ -350,8 +364,16 @@ class Terminal:
     def _wait_for_app(self, given: int) -> None:
         """Give nothing more until the app has been quiet for a while (or SETTLE_TIMEOUT)."""
         self._unsettled = True
+        now = self._loop.time()
+        if self._settled_at is not None:  # the app's background, measured since the last batch
+            at, others = self._settled_at
+            self._settled_at = None
+            if now > at:
+                weight = min(1.0, (now - at) / BACKGROUND_MEMORY)
+                self._background += weight * ((self.meter.others - others) / (now - at)
+                                              - self._background)
         self.meter.own = True
-        self._given_at = (self._loop.time(), self.meter.spent, given)
+        self._given_at = (now, self.meter.spent, self.meter.owned, given)
         self._reserved = given * self._event_cpu
         self.meter.reserve(self._reserved)
         self._check_settled()
@@ -360,7 +382,7 @@ class Terminal:
         # Not in the meter's context: looking costs the session nothing, and is no activity.
         self._settle_timer = None
         now = self._loop.time()
-        given_at, spent, given = self._given_at
+        given_at, spent, owned, given = self._given_at
         quiet = QUIET - (now - max(self.meter.active_at, given_at))
         late = given_at + SETTLE_TIMEOUT - now
         if quiet > 0 and late > 0:
@@ -374,9 +396,16 @@ class Terminal:
         self.meter.own = False
         self.meter.reserve(-self._reserved)  # now measured
         self._reserved = 0.0
+        # What the app spends anyway meanwhile (others' moves, the lobby's news) was not this
+        # batch's doing: given back.
+        background = min(self.meter.owned - owned, self._background * (now - given_at))
+        if background > 0:
+            self.meter.give_back(background)
+        self._settled_at = (now, self.meter.others)
         if given:
             # The estimate follows the costliest recent events down slowly (never to zero).
-            self._event_cpu = max((self.meter.spent - spent) / given, self._event_cpu / 2, 1e-6)
+            cost = (self.meter.spent - spent - max(background, 0.0)) / given
+            self._event_cpu = max(cost, self._event_cpu / 2, 1e-6)
         if self._driver is not None:
             self._pump_in(0.0)
 

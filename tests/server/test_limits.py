@@ -248,6 +248,67 @@ async def test_keys_typed_before_the_app_has_started_are_given_once_it_has(
         await player.wait_for("touches : 2")
 
 
+async def frames_going(alice: Client) -> None:
+    """The demo app paints its whole screen 50 times a second from now on, by its own timer
+    (as a busy lobby repaints on others' news)."""
+    alice.send("f")
+    await alice.wait_for("trame")
+    await asyncio.sleep(1.0)  # (the key's batch settled long ago)
+
+
+async def spending(meter: Meter, seconds: float) -> tuple[float, float]:
+    """What the meter's app spent over ``seconds``: charged as its own, and counted only."""
+    owned, others = meter.owned, meter.others
+    await asyncio.sleep(seconds)
+    return (meter.owned - owned) / seconds, (meter.others - others) / seconds
+
+
+async def test_what_the_app_does_between_the_session_s_keys_is_counted_not_charged(
+    connect: Connect, server: PiocheServer
+) -> None:
+    """Before, the app's task ran in the context of the client's packets that started it (the
+    shell request): everything it did was charged to the session as its client's doing."""
+    alice = await connect("alice")
+    await alice.wait_for("pseudo : alice")
+    meter = meter_of(server, "alice")
+    await frames_going(alice)
+    charged = meter.buckets[0].spent
+    owned, others = await spending(meter, 1.0)
+    assert others > 0.02  # the frames cost something, counted
+    assert owned == 0 and meter.buckets[0].spent == charged  # and nothing taken
+
+
+async def test_a_key_is_not_charged_for_what_the_app_spends_anyway_meanwhile(
+    connect: Connect, server: PiocheServer
+) -> None:
+    """A key is charged for its handling, not for the frames the app paints meanwhile on
+    others' doing: that app is never quiet, so each key's batch lasts its longest (0.25 s),
+    and before, its charge was the key's cost plus a quarter of a second of frames."""
+    alice = await connect("alice")
+    await alice.wait_for("pseudo : alice")
+    meter = meter_of(server, "alice")
+
+    async def charged_per_key(first: int) -> float:
+        owned = meter.owned
+        for key in range(first, first + 10):
+            alice.send("a")
+            await alice.wait_for(f"touches : {key}")
+            await asyncio.sleep(0.3)  # (the key's batch settled)
+        return (meter.owned - owned) / 10
+
+    await asyncio.sleep(0.5)
+    alone = await charged_per_key(1)
+    await frames_going(alice)
+    await asyncio.sleep(2.0)  # (no key: what the app spends is measured as its background)
+    _owned, background = await spending(meter, 1.0)
+    assert background > 0.02  # (the frames cost something: else this test says nothing)
+    with_frames = await charged_per_key(12)
+    # Before: about alone + 0.25 * background (a quarter of a second of frames per key).
+    assert with_frames < alone + 0.25 * background / 2, (
+        f"a key costs {alone * 1000:.1f} ms alone, is charged {with_frames * 1000:.1f} ms "
+        f"while the app spends {background * 1000:.0f} ms a second on its frames")
+
+
 @pytest.mark.parametrize("limits", [Limits(max_paste=1000, cpu_rate=1e3, cpu_burst=1e3)])
 async def test_a_paste_is_truncated(connect: Connect) -> None:
     alice = await connect("alice")
