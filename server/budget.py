@@ -49,8 +49,10 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-READ_SIZE = 16 * 1024
-"""Bytes a connection's socket is read at a time (see ``meter_reading``)."""
+READ_SIZE = 4 * 1024
+"""Bytes a connection's socket is read at a time (see ``meter_reading``): a read is one piece of
+work that nobody else's can interrupt; 16 KiB of SSH_MSG_IGNORE packets took 10 to 50 ms of
+CPU, 4 KiB take under 5."""
 BUDGET = "budget"
 """Why a connection's reading is held while its meter is in debt (``Reading``)."""
 
