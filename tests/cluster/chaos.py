@@ -401,6 +401,12 @@ class SshPlayer:
     async def run(self) -> None:
         away: float | None = None  # since when the screen shows another place than the table
         while True:
+            if self._connecting.locked():  # (its next table being joined, ``join``: what
+                away = None  # that connection shows is ``reach``'s to judge, not this loop's.
+                # Judged here, a join slower than AWAY_WAIT (a node's kill: 20 s) read as the
+                # player sent away from a table that had not started, and ended this loop)
+                await asyncio.sleep(0.1)
+                continue
             client, table = self.client, self.table
             assert client is not None and table is not None
             if client.closed.is_set():
@@ -541,9 +547,16 @@ class Chaos:
         self.problems.say(f"{text} (joined again by hand)")
 
     async def game_over(self, table_id: str) -> bool:
-        """The table's game has ended (its log says so)."""
+        """The table's game has ended (its log says so). A table without a log has not
+        started (a table's log begins with its game: one waiting for its SSH player has none):
+        its game is not over. (That LogError, raised here, ended the SSH player's loop whose
+        join was slow: its next tables waited for its moves for good, the bench's tables
+        standing still past 45 s, seed 13.)"""
         assert self.nc is not None
-        return (await logged(self.nc.jetstream(), table_id)).ends > 0
+        try:
+            return (await logged(self.nc.jetstream(), table_id)).ends > 0
+        except LogError:
+            return False
 
     def playing(self) -> list[Table]:
         return [player.table for player in self.players
