@@ -40,9 +40,10 @@ import logging
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 import psycopg
@@ -144,7 +145,7 @@ class BusPlayer:
             self.client = self.chaos.remote.client()
             await self.client.connect(self.who)
         await self.new_table()
-        self.task = asyncio.create_task(self.run(), name=f"player {self.who.name}")
+        self.task = self.chaos.play(self.run(), f"player {self.who.name}")
 
     async def new_table(self) -> None:
         assert self.client is not None
@@ -361,7 +362,7 @@ class SshPlayer:
         async with self._connecting:
             await self.reach(f"join {table.id}")
         if self.task is None:
-            self.task = asyncio.create_task(self.run(), name=f"player {self.name}")
+            self.task = self.chaos.play(self.run(), f"player {self.name}")
 
     async def reach(self, command: str | None) -> None:
         """Connect until this player's table is on the screen."""
@@ -540,6 +541,18 @@ class Chaos:
                 if refusal.code != "unavailable" or time.monotonic() > deadline:
                     raise
                 await asyncio.sleep(0.3)
+
+    def play(self, loop: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
+        """A player's loop, as a task whose end on an error is told: a player of the harness
+        that stops playing leaves its table standing still, taken for the product's failure
+        (the bench, seed 13: an SSH player's loop ended, untold), or makes no more tables."""
+        task = asyncio.create_task(loop, name=name)
+        task.add_done_callback(self._ended)
+        return task
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            self.problems.say(f"{task.get_name()} stopped playing: {task.exception()!r}")
 
     def lobbied(self, text: str) -> None:
         """A player away from their seat while their game plays on: a seat not given back."""

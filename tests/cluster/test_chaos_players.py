@@ -63,3 +63,13 @@ async def test_an_ssh_player_whose_join_is_slow_keeps_playing(
         assert not player.task.done(), player.task.exception()
         assert not chaos.problems
     await player.stop()
+
+
+async def test_a_player_whose_loop_ends_on_an_error_is_told(chaos: Chaos) -> None:
+    async def broken() -> None:
+        raise RuntimeError("a bug of the harness")
+
+    task = chaos.play(broken(), "player ssh0")
+    await asyncio.gather(task, return_exceptions=True)
+    await asyncio.sleep(0)  # (its done callbacks)
+    assert chaos.problems == ["player ssh0 stopped playing: RuntimeError('a bug of the harness')"]
