@@ -73,9 +73,11 @@ from tests.server.conftest import Client
 from tests.server.test_workers import TITLE
 
 KINDS = ("coordinator", "front", "node")
-COORDINATOR_ARGS = ("--bus-replicas", "3", "--bot-delay", "0.1,0.3")
+COORDINATOR_ARGS = ("--bus-replicas", "3", "--bot-delay", "0.1,0.3", "--table-rate", "60,60")
 """Three copies of every log and bucket; bots slower than the tests' usual (twenty tables on
-two shared cores)."""
+two shared cores); a player may make a table a second (a game of one round lasts some 10 s on
+a quiet machine: past the default six a minute, a player's new table was refused, and the
+player made no more: seed 21)."""
 PACE = (0.1, 0.3)  # seconds a player of this process thinks before a move
 OPTIONS = {"single_round": True}  # a game of some forty moves
 SETTLE_WAIT = 45.0  # seconds after a kill for every table to move and every player to sit
