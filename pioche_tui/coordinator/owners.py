@@ -335,8 +335,8 @@ class TableOwners:
                     self._reserved[table_id] = revision
                     pool.append(table_id)
 
-    async def reserve_for(self, request: str) -> None:
-        """Before ``request``, which makes a table: ``reserve``. While the owners' bucket does
+    async def reserve_for_request(self) -> None:
+        """Before a request that makes a table: ``reserve``. While the owners' bucket does
         not answer (a NATS node's death: its stream electing a leader, seconds), the table takes
         an id reserved before, if one is left; with none left, the request is refused
         ``unavailable`` (asked again, it waits for the bucket), never as an internal error
@@ -344,11 +344,9 @@ class TableOwners:
         serveur », and their players made no more tables)."""
         try:
             await self.reserve()
-        except Exception as error:
-            self._errors.failed(error)
+        except Exception as error:  # (counted, not logged per request: asked again and
+            self._errors.failed(error)  # again while the election lasts)
             if not self.coordinator.reserved_ids:
-                log.warning("%s refused: no table id reserved, and the owners' bucket does not "
-                            "answer (%r)", request, error)
                 raise unavailable() from None
 
     async def _bring_back(self, table_id: str, revision: int, stopped_at: float) -> None:
