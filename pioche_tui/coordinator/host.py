@@ -331,7 +331,7 @@ class CoordinatorHost:
             await self._here(args["table_id"])
         client = remote.client if remote is not None else self._free
         if self.owners is not None and name in (*MAKERS, "rematch"):
-            await self.owners.reserve()  # (its id reserved across coordinators: at once, mostly)
+            await self.owners.reserve_for_request()  # (its id reserved across coordinators)
         result = await getattr(client, name)(**args)
         if name in MAKERS and self.owners is not None:
             await self.owners.created(result)

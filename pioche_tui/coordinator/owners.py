@@ -62,7 +62,7 @@ import time
 
 from .. import bus, wire
 from ..bus import owners
-from ..bus.directory import ErrorLog
+from ..bus.directory import ErrorLog, unavailable
 from ..bus.owners import LEASE_EVERY, LEASE_MAX_AGE, OwnerBuckets
 from .core import Coordinator
 
@@ -334,6 +334,20 @@ class TableOwners:
                 if revision is not None:
                     self._reserved[table_id] = revision
                     pool.append(table_id)
+
+    async def reserve_for_request(self) -> None:
+        """Before a request that makes a table: ``reserve``. While the owners' bucket does
+        not answer (a NATS node's death: its stream electing a leader, seconds), the table takes
+        an id reserved before, if one is left; with none left, the request is refused
+        ``unavailable`` (asked again, it waits for the bucket), never as an internal error
+        (the chaos bench: tables made at a node's kill were refused « Erreur interne du
+        serveur », and their players made no more tables)."""
+        try:
+            await self.reserve()
+        except Exception as error:  # (counted, not logged per request: asked again and
+            self._errors.failed(error)  # again while the election lasts)
+            if not self.coordinator.reserved_ids:
+                raise unavailable() from None
 
     async def _bring_back(self, table_id: str, revision: int, stopped_at: float) -> None:
         self.revisions[table_id] = revision

@@ -30,7 +30,7 @@ from pioche_tui.bus.owners import OwnerBuckets, owner_of
 from pioche_tui.coordinator.core import Coordinator as Core
 from pioche_tui.coordinator.core import Session, Settings
 from pioche_tui.coordinator.model import Player, Refused
-from pioche_tui.coordinator.owners import TableOwners
+from pioche_tui.coordinator.owners import RESERVED, TableOwners
 from pioche_tui.coordinator.remote import Remote
 from pioche_tui.coordinator.table import Table
 from pioche_tui.store import jslog
@@ -435,3 +435,30 @@ async def test_a_claimed_table_whose_restore_failed_is_brought_back_at_the_next_
         await owners.beat()
         assert table in core.tables
         assert (await kv.owner_of(buckets, table) or ("",))[0] == "heir2"
+
+
+async def test_a_table_made_while_the_owners_bucket_does_not_answer_takes_a_reserved_id(
+        tmp_path: Path, jetstream_server: NatsServer, postgres: PostgresServer,
+        front: tuple[Client, list[Remote]]) -> None:
+    """The owners' bucket does not answer (its stream electing a leader after a NATS node's
+    death; here, gone): a table's creation takes an id reserved before, as any, instead of
+    failing on the reserve's top-up; with none left, it is refused ``unavailable`` (asked
+    again). (It was refused « Erreur interne du serveur »: the chaos bench, seed 13, bus
+    players asking for a table at a node's kill, who then made no more tables.)"""
+    nc, remotes = front
+    async with coordinator(tmp_path, "a", jetstream_server.url, postgres.new_database()):
+        remote = await a_remote(nc, remotes, "f9")
+        kim = remote.client()
+        await kim.connect(Player("SHA256:kim", "kim"))
+        js = nc.jetstream(timeout=5.0)
+        await js.delete_stream(f"KV_{bus.OWNERS_BUCKET}")
+        try:
+            for _ in range(RESERVED):  # (each takes the next id reserved before)
+                table = await kim.create_table("defausse", seats=2, bots={1: "random"})
+                assert kim.table_id == table
+                await kim.leave()
+            with pytest.raises(Refused) as refused:  # (none left: asked again later)
+                await kim.create_table("defausse", seats=2, bots={1: "random"})
+            assert refused.value.code == "unavailable"
+        finally:
+            await kv.open_owner_buckets(nc)  # (back, for the module's next tests)

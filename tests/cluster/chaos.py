@@ -40,9 +40,10 @@ import logging
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 import psycopg
@@ -72,9 +73,11 @@ from tests.server.conftest import Client
 from tests.server.test_workers import TITLE
 
 KINDS = ("coordinator", "front", "node")
-COORDINATOR_ARGS = ("--bus-replicas", "3", "--bot-delay", "0.1,0.3")
+COORDINATOR_ARGS = ("--bus-replicas", "3", "--bot-delay", "0.1,0.3", "--table-rate", "60,60")
 """Three copies of every log and bucket; bots slower than the tests' usual (twenty tables on
-two shared cores)."""
+two shared cores); a player may make a table a second (a game of one round lasts some 10 s on
+a quiet machine: past the default six a minute, a player's new table was refused, and the
+player made no more: seed 21)."""
 PACE = (0.1, 0.3)  # seconds a player of this process thinks before a move
 OPTIONS = {"single_round": True}  # a game of some forty moves
 SETTLE_WAIT = 45.0  # seconds after a kill for every table to move and every player to sit
@@ -144,7 +147,7 @@ class BusPlayer:
             self.client = self.chaos.remote.client()
             await self.client.connect(self.who)
         await self.new_table()
-        self.task = asyncio.create_task(self.run(), name=f"player {self.who.name}")
+        self.task = self.chaos.play(self.run(), f"player {self.who.name}")
 
     async def new_table(self) -> None:
         assert self.client is not None
@@ -361,7 +364,7 @@ class SshPlayer:
         async with self._connecting:
             await self.reach(f"join {table.id}")
         if self.task is None:
-            self.task = asyncio.create_task(self.run(), name=f"player {self.name}")
+            self.task = self.chaos.play(self.run(), f"player {self.name}")
 
     async def reach(self, command: str | None) -> None:
         """Connect until this player's table is on the screen."""
@@ -401,6 +404,12 @@ class SshPlayer:
     async def run(self) -> None:
         away: float | None = None  # since when the screen shows another place than the table
         while True:
+            if self._connecting.locked():  # (its next table being joined, ``join``: what
+                away = None  # that connection shows is ``reach``'s to judge, not this loop's.
+                # Judged here, a join slower than AWAY_WAIT (a node's kill: 20 s) read as the
+                # player sent away from a table that had not started, and ended this loop)
+                await asyncio.sleep(0.1)
+                continue
             client, table = self.client, self.table
             assert client is not None and table is not None
             if client.closed.is_set():
@@ -535,15 +544,34 @@ class Chaos:
                     raise
                 await asyncio.sleep(0.3)
 
+    def play(self, loop: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
+        """A player's loop, as a task whose end on an error is told: a player of the harness
+        that stops playing leaves its table standing still, taken for the product's failure
+        (the bench, seed 13: an SSH player's loop ended, untold), or makes no more tables."""
+        task = asyncio.create_task(loop, name=name)
+        task.add_done_callback(self._ended)
+        return task
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            self.problems.say(f"{task.get_name()} stopped playing: {task.exception()!r}")
+
     def lobbied(self, text: str) -> None:
         """A player away from their seat while their game plays on: a seat not given back."""
         self.rejoins += 1
         self.problems.say(f"{text} (joined again by hand)")
 
     async def game_over(self, table_id: str) -> bool:
-        """The table's game has ended (its log says so)."""
+        """The table's game has ended (its log says so). A table without a log has not
+        started (a table's log begins with its game: one waiting for its SSH player has none):
+        its game is not over. (That LogError, raised here, ended the SSH player's loop whose
+        join was slow: its next tables waited for its moves for good, the bench's tables
+        standing still past 45 s, seed 13.)"""
         assert self.nc is not None
-        return (await logged(self.nc.jetstream(), table_id)).ends > 0
+        try:
+            return (await logged(self.nc.jetstream(), table_id)).ends > 0
+        except LogError:
+            return False
 
     def playing(self) -> list[Table]:
         return [player.table for player in self.players
