@@ -47,6 +47,7 @@ import asyncio
 import contextvars
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 READ_SIZE = 4 * 1024
@@ -138,6 +139,9 @@ class Meter:
         background, ``give_back``)."""
         self.others = 0.0
         """Seconds its app spent while not ``own``: not charged (others' doing)."""
+        self.on_held: Callable[[bool], None] | None = None
+        """Told when the connection's reading is held for its budget (True) and let go
+        (False): its terminal paints nothing meanwhile (``server.driver.Terminal``)."""
 
     def charge(self, seconds: float, client: bool = True) -> None:
         """Count ``seconds`` spent for this connection, and take them from the buckets when
@@ -333,11 +337,15 @@ class Reading:
         if not self._holds:
             self._transport.pause_reading()
         self._holds.add(reason)
+        if reason == BUDGET and self._meter.on_held is not None:
+            self._meter.on_held(True)
 
     def release(self, reason: str) -> None:
         if reason not in self._holds:
             return
         self._holds.remove(reason)
+        if reason == BUDGET and self._meter.on_held is not None:
+            self._meter.on_held(False)
         if not self._holds and not self._transport.is_closing():
             self._transport.resume_reading()
 

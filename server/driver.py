@@ -121,6 +121,8 @@ given): a flood of moves costs its parsing, not a frame per slice."""
 QUIET = 0.025
 """The app has handled a batch (and painted what it changed) once it has run nothing for this
 long: more than Textual's wait between a change and its repaint (1/60 s)."""
+INPUT_WAITS, READING_HELD = "input waits", "reading held"
+"""Why a connection is over its budget, for its terminal (``Terminal._over``)."""
 SETTLE_TIMEOUT = 0.25
 """The most a batch waits for the app to be quiet (an app that is never quiet still gets input)."""
 BACKGROUND_MEMORY = 5.0
@@ -207,6 +209,12 @@ class Terminal:
         self.meter = meter
         self._name = name  # for the log
         self._held_back = False  # input was held for the budget (said once in the log)
+        # While the connection is over its budget its app paints nothing (Textual's batch
+        # update, entered here and left once it is back under): the frames others' news would
+        # make it paint are painted once, as one, when it is.
+        self._frozen: contextlib.AbstractContextManager[None] | None = None
+        self._over_by: set[str] = set()  # why it is over: its input waits, its reading is held
+        meter.on_held = self._reading_held
         self._on_first_frame: Callable[[], None] | None = on_first_frame
         self._loop = asyncio.get_running_loop()
         self._app: App[Any] | None = None
@@ -317,21 +325,46 @@ class Terminal:
             if not self._held_back:
                 self._held_back = True
                 log.info("%s: over its CPU budget, its input waits", self._name)
+            self._over(INPUT_WAITS, True)
             self._pump_in(debt)
-        elif self._resize_ready():
-            self._give_resize()
         else:
-            if not self._events and self._read < len(self._text):
-                self._parse_slice()
-                for _slice in range(MOVE_SLICES - 1):
-                    if not self._only_a_move() or self._read == len(self._text):
-                        break
-                    self._parse_slice()  # more moves may follow: they replace this one
-            if self._events:
-                self._give_events()
-            elif self._read < len(self._text):
-                self._pump_in(0.0)
+            self._over(INPUT_WAITS, False)
+            if self._resize_ready():
+                self._give_resize()
+            else:
+                if not self._events and self._read < len(self._text):
+                    self._parse_slice()
+                    for _slice in range(MOVE_SLICES - 1):
+                        if not self._only_a_move() or self._read == len(self._text):
+                            break
+                        self._parse_slice()  # more moves may follow: they replace this one
+                if self._events:
+                    self._give_events()
+                elif self._read < len(self._text):
+                    self._pump_in(0.0)
         self._flow()
+
+    def _reading_held(self, held: bool) -> None:
+        """The connection's reading is held for its budget (``budget.Reading``), or not."""
+        self._over(READING_HELD, held)
+
+    def _over(self, why: str, over: bool) -> None:
+        """The connection is over its budget (for ``why``), or no longer: its app paints
+        nothing while it is over for any reason, but while it handles a batch of input (what
+        the input changes is painted, and charged)."""
+        if over:
+            self._over_by.add(why)
+        else:
+            self._over_by.discard(why)
+        self._freeze(bool(self._over_by) and not self._unsettled)
+
+    def _freeze(self, frozen: bool) -> None:
+        if frozen and self._frozen is None and self._app is not None:
+            self._frozen = self._app.batch_update()
+            self._frozen.__enter__()
+        elif not frozen and self._frozen is not None:
+            batch, self._frozen = self._frozen, None
+            batch.__exit__(None, None, None)  # (what is dirty is painted, once)
 
     def _only_a_move(self) -> bool:
         return len(self._events) == 1 and isinstance(self._events[0], events.MouseMove)
@@ -364,6 +397,7 @@ class Terminal:
     def _wait_for_app(self, given: int) -> None:
         """Give nothing more until the app has been quiet for a while (or SETTLE_TIMEOUT)."""
         self._unsettled = True
+        self._freeze(False)
         now = self._loop.time()
         if self._settled_at is not None:  # the app's background, measured since the last batch
             at, others = self._settled_at
@@ -397,11 +431,13 @@ class Terminal:
         self.meter.reserve(-self._reserved)  # now measured
         self._reserved = 0.0
         # What the app spends anyway meanwhile (others' moves, the lobby's news) was not this
-        # batch's doing: given back.
+        # batch's doing: given back. Not to a connection over its budget: its app would have
+        # painted nothing meanwhile (``_over``), so all it spent was its doing.
         background = min(self.meter.owned - owned, self._background * (now - given_at))
-        if background > 0:
+        if background > 0 and self.meter.wait() == 0:
             self.meter.give_back(background)
         self._settled_at = (now, self.meter.others)
+        self._freeze(bool(self._over_by))
         if given:
             # The estimate follows the costliest recent events down slowly (never to zero).
             cost = (self.meter.spent - spent - max(background, 0.0)) / given
@@ -544,6 +580,9 @@ class Terminal:
     def detach(self) -> None:
         self._driver = None
         self._left = True
+        self._over_by.clear()
+        self._freeze(False)
+        self.meter.on_held = None
         self.meter.reserve(-self._reserved)  # (the address's bucket outlives the session)
         self._reserved = 0.0
         for timer in (self._escape_timer, self._pump_timer, self._settle_timer):

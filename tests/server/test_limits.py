@@ -278,6 +278,32 @@ async def test_what_the_app_does_between_the_session_s_keys_is_counted_not_charg
     assert owned == 0 and meter.buckets[0].spent == charged  # and nothing taken
 
 
+async def test_an_app_over_its_budget_paints_nothing_until_it_is_back_under(
+    connect: Connect, server: PiocheServer
+) -> None:
+    """What others' doing makes an app paint is not charged (above); so that a connection
+    over its budget (eight attacking sessions in a busy lobby, each repainting it twice a
+    second) costs no more than its budget for long, its app paints nothing while it is over:
+    once back under, it paints what changed meanwhile, once. Before, it painted on."""
+    alice = await connect("alice")
+    await alice.wait_for("pseudo : alice")
+    meter = meter_of(server, "alice")
+    await frames_going(alice)
+    _owned, painting = await spending(meter, 1.0)
+    assert painting > 0.02  # (the frames cost something: else this test says nothing)
+    for _key in range(2000):  # one key per SSH packet: far over its budget, for long
+        alice.send("a")
+    await alice.wait_for("touches : 1")
+    while meter.wait() == 0:  # (its burst spent first)
+        await asyncio.sleep(0.1)
+    _owned, over = await spending(meter, 2.0)
+    assert meter.wait() > 0 or over < painting  # (still over: the keys wait their turn)
+    assert over < painting / 4, (
+        f"{painting * 1000:.0f} ms a second on frames, {over * 1000:.0f} while over budget")
+    shown = int(alice.screen.text().split("touches : ")[1].split()[0])
+    assert shown < 2000  # (it was over its budget all along)
+
+
 async def test_a_key_is_not_charged_for_what_the_app_spends_anyway_meanwhile(
     connect: Connect, server: PiocheServer
 ) -> None:
