@@ -74,6 +74,12 @@ class LobbyScreen(PiocheScreen[None]):
         self._chat: list[tuple[Part, ...]] = []  # lines that came before the screen was up
         self._online_count = -1
         self._hello = ""  # the name the header greets (a watcher's may change: a number)
+        # What the last snapshot showed where showing it again costs a layout of the whole
+        # screen (a Static's update) or a look at every binding: a lobby gets a snapshot up to
+        # twice a second, and most change only a row or a name.
+        self._motd: str | None = None
+        self._detail: Text | None = None
+        self._bindings_from: tuple[bool, bool] | None = None
         self.ready = False  # the widgets exist (is_mounted turns True only after on_mount)
 
     def compose(self) -> ComposeResult:
@@ -141,9 +147,11 @@ class LobbyScreen(PiocheScreen[None]):
         if player is not None and player.name != self._hello:
             self._greet()
         t = self.t
-        motd = self.query_one("#motd", Static)
-        motd.display = bool(snapshot.motd)
-        motd.update(snapshot.motd)
+        if snapshot.motd != self._motd:
+            self._motd = snapshot.motd
+            motd = self.query_one("#motd", Static)
+            motd.display = bool(snapshot.motd)
+            motd.update(snapshot.motd)
         self.tables = {s.id: s for s in snapshot.tables}
         rows = [self._row(s) for s in snapshot.tables]
         tables = self.query_one(TablesList)
@@ -167,7 +175,12 @@ class LobbyScreen(PiocheScreen[None]):
             self._online_count = len(lines)
             online.border_title = t("lobby.online", n=len(lines))
             online.border_subtitle = t("lobby.profiles")
-        self.refresh_bindings()
+        # (what check_action reads of the snapshot)
+        bindings_from = (bool(self.tables),
+                         any(s.status == "waiting" for s in self.tables.values()))
+        if bindings_from != self._bindings_from:
+            self._bindings_from = bindings_from
+            self.refresh_bindings()
 
     def _row(self, s: TableSummary) -> TableRow:
         t = self.t
@@ -196,7 +209,9 @@ class LobbyScreen(PiocheScreen[None]):
             text.append(f"{summary.id} · {game_title(self.t, summary.game)} : ", "bold")
             text.append(summarise_options(self.t, summary.game, dict(summary.options),
                                           summary.timer, summary.private))
-        self.query_one("#table-detail", Static).update(text)
+        if text != self._detail:  # (one line: its size never changes)
+            self._detail = text
+            self.query_one("#table-detail", Static).update(text, layout=False)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
