@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 DEFAULT_SIZE = (80, 24)  # SSH says a zero dimension means "unknown"
-BUSY_FRACTION = 8 / 15
-"""The least of its budget an address keeps while the server is busy, unless told: 0.08 s a
-second of the default 0.15, one connection's budget (a player typing in a busy lobby spends
-0.04 to 0.08: less, and her keys would wait for good)."""
+BUSY_FRACTION = 1 / 5
+"""The least of its budget an address keeps while the server is busy, unless told: 0.03 s a
+second of the default 0.15, a few players' worth (a player typing in a busy lobby is charged
+6 to 9 ms a second, one at a table less: only their own doing is charged)."""
 
 
 @dataclass(frozen=True)
@@ -52,8 +52,8 @@ class Limits:
     address_cpu_busy_rate: float | None = None
     """While the other addresses are busy (``calm_load``), an address gets the average other
     address's spending, at least this much, at most ``address_cpu_rate``
-    (``server.budget.AddressBuckets``). None: ``BUSY_FRACTION`` of ``address_cpu_rate``, 0.08 s
-    a second by default (one busy player's worth); a server that raises the address's budget
+    (``server.budget.AddressBuckets``). None: ``BUSY_FRACTION`` of ``address_cpu_rate``, 0.03 s
+    a second by default (a few busy players' worth); a server that raises the address's budget
     raises this with it."""
     calm_load: float = 0.05
     """CPU seconds a second the other addresses together may spend before an address counts

@@ -108,7 +108,7 @@ def add_limit_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--cpu-per-address-busy", type=cpu_share, metavar="SECONDS",
         help="while the server is busy with others, an address gets what the average other "
-        "address spends, at least this (default: 8/15 of --cpu-per-address, 0.08)",
+        "address spends, at least this (default: 1/5 of --cpu-per-address, 0.03)",
     )
     p.add_argument(
         "--stall-timeout", type=seconds, default=Limits.stall_timeout, metavar="SECONDS",
