@@ -214,7 +214,6 @@ class Terminal:
         # make it paint are painted once, as one, when it is.
         self._frozen: contextlib.AbstractContextManager[None] | None = None
         self._over_by: set[str] = set()  # why it is over: its input waits, its reading is held
-        meter.on_held = self._reading_held
         self._on_first_frame: Callable[[], None] | None = on_first_frame
         self._loop = asyncio.get_running_loop()
         self._app: App[Any] | None = None
@@ -434,13 +433,15 @@ class Terminal:
         # batch's doing: given back. Not to a connection over its budget: its app would have
         # painted nothing meanwhile (``_over``), so all it spent was its doing.
         background = min(self.meter.owned - owned, self._background * (now - given_at))
-        if background > 0 and self.meter.wait() == 0:
+        if background <= 0 or self.meter.wait() > 0:
+            background = 0.0
+        else:
             self.meter.give_back(background)
         self._settled_at = (now, self.meter.others)
         self._freeze(bool(self._over_by))
         if given:
             # The estimate follows the costliest recent events down slowly (never to zero).
-            cost = (self.meter.spent - spent - max(background, 0.0)) / given
+            cost = (self.meter.spent - spent - background) / given
             self._event_cpu = max(cost, self._event_cpu / 2, 1e-6)
         if self._driver is not None:
             self._pump_in(0.0)
@@ -576,6 +577,8 @@ class Terminal:
 
     def attach(self, driver: SSHDriver) -> None:
         self._driver = driver
+        # (undone by detach: the meter outlives the session, and must not hold it in a cycle)
+        self.meter.on_held = self._reading_held
 
     def detach(self) -> None:
         self._driver = None
