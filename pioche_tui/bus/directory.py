@@ -504,7 +504,9 @@ class LobbyWatch:
         loaded = [asyncio.Event(), asyncio.Event()]
         for kv, apply, event in ((self.buckets.lobby, self._lobby, loaded[0]),
                                  (self.buckets.online, self._online, loaded[1])):
-            watcher = await kv.watchall()
+            # (a front that starts just after a node's death found the buckets, and their
+            # streams may still be electing: the watch's consumer is asked again meanwhile)
+            watcher = await through_elections(f"watching {kv._name}", kv.watchall)
             self._watchers.append(watcher)
             self._tasks.append(asyncio.create_task(self._follow(watcher, apply, event),
                                                    name=f"watch {kv._name}"))

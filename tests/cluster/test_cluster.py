@@ -191,6 +191,18 @@ async def first_line(port: int, context: ssl.SSLContext | None = None) -> bytes:
         writer.close()
 
 
+async def led(js: JetStreamContext, stream: str) -> None:
+    """Once ``stream`` has elected a leader (10 s at most)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):  # (no answer yet: no leader)
+            info = await js.stream_info(stream)
+            if info.cluster is not None and info.cluster.leader:
+                return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{stream} elected no leader in 10 s")
+
+
 async def test_a_cluster_with_tls_routes_starts_and_replicates(tmp_path: Path) -> None:
     """Routes over mutual TLS (each node's certificate from one CA, each node asking the
     others for theirs), as across machines (docs/deploy.md): the nodes form one cluster, a
@@ -214,6 +226,7 @@ async def test_a_cluster_with_tls_routes_starts_and_replicates(tmp_path: Path) -
             js = client.jetstream(timeout=5.0)
             await js.add_stream(name="ROUTED", subjects=["routed.>"], num_replicas=3,
                                 storage=StorageType.FILE)
+            await led(js, "ROUTED")  # (its first write before a leader has no answer)
             for n in range(BATCH):
                 await js.publish("routed.t1", f"m{n}".encode())
             await all_current(js, "ROUTED")
