@@ -200,19 +200,19 @@ async def make_bucket(js: JetStreamContext, config: KeyValueConfig) -> KeyValue:
         log.warning("bucket %s exists with another configuration (%s): used as it is",
                     config.bucket, error.description)
         bucket = await js.key_value(config.bucket)
-    await led(js, config.bucket)
+    await led(js, f"KV_{config.bucket}")
     return bucket
 
 
-async def led(js: JetStreamContext, bucket: str) -> None:
-    """Once the bucket's stream has a leader (``LEADER_WAIT`` at most: then its first write
-    tells). A replicated bucket another process has just created is found at once, before its
-    stream has elected a leader: the first write had no answer (NoStreamResponseError), and a
-    coordinator started beside another crashed so (the chaos test, seed 5)."""
+async def led(js: JetStreamContext, stream: str) -> None:
+    """Once the stream has a leader (``LEADER_WAIT`` at most: then its first write tells). A
+    replicated bucket another process has just created is found at once, before its stream has
+    elected a leader: the first write had no answer (NoStreamResponseError), and a coordinator
+    started beside another crashed so (the chaos test, seed 5)."""
     deadline = time.monotonic() + LEADER_WAIT
     while True:
         with contextlib.suppress(Exception):  # (no answer yet: no leader)
-            info = await js.stream_info(f"KV_{bucket}")
+            info = await js.stream_info(stream)
             if info.cluster is None or info.cluster.leader:
                 return
         if time.monotonic() > deadline:

@@ -21,6 +21,7 @@ from nats.js.errors import ServiceUnavailableError
 
 from pioche_tui import bus, wire
 from pioche_tui.bus import natsd, owners
+from pioche_tui.bus.directory import led
 from pioche_tui.bus.natsd import NatsCluster
 from pioche_tui.bus.roles import ServerTLS
 from tests.bus.certs import CA
@@ -189,18 +190,6 @@ async def first_line(port: int, context: ssl.SSLContext | None = None) -> bytes:
         return await asyncio.wait_for(reader.readline(), 5.0)
     finally:
         writer.close()
-
-
-async def led(js: JetStreamContext, stream: str) -> None:
-    """Once ``stream`` has elected a leader (10 s at most)."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        with contextlib.suppress(Exception):  # (no answer yet: no leader)
-            info = await js.stream_info(stream)
-            if info.cluster is not None and info.cluster.leader:
-                return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{stream} elected no leader in 10 s")
 
 
 async def test_a_cluster_with_tls_routes_starts_and_replicates(tmp_path: Path) -> None:

@@ -175,9 +175,7 @@ class LobbyScreen(PiocheScreen[None]):
             self._online_count = len(lines)
             online.border_title = t("lobby.online", n=len(lines))
             online.border_subtitle = t("lobby.profiles")
-        # (what check_action reads of the snapshot)
-        bindings_from = (bool(self.tables),
-                         any(s.status == "waiting" for s in self.tables.values()))
+        bindings_from = (bool(self.tables), self._any_waiting())  # (what check_action reads)
         if bindings_from != self._bindings_from:
             self._bindings_from = bindings_from
             self.refresh_bindings()
@@ -238,9 +236,11 @@ class LobbyScreen(PiocheScreen[None]):
         if action == "admin":
             return self.pioche.admin  # (hidden from everyone else)
         if action == "invite":  # (a local game has no server to name)
-            return self.pioche.server_address is not None and any(
-                t.status == "waiting" for t in self.tables.values())
+            return self.pioche.server_address is not None and self._any_waiting()
         return True
+
+    def _any_waiting(self) -> bool:
+        return any(t.status == "waiting" for t in self.tables.values())
 
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()
