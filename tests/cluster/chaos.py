@@ -55,6 +55,7 @@ from pioche_tui.coordinator.mailbox import Mail
 from pioche_tui.coordinator.model import Player as Who
 from pioche_tui.coordinator.model import Refused, TableUpdate
 from pioche_tui.coordinator.remote import Remote, RemoteClient
+from pioche_tui.store import jslog
 from pioche_tui.store.log import LogError
 from server.keys import ensure_host_key
 from tests.bus.several import (
@@ -140,6 +141,8 @@ class BusPlayer:
         self.rng = random.Random(chaos.seed * 1000 + n)
         self.reconnects = 0
         self.task: asyncio.Task[None] | None = None
+        self.seen: TableUpdate | None = None  # the last update of its table (told when a
+        # game does not end)
 
     async def sit(self) -> None:
         """Connected, at a new table (with the SSH player, if any, seated too)."""
@@ -201,7 +204,7 @@ class BusPlayer:
                     continue
                 if update is not None and update.table.id == table.id:
                     table.saw(update.step)
-                    latest = update
+                    latest = self.seen = update
                     if update.table.status == "finished":
                         latest = None
                         table.over = True
@@ -658,10 +661,42 @@ class Chaos:
         deadline = time.monotonic() + FINISH_WAIT
         while [t for t in self.tables if not t.over]:
             if time.monotonic() > deadline:
+                left = [t for t in self.tables if not t.over]
                 self.problems.say(f"games not over after {FINISH_WAIT:.0f} s: "
-                                  f"{[t.id for t in self.tables if not t.over]}")
+                                  f"{[t.id for t in left]}")
+                for table in left:
+                    print(await self.state_of(table), flush=True)
                 break
             await asyncio.sleep(0.2)
+
+    async def state_of(self, table: Table) -> str:
+        """What is known of a table whose game does not end: its log's end, what its player
+        of this process last saw, and its SSH player's screen."""
+        assert self.nc is not None
+        lines = [f"--- {table.id}: shown step {table.shown}, {table.acked} acknowledged"]
+        try:
+            contents = await jslog.read_table(self.nc.jetstream(), table.id)
+            lines.append(f"its log: {len(contents.records)} records, the last "
+                         f"{contents.records[-4:]}")
+        except LogError as error:
+            lines.append(f"its log: {error}")
+        for player in self.players:
+            if player.table is table:
+                seen = player.seen
+                lines.append(f"{player.who.name}: " + (
+                    f"last saw step {seen.step}, to act {seen.to_act}, its seat "
+                    f"{seen.seat}, {len(seen.view.legal)} legal moves"
+                    if seen is not None and seen.table.id == table.id else "saw nothing")
+                    + f"; pending {player.client_now().pending}, open "
+                      f"{player.client_now().open}, loop done "
+                      f"{player.task is not None and player.task.done()}")
+        for ssh in self.ssh:
+            if ssh.table is table:
+                lines.append(f"{ssh.name}: at the table {ssh.at_table}, joining "
+                             f"{ssh._connecting.locked()}, loop done "
+                             f"{ssh.task is not None and ssh.task.done()}, screen:\n"
+                             f"{ssh.client.screen.text() if ssh.client else ''}")
+        return "\n".join(lines)
 
     async def check(self) -> Report:
         """Every table's log against what its players saw; the games in the database."""
