@@ -49,6 +49,7 @@ from nats.js.errors import (
     KeyNotFoundError,
     KeyWrongLastSequenceError,
     NoKeysError,
+    NoStreamResponseError,
     NotFoundError,
     ServiceUnavailableError,
 )
@@ -69,6 +70,10 @@ BIND_WAIT = 30.0  # seconds a front waits for the coordinator to have made the b
 BIND_RETRY = 0.25  # seconds between two looks
 LEADER_WAIT = 10.0  # seconds a bucket just made is given to elect its stream's leader
 ELECTION_WAIT = 30.0  # seconds a process that starts waits for JetStream through an election
+CLAIM_WAIT = 12.0
+"""Seconds a name's claim waits at most for the online bucket through an election (a node's
+death: 4–9 s measured, tests/cluster/test_leases.py); a front's connect waits for that and its
+own request time (``remote.CONNECT_TIMEOUT``)."""
 JS_TEMPORARILY_UNAVAILABLE = 10008  # JetStream's error code while its meta leader is elected
 
 
@@ -107,8 +112,9 @@ async def has_jetstream(nc: Client) -> bool:
 
 def electing(error: BaseException) -> bool:
     """Whether ``error`` is what JetStream answers while it elects a leader, a node having just
-    died: a timeout, or « JetStream system temporarily unavailable ». Worth asking again."""
-    return isinstance(error, TimeoutError) or (
+    died: a timeout, « JetStream system temporarily unavailable », or no answer from a stream
+    to a write (its leader gone). Worth asking again."""
+    return isinstance(error, (TimeoutError, NoStreamResponseError)) or (
         isinstance(error, ServiceUnavailableError) and error.err_code == JS_TEMPORARILY_UNAVAILABLE)
 
 
@@ -334,27 +340,33 @@ class OnlineNames:
     async def claim(self, key: str, entry: wire.Online) -> None:
         """Hold ``key`` for the session ``entry.sid``: created if free, taken over from a
         session of the same identity; Refused ``name_taken`` if another identity holds it,
-        ``unavailable`` if the bucket does not answer."""
-        self._hold(key, await self._take(key, entry), entry)
+        ``unavailable`` if the bucket does not answer. While the bucket's stream elects a
+        leader (a node's death) it is asked again, ``CLAIM_WAIT`` seconds at most: the player
+        waits a few seconds more to get in, rather than being refused."""
+        try:
+            async with asyncio.timeout(CLAIM_WAIT):
+                revision = await through_elections(
+                    f"the online bucket, {entry.name}'s claim", lambda: self._take(key, entry),
+                    CLAIM_WAIT)
+        except Refused:
+            raise
+        except Exception as error:
+            self._errors.failed(error)
+            raise unavailable() from None
+        self._hold(key, revision, entry)
 
     async def _take(self, key: str, entry: wire.Online) -> int:
         """``key`` written with ``entry``, if free or held by the same identity: its revision
-        (``claim``'s refusals otherwise)."""
+        (Refused ``name_taken`` otherwise; the bucket's errors raised)."""
         for _ in range(3):  # (a refresh of the key taken over may come between)
             try:
                 return await self.kv.create(key, wire.encode(entry))
             except KeyWrongLastSequenceError:
                 pass
-            except Exception as error:
-                self._errors.failed(error)
-                raise unavailable() from None
             try:
                 held = await self.kv.get(key)
             except (KeyNotFoundError, NotFoundError):
                 continue  # (gone meantime: create again)
-            except Exception as error:
-                self._errors.failed(error)
-                raise unavailable() from None
             holder = decode_entry(held.value or b"", wire.Online, "online entry")
             if holder is not None and holder.identity != entry.identity:
                 raise name_taken(entry.name)
@@ -362,9 +374,6 @@ class OnlineNames:
                 return await self.kv.update(key, wire.encode(entry), last=held.revision)
             except KeyWrongLastSequenceError:
                 continue
-            except Exception as error:
-                self._errors.failed(error)
-                raise unavailable() from None
         raise name_taken(entry.name)
 
     def _hold(self, key: str, revision: int, entry: wire.Online) -> None:

@@ -60,7 +60,7 @@ from nats.js.errors import KeyNotFoundError
 
 from .. import bus, wire
 from ..bus import FRONT_HEADER, LOBBY_HEADER, SEQ_HEADER, SESSION_HEADER, WIRE_HEADER
-from ..bus.directory import Buckets, LobbyWatch, unavailable
+from ..bus.directory import CLAIM_WAIT, Buckets, LobbyWatch, unavailable
 from ..bus.owners import OwnerBuckets, bind_owner_buckets, owner_of
 from ..bus.owners import alive as leased
 from .mailbox import Mail, Mailbox, Notice
@@ -378,8 +378,10 @@ class Remote:
         return (await self.ask(name, args, sid, home))[0]
 
     async def ask(self, name: str, args: Mapping[str, Any], sid: str | None = None,
-                  home: str | None = None) -> tuple[Any, str | None]:
-        """``call``, and the boot id of the coordinator that answered."""
+                  home: str | None = None, timeout: float | None = None
+                  ) -> tuple[Any, str | None]:
+        """``call``, and the boot id of the coordinator that answered (``timeout``: seconds
+        to wait for it, the front's request time-out if None)."""
         subject = self._requests if home is None else bus.home_subject(home, self.name)
         try:
             data = wire.encode(wire.Call(name, args))
@@ -392,14 +394,14 @@ class Remote:
             headers[SESSION_HEADER] = sid
         try:
             try:
-                reply = await self._request(subject, data, headers)
+                reply = await self._request(subject, data, headers, timeout)
             except errors.NoRespondersError:
                 # nats-server may route a publish by its subscriptions of a moment before: a
                 # coordinator that has just subscribed (started, restarted) is then missed,
                 # once. Asked again, shortly after, before the coordinator is unavailable.
                 await asyncio.sleep(NO_RESPONDERS_AGAIN)
                 try:
-                    reply = await self._request(subject, data, headers)
+                    reply = await self._request(subject, data, headers, timeout)
                 except errors.NoRespondersError:
                     if home is not None:  # (nobody on its subject: that coordinator is gone)
                         self._boots.pop(home, None)
@@ -431,14 +433,15 @@ class Remote:
             raise unavailable()
         return answer.value, boot
 
-    async def _request(self, subject: str, data: bytes, headers: dict[str, str]) -> Msg:
+    async def _request(self, subject: str, data: bytes, headers: dict[str, str],
+                       timeout: float | None = None) -> Msg:
         """``nc.request``, given up (``errors.ConnectionClosedError``) once the connection was
         lost with it on its way and its answer has not come ``LOST_ANSWER_WAIT`` later: nats-py
         would keep it waiting for its whole time-out, while the answer, sent as the connection
         was down, is gone (the session's state is asked again meanwhile: ``_back``)."""
         reconnects = self.nc.stats["reconnects"]
         asking = asyncio.ensure_future(
-            self.nc.request(subject, data, timeout=self.timeout, headers=headers))
+            self.nc.request(subject, data, timeout=timeout or self.timeout, headers=headers))
         try:
             while True:
                 await asyncio.wait((asking,), timeout=LOST_CHECK)
@@ -1057,15 +1060,20 @@ class RemoteClient:
         link.hello = {"player": player, "guest_pass": guest_pass}
         link.since = self._remote._now()
         link.home = await self._remote.seat_home(player.identity)
+        # (the coordinator's claim of the name may wait through an election of the online
+        # bucket's leader, CLAIM_WAIT: the player waits for it rather than being refused)
+        timeout = self._remote.timeout + CLAIM_WAIT
         try:
             place: Place
             try:
-                place, boot = await self._remote.ask("connect", link.hello, link.sid, link.home)
+                place, boot = await self._remote.ask("connect", link.hello, link.sid, link.home,
+                                                     timeout)
             except Refused as refusal:  # (a seat held at another coordinator's table)
                 if refusal.code != "elsewhere":
                     raise
                 link.home = str(refusal.params.get("home"))
-                place, boot = await self._remote.ask("connect", link.hello, link.sid, link.home)
+                place, boot = await self._remote.ask("connect", link.hello, link.sid, link.home,
+                                                     timeout)
         except BaseException:
             link.home = None
             raise
