@@ -50,6 +50,7 @@ import psycopg
 from nats.aio.client import Client as Nats
 
 from pioche_tui import bus
+from pioche_tui.bus.directory import through_elections
 from pioche_tui.bus.natsd import NatsCluster
 from pioche_tui.coordinator.mailbox import Mail
 from pioche_tui.coordinator.model import Player as Who
@@ -556,8 +557,10 @@ class Chaos:
         return task
 
     def _ended(self, task: asyncio.Task[None]) -> None:
-        if not task.cancelled() and task.exception() is not None:
-            self.problems.say(f"{task.get_name()} stopped playing: {task.exception()!r}")
+        if not task.cancelled() and (error := task.exception()) is not None:
+            self.problems.say(f"{task.get_name()} stopped playing: {error!r}")
+            logging.getLogger("pioche_tui.chaos").error(  # (where: in players.log)
+                "%s stopped playing", task.get_name(), exc_info=error)
 
     def lobbied(self, text: str) -> None:
         """A player away from their seat while their game plays on: a seat not given back."""
@@ -571,8 +574,11 @@ class Chaos:
         join was slow: its next tables waited for its moves for good, the bench's tables
         standing still past 45 s, seed 13.)"""
         assert self.nc is not None
-        try:
-            return (await logged(self.nc.jetstream(), table_id)).ends > 0
+        js = self.nc.jetstream()
+        try:  # (a read that times out while the stream elects a leader is made again: that
+            # TimeoutError ended a player's loop, the bench with 50 kills, seed 13, kill 4)
+            return (await through_elections(f"reading {table_id}'s log",
+                                            lambda: logged(js, table_id))).ends > 0
         except LogError:
             return False
 

@@ -24,6 +24,7 @@ from pioche_tui.store import jslog
 from pioche_tui.store.jslog import JetStreamLog
 from tests.cluster import chaos as harness
 from tests.cluster.chaos import Chaos, SshPlayer, Table
+from tests.cluster.test_leases import lead
 from tests.server.conftest import Client
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -47,6 +48,25 @@ async def test_a_table_that_has_not_started_is_not_over(chaos: Chaos) -> None:
     writer, written = JetStreamLog.create(chaos.nc.jetstream(timeout=5.0), "DONE", {
         "table": "DONE", "game": "defausse", "options": {}, "seed": 7, "seats": []})
     await asyncio.gather(written, writer.end("finished"))
+    assert await chaos.game_over("DONE")
+
+
+async def test_whether_a_game_is_over_is_read_through_the_log_stream_s_election(
+        chaos: Chaos, cluster: NatsCluster) -> None:
+    """The logs' stream elects a leader (its leader node dead): the harness's read of a log
+    waits for it, and says. (It raised TimeoutError, which ended a player's loop: bench, 50
+    kills, seed 13, kill 4; its table stood still for the rest of the run.)"""
+    assert chaos.nc is not None
+    js = chaos.nc.jetstream(timeout=5.0)
+    writer, written = JetStreamLog.create(js, "DONE", {
+        "table": "DONE", "game": "defausse", "options": {}, "seed": 7, "seats": []})
+    await asyncio.gather(written, writer.end("finished"))
+    connected = chaos.nc.connected_url
+    assert connected is not None
+    doomed = next(i for i, node in enumerate(cluster.nodes) if node.port != connected.port)
+    await lead(chaos.nc, bus.LOG_STREAM,
+               cluster.nodes[doomed].cluster.server_name)  # type: ignore[union-attr]
+    cluster.kill(doomed)
     assert await chaos.game_over("DONE")
 
 
