@@ -301,8 +301,10 @@ class AddressBuckets:
             known.busy_since = now
             known.used_while_busy = known.allowed_while_busy = 0.0
             known.saved = max(0.0, known.bucket.level)
-        if not known.told and known.users and known.rate > share:
-            # (said once, when the share holds it back: most addresses spend less than it)
+        if not known.told and known.users and known.rate > share and known.bucket.owed:
+            # (said once, when the share holds it back: its bucket went into debt. Most
+            # addresses spend less than it; one that spent more from what it had saved, a
+            # player's reconnection, was held back by nothing)
             log.info(
                 "address %s: the server is busy (others spend %.3f CPU s a second), its CPU budget "
                 "is %.3f s a second, the average other address's (it spent %.3f)",

@@ -495,6 +495,27 @@ def test_an_address_gets_the_average_free_address_s_share_while_others_are_busy(
     assert heavy.rate == pytest.approx(0.06, abs=0.005)
 
 
+def test_the_busy_server_is_logged_only_for_an_address_its_share_held_back(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """An address that spends more than its share from what it had saved (a player's
+    reconnection: a new app's start) is held back by nothing: no « the server is busy » line
+    for it (at the 0.03 floor, the soak wrote one a second for honest players). An attacker in
+    debt at its share gets its one line."""
+    buckets = AddressBuckets(rate=0.15, burst=1.5, busy_rate=0.03, calm_load=0.05)
+    others = [buckets.take(f"192.0.2.{n}") for n in range(10, 20)]
+    player, attacker = buckets.take("192.0.2.1"), buckets.take("192.0.2.2")
+    with caplog.at_level(logging.INFO, logger="pioche.server"):
+        for look in range(30):
+            for bucket in others:
+                bucket.spend(0.01)
+            player.spend(0.5 if look == 10 else 0.005)  # (one start, from what it had saved)
+            attacker.spend(0.2)
+            buckets.share_out(1.0, float(look))
+    busy = [r.getMessage() for r in caplog.records if "the server is busy" in r.getMessage()]
+    assert len(busy) == 1 and busy[0].startswith("address 192.0.2.2:"), busy
+    assert player.level > 0  # (it was never in debt)
+
+
 # (No CPU budget here: answering her 6,000 requests costs more than hers, and her key would
 # wait for it; this test is about the queue.)
 @pytest.mark.parametrize("limits", [replace(NO_BUDGET, write_buffer=4096, stall_timeout=30)])
