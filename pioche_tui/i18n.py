@@ -1232,6 +1232,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "notice.reconnecting": ("Connexion au serveur perdue : reconnexion…",
                             "Connection to the server lost: reconnecting…"),
     "notice.reconnected": ("Reconnecté au serveur.", "Reconnected to the server."),
+    "notice.connecting": ("Connexion au serveur…", "Connecting to the server…"),
     "notice.unreachable": (
         "Le serveur est injoignable : reconnectez-vous dans un instant.",
         "The server cannot be reached: reconnect in a moment."),

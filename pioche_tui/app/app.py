@@ -16,6 +16,7 @@ becomes of the player's seat (``action_quit``).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections import deque
@@ -24,10 +25,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from textual import events
-from textual.app import App
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
+from textual.widgets import Static
 
 from ..coordinator.client import Connector, CoordinatorClient, Mail
 from ..coordinator.model import (
@@ -61,6 +64,10 @@ CHAT_SEEN = 64  # chat lines remembered per scope, to drop the history sent agai
 FAREWELL_SECONDS = 1.5  # how long why the session ended stays on screen before the app exits
 BLIP_NOTICE_SECONDS = 60.0  # « reconnexion… » stays until the bus is back or the session
 # ends (remote.BLIP_LIMIT, 30 s: this is a margin over it)
+SLOW_CONNECT = 1.0
+"""Seconds a session may take to open before the screen says « Connexion au serveur… » (it
+takes some 0.1 s; several seconds while a node's death has the cluster elect a leader, the
+name's claim waiting through the election: ``directory.CLAIM_WAIT``)."""
 ScreenT = TypeVar("ScreenT", bound=Screen[Any])
 
 
@@ -176,6 +183,11 @@ class PiocheApp(App[None]):
         self.admin = False  # the coordinator takes this player for an admin (the Admin key)
 
     # --- start and end --------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        """The default screen, under every other: blank, but for « Connexion au serveur… »
+        while a session is slow to open (``connect``)."""
+        yield Static("", id="connecting")
 
     async def on_mount(self) -> None:
         try:
@@ -323,12 +335,26 @@ class PiocheApp(App[None]):
             self.guest_pass = await client.guest_pass()
         identity = self.guest_pass.identity if self.guest_pass is not None else self.identity
         player = Player(identity, name, self.guest_pass is not None, self.watch_only, self.peer)
+        # (an asyncio timer: the app's own wait for this, in ``on_mount``, holds its messages)
+        slow = asyncio.get_running_loop().call_later(SLOW_CONNECT, self._say_connecting)
         try:
             place = await client.connect(player, self.guest_pass)
         except Refused as e:
             return self.t.refusal(e)
+        finally:
+            slow.cancel()
+            self._say_connecting("")
         await self.take_session(place)
         return None
+
+    def _say_connecting(self, text: str | None = None) -> None:
+        """« Connexion au serveur… » on the default screen (seen while it is the only one:
+        at the start; the nickname screen, over it, says its own), or ``text``."""
+        if not self.screen_stack:  # (the app has ended)
+            return
+        with contextlib.suppress(NoMatches):  # (or is ending)
+            self.screen_stack[0].query_one("#connecting", Static).update(
+                self.t("notice.connecting") if text is None else text)
 
     @property
     def player_name(self) -> str | None:

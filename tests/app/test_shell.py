@@ -6,11 +6,13 @@ codes and a session replaced by a newer one: test_confirm.py."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from textual import events
-from textual.widgets import Input, Select
+from textual.widgets import Input, Select, Static
 
 from pioche_tui.app.app import PiocheApp
 from pioche_tui.app.screens.create import CreateTableScreen
@@ -21,8 +23,9 @@ from pioche_tui.app.screens.podium import PodiumScreen
 from pioche_tui.app.screens.scores import ScoresScreen
 from pioche_tui.app.screens.table import TableScreen
 from pioche_tui.app.screens.too_small import TooSmallScreen
+from pioche_tui.coordinator.client import CoordinatorClient
 from pioche_tui.coordinator.core import Coordinator
-from pioche_tui.coordinator.model import Player
+from pioche_tui.coordinator.model import Place, Player
 from pioche_tui.coordinator.text import CHAT_MAX
 from widgets.chat import ChatInput
 from widgets.keybar import KeyBar
@@ -71,6 +74,42 @@ async def test_a_key_that_has_a_nickname_is_not_asked(
         await settle(pilot)
         assert isinstance(app.screen, LobbyScreen)
         assert app.client.session is not None and app.client.session.player.name == "Zoé"
+
+
+async def test_a_session_slow_to_open_says_it_connects(coordinator: Coordinator) -> None:
+    """A session that takes seconds to open (a node's death has the cluster elect a leader:
+    the coordinator waits through it) shows « Connexion au serveur… », not a blank terminal,
+    until the lobby comes."""
+
+    class SlowToConnect:
+        def client(self) -> CoordinatorClient:
+            client = coordinator.client()
+            connect = client.connect
+
+            async def slowly(*args: Any, **kwargs: Any) -> Place:
+                await asyncio.sleep(1.5)
+                return await connect(*args, **kwargs)
+
+            client.connect = slowly  # type: ignore[method-assign]
+            return client
+
+    app = PiocheApp(SlowToConnect(), identity="SHA256:zoe", name="Zoé")
+
+    async def look() -> list[str]:
+        """The screens shown until the session is open (``run_test`` waits for that)."""
+        shown = []
+        while getattr(app, "client", None) is None or app.client.session is None:
+            await asyncio.sleep(0.1)
+            with contextlib.suppress(Exception):  # (not running yet)
+                shown.append(screen_text(app))
+        return shown
+
+    looking = asyncio.create_task(look())
+    async with app.run_test(size=(80, 24)) as pilot:
+        shown = await looking
+        assert any("Connexion au serveur…" in text for text in shown)
+        assert await wait_for_text(pilot, app, "Bonjour Zoé")
+        assert app.screen_stack[0].query_one("#connecting", Static).content == ""
 
 
 async def test_a_guest_identity_is_drawn_not_made_of_name_and_address(
