@@ -55,6 +55,7 @@ import secrets
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import nats.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
@@ -68,7 +69,16 @@ from ..bus import (
     SESSION_HEADER,
     WIRE_HEADER,
 )
-from ..bus.directory import Buckets, LobbyBoard, OnlineNames, entries_of, online_key
+from ..bus.directory import (
+    CLAIM_WAIT,
+    Buckets,
+    LobbyBoard,
+    OnlineNames,
+    entries_of,
+    online_key,
+    through_elections,
+    unavailable,
+)
 from ..bus.owners import OwnerBuckets, owner_of
 from .core import Coordinator
 from .cross import Crossing
@@ -239,6 +249,11 @@ class CoordinatorHost:
             answer: Any = await self._answer(msg, name)
         except Refused as refusal:
             answer = refusal
+        except (nats.errors.Error, TimeoutError) as error:  # a bucket or stream that did not
+            # answer (its leader elected after a node's death): asked again, not a bug
+            log.warning("request %s: the bus did not answer (%s: %s)", name,
+                        type(error).__name__, error)
+            answer = unavailable()
         except Exception:  # a bug of ours: the front gets a refusal, the host goes on
             log.exception("request failed")
             answer = Refused("error", "Erreur interne du serveur.")
@@ -312,8 +327,11 @@ class CoordinatorHost:
             if name == "mirror":
                 await self._here(args["table_id"])
             if name == "connect":
-                await self._seated_elsewhere(args["player"])
-                await self._claim(args["player"], front, sid)
+                # (the buckets' elections after a node's death are waited through, CLAIM_WAIT
+                # at most in all: the front waits that much longer for a connect's answer)
+                async with asyncio.timeout(CLAIM_WAIT):
+                    await self._seated_elsewhere(args["player"])
+                    await self._claim(args["player"], front, sid)
                 try:
                     result = await client.connect(**args)
                 except BaseException:
@@ -347,11 +365,14 @@ class CoordinatorHost:
         self.coordinator.refresh(session)
         return session.table.id if session.table is not None else None
 
-    async def _here(self, table_id: str) -> None:
-        """Refused ``elsewhere`` when another coordinator owns the table (several of them)."""
+    async def _here(self, table_id: str, wait: float = 0.0) -> None:
+        """Refused ``elsewhere`` when another coordinator owns the table (several of them);
+        the owners' bucket asked again through an election for ``wait`` seconds at most."""
         if self.owners is None or table_id.strip().upper() in self.coordinator.tables:
             return
-        owner = await owner_of(self.owners.buckets, table_id.strip().upper())
+        buckets, key = self.owners.buckets, table_id.strip().upper()
+        owner = await through_elections(f"the owners' bucket, {key}'s owner",
+                                        lambda: owner_of(buckets, key), wait)
         if owner is not None and owner[0] != self.boot:
             raise Refused("elsewhere", ELSEWHERE, home=owner[0])
 
@@ -364,7 +385,7 @@ class CoordinatorHost:
             return
         seated = self.cross.seat_elsewhere(player.identity)
         if seated is not None:
-            await self._here(seated[0])
+            await self._here(seated[0], CLAIM_WAIT)
 
     async def _claim(self, player: Any, front: FrontKey, sid: str) -> None:
         """A player's name held in the online bucket before the coordinator connects them
