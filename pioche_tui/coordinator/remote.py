@@ -1063,17 +1063,27 @@ class RemoteClient:
         # (the coordinator's claim of the name may wait through an election of the online
         # bucket's leader, CLAIM_WAIT: the player waits for it rather than being refused)
         timeout = self._remote.timeout + CLAIM_WAIT
+        started = self._remote._now()
         try:
             place: Place
-            try:
-                place, boot = await self._remote.ask("connect", link.hello, link.sid, link.home,
-                                                     timeout)
-            except Refused as refusal:  # (a seat held at another coordinator's table)
-                if refusal.code != "elsewhere":
-                    raise
-                link.home = str(refusal.params.get("home"))
-                place, boot = await self._remote.ask("connect", link.hello, link.sid, link.home,
-                                                     timeout)
+            while True:
+                try:
+                    place, boot = await self._remote.ask("connect", link.hello, link.sid,
+                                                         link.home, timeout)
+                    break
+                except Refused as refusal:
+                    late = self._remote._now() - started > REHOME_WAIT
+                    if refusal.code == "elsewhere" and not late:  # (a seat held at another
+                        link.home = str(refusal.params.get("home"))  # coordinator's table)
+                        continue
+                    if refusal.code != "unavailable" or link.home is None \
+                            or self._remote.alive(link.home) or late:
+                        raise
+                # The home of the player's table died (not yet taken for dead: its lease and
+                # heartbeats are 3 s old at most): wait for another coordinator to claim the
+                # table, as a session of that home waits (``_rehome``), and connect there.
+                await asyncio.sleep(REHOME_POLL)
+                link.home = await self._remote.seat_home(player.identity)
         except BaseException:
             link.home = None
             raise

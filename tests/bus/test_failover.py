@@ -97,6 +97,35 @@ async def test_a_killed_coordinators_table_is_served_by_the_other_and_no_move_is
     assert mine >= alice.acked, (mine, alice.acked)
 
 
+async def test_a_player_who_connects_as_their_tables_coordinator_dies_gets_their_seat(
+        tmp_path: Path, jetstream_server: NatsServer, postgres: PostgresServer,
+        front: tuple[Client, list[Remote]]) -> None:
+    """Ada holds a seat at A's table, her connection dropped; A is SIGKILLed and she connects
+    at once, while the front still takes A for alive (its heartbeats are under 3 s old): her
+    connect waits for B to claim the table and seats her there, instead of being refused « Le
+    serveur ne répond pas » (the 50-kill chaos bench, seed 7: an SSH player's connect at a
+    coordinator's kill, their table standing still 20.8 s until they connected again). (A name
+    of her own: the earlier tests' players may hold seats in the module's buckets.)"""
+    nc, remotes = front
+    db = postgres.new_database()
+    async with coordinator(tmp_path, "a", jetstream_server.url, db) as first:
+        remote = await a_remote(nc, remotes, "f1")
+        alice = Seat(remote.client())
+        who = Player("SHA256:ada", "ada")
+        await alice.client.connect(who)
+        table = await alice.client.create_table("defausse", seats=2, bots={1: "random"})
+        assert await alice.play(2)
+        async with coordinator(tmp_path, "b", jetstream_server.url, db):
+            await until(lambda: alive_count(remote, 2))
+            await alice.client.close()  # (dropped: her seat is held)
+            first.kill()
+            again = remote.client()
+            place = await again.connect(who)
+            assert (place.table, place.seat) == (table, 0)
+            assert remote.owners is not None
+            assert (await owner_of(remote.owners, table) or ("",))[0] != first.boot
+
+
 async def waiting_back(owners: Any, table: str, dead: str) -> bool:
     owner = await owner_of(owners, table)
     return owner is not None and owner[0] != dead
