@@ -813,6 +813,7 @@ class Remote:
         session is closed there, and connected at the table's new owner."""
         assert self.owners is not None
         dead, started, left = link.home, self._now(), False
+        hint: str | None = None  # where a coordinator said the player's seat is (elsewhere)
         if deposed:
             log.info("table %s of session %s taken over: it moves", link.table_id, link.sid)
         else:
@@ -836,6 +837,8 @@ class Remote:
                         found is not None or self._now() - started < ORPHAN_WAIT):
                     await asyncio.sleep(REHOME_POLL)  # (not claimed yet)
                     continue
+                elif link.table_id is None and hint is not None and self.alive(hint):
+                    home = hint
                 if deposed and not left:  # (its former home holds it in its lobby: closed
                     link.home = home  # there, and what it sends now dropped)
                     with contextlib.suppress(Refused):
@@ -844,7 +847,13 @@ class Remote:
                 try:
                     await self._connect_at(link, home)
                 except Refused as refusal:
-                    if refusal.code != "unavailable":  # (trying again would not help)
+                    if refusal.code == "elsewhere":  # (a session in the lobby whose player
+                        # holds a seat at another coordinator's table, as the lobby's bucket
+                        # says: there once it is alive; at the dead home's, once claimed. The
+                        # bucket may still show a seat just left, its home dying before it
+                        # wrote that: the 50-kill chaos bench, seed 13, a session ended so)
+                        hint = str(refusal.params.get("home"))
+                    elif refusal.code != "unavailable":  # (trying again would not help)
                         log.warning("session %s cannot move: %s", link.sid, refusal)
                         break
                     await asyncio.sleep(REHOME_POLL)

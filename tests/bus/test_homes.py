@@ -102,6 +102,39 @@ async def test_a_deposed_owners_sessions_move_to_the_new_owner(tmp_path: Path) -
         await alice.act(1, update.step)  # (served by A)
 
 
+async def test_a_session_in_the_lobby_whose_seat_the_dead_home_still_shows_moves(
+        tmp_path: Path) -> None:
+    """Kim's session, homed on B, is in the lobby; the lobby's bucket still shows her seated at
+    a table of B's (a seat she had just left when B died, before B wrote it: the 50-kill chaos
+    bench, seed 13). B dies. A, asked to take her session, refuses it ``elsewhere``: B's. Her
+    session waits for that table's claim, then moves to A; it ended « Le serveur redémarre »
+    before (« cannot move »)."""
+    from pioche_tui import wire
+    from pioche_tui.bus import owners as kv
+    from pioche_tui.coordinator.model import SeatInfo, TableSummary
+
+    async with several(tmp_path / "data") as (hosts, remote):
+        a, b = hosts
+        kim = remote.client()
+        await kim.connect(Player("SHA256:kim", "kim"))
+        assert kim._link.home == b.boot and kim.table_id is None
+        assert a.owners is not None and a.board is not None and a.cross is not None
+        await kv.create(a.owners.buckets, "STAL", b.boot)  # (B's table, as B wrote it)
+        await a.board.kv.put("STAL", wire.encode(TableSummary(
+            "STAL", "toy", "Toy", (), (SeatInfo("player", "kim", identity="SHA256:kim"),
+                                       SeatInfo("bot", "Ana", bot="random")),
+            "playing", 0, False, None, "kim")))
+        await until(lambda: a.cross is not None
+                    and a.cross.seat_elsewhere("SHA256:kim") is not None, "A sees the seat")
+        await b.nc.close()  # (B dies: no lease, no heartbeat, nobody on its subjects)
+        await until(lambda: kim._link.home == a.boot and kim._link.settled.is_set(),
+                    "Kim's session moved to A")
+        assert kim.open
+        while kim.pending:
+            mail = await kim.mail()
+            assert not mail.closed, mail.notices
+
+
 async def test_a_front_started_before_the_coordinators_learns_there_are_several(
         tmp_path: Path) -> None:
     """The front starts first (the owners' buckets not there yet); the coordinators' leases
