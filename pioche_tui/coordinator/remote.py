@@ -845,7 +845,7 @@ class Remote:
                         await self.call("close", {}, link.sid, dead)
                     left = True
                 try:
-                    await self._connect_at(link, home)
+                    place = await self._connect_at(link, home)
                 except Refused as refusal:
                     if refusal.code == "elsewhere":  # (a session in the lobby whose player
                         # holds a seat at another coordinator's table, as the lobby's bucket
@@ -860,6 +860,14 @@ class Remote:
                     continue
                 log.info("session %s moved to %s in %.1f s", link.sid, link.home,
                          self._now() - started)
+                if link.table_id is not None and place.table != link.table_id:
+                    # (its table is not there: gone while it moved, as when the last move,
+                    # landed in the log as its home died, ended the game at the claim; the
+                    # table closed before its players came. Else its client, told nothing,
+                    # would show that table for good: the 50-kill chaos bench, seed 13)
+                    log.info("session %s: its table %s is gone", link.sid, link.table_id)
+                    link.mailbox.put_left_table()
+                    link.table_id = None
                 if not link.open:  # (closed by its app meanwhile)
                     with contextlib.suppress(Refused):
                         await self.call("close", {}, link.sid, link.home)

@@ -12,10 +12,12 @@ coordinators and a front in this process, over one nats-server with JetStream
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
+from pioche_tui.coordinator.mailbox import Mail
 from pioche_tui.coordinator.model import Place, Player, Refused
 from tests.bus.world import until
 from tests.contract.conftest import news_until, several, update_until
@@ -133,6 +135,35 @@ async def test_a_session_in_the_lobby_whose_seat_the_dead_home_still_shows_moves
         while kim.pending:
             mail = await kim.mail()
             assert not mail.closed, mail.notices
+
+
+async def test_a_session_whose_table_is_gone_at_its_new_home_is_sent_to_the_lobby(
+        tmp_path: Path) -> None:
+    """Kim plays at B's table; B dies; A claims the table but cannot bring it back (here its
+    log is gone; in the 50-kill chaos bench, seed 13, its last move had landed in the log as B
+    died, the game ended at the claim and the table closed before Kim's session came). Her
+    session moves to A and is told it left the table, instead of showing it for good."""
+    from pioche_tui.store import jslog
+
+    async with several(tmp_path / "data") as (hosts, remote):
+        a, b = hosts
+        kim = remote.client()
+        await kim.connect(Player("SHA256:kim", "kim"))
+        table = await kim.quick_play("toy", seats=2)
+        assert kim._link.home == b.boot
+        update = await update_until(kim, lambda u: u.view is not None and 0 in u.to_act)
+        await kim.act(1, update.step)
+        await update_until(kim, lambda u: u.step > update.step and 0 in u.to_act)
+        await jslog.remove(b.nc.jetstream(timeout=5.0), table)
+        await b.nc.close()  # (B dies)
+        async def until_left() -> Mail:  # (B's silence, its lease's expiry, A's claim)
+            while not ((mail := await kim.mail()).left_table or mail.closed):
+                pass
+            return mail
+
+        mail = await asyncio.wait_for(until_left(), 20)
+        assert mail.left_table and not mail.closed
+        assert kim.open and kim.table_id is None and kim._link.home == a.boot
 
 
 async def test_a_front_started_before_the_coordinators_learns_there_are_several(
