@@ -626,6 +626,8 @@ class Chaos:
                 self.problems.say(f"kill {len(self.kills) + 1} ({kind} {target}): after "
                                   f"{SETTLE_WAIT:.0f} s, tables standing still: "
                                   f"{[t.id for t in still]}, SSH players away: {away}")
+                for table in still:
+                    print(await self.state_of(table), flush=True)
                 break
             await asyncio.sleep(0.1)
         kill.settled = time.monotonic() - at
@@ -686,6 +688,8 @@ class Chaos:
                          f"{contents.records[-4:]}")
         except LogError as error:
             lines.append(f"its log: {error}")
+        holders = [p.who.name for p in self.players if p.table is table]
+        lines.append(f"the table of {holders}, over {table.over}")
         for player in self.players:
             if player.table is table:
                 seen = player.seen
