@@ -71,9 +71,10 @@ BIND_RETRY = 0.25  # seconds between two looks
 LEADER_WAIT = 10.0  # seconds a bucket just made is given to elect its stream's leader
 ELECTION_WAIT = 30.0  # seconds a process that starts waits for JetStream through an election
 CLAIM_WAIT = 12.0
-"""Seconds a name's claim waits at most for the online bucket through an election (a node's
-death: 4–9 s measured, tests/cluster/test_leases.py); a front's connect waits for that and its
-own request time (``remote.CONNECT_TIMEOUT``)."""
+"""Seconds a connect's work in the buckets (the name's claim, the owner of the player's table)
+waits at most through an election (a node's death: 4–9 s measured, tests/cluster/
+test_leases.py; ``CoordinatorHost._dispatch`` bounds it); a front waits that much longer for a
+connect's answer than for other requests (``RemoteClient.connect``)."""
 JS_TEMPORARILY_UNAVAILABLE = 10008  # JetStream's error code while its meta leader is elected
 
 
@@ -341,13 +342,11 @@ class OnlineNames:
         """Hold ``key`` for the session ``entry.sid``: created if free, taken over from a
         session of the same identity; Refused ``name_taken`` if another identity holds it,
         ``unavailable`` if the bucket does not answer. While the bucket's stream elects a
-        leader (a node's death) it is asked again, ``CLAIM_WAIT`` seconds at most: the player
-        waits a few seconds more to get in, rather than being refused."""
+        leader (a node's death) it is asked again (``CLAIM_WAIT``; the caller bounds the whole
+        connect): the player waits a few seconds more to get in, rather than being refused."""
         try:
-            async with asyncio.timeout(CLAIM_WAIT):
-                revision = await through_elections(
-                    f"the online bucket, {entry.name}'s claim", lambda: self._take(key, entry),
-                    CLAIM_WAIT)
+            revision = await through_elections(f"the online bucket, {entry.name}'s claim",
+                                               lambda: self._take(key, entry), CLAIM_WAIT)
         except Refused:
             raise
         except Exception as error:

@@ -377,6 +377,15 @@ class Remote:
         to one of them."""
         return (await self.ask(name, args, sid, home))[0]
 
+    @property
+    def connect_timeout(self) -> float:
+        """Seconds a connect's answer is waited for: the coordinator may wait through the
+        buckets' elections first (``CLAIM_WAIT``). A shorter wait was worse than a refusal: the
+        front asked again while the first connect went on, and the second replaced the first
+        session, its player told « Vous vous êtes connecté ailleurs » (the 50-kill chaos
+        bench, a session moving from a dead coordinator)."""
+        return self.timeout + CLAIM_WAIT
+
     async def ask(self, name: str, args: Mapping[str, Any], sid: str | None = None,
                   home: str | None = None, timeout: float | None = None
                   ) -> tuple[Any, str | None]:
@@ -881,7 +890,8 @@ class Remote:
         ``connect``'s arguments; its news from there on are that home's."""
         previous, link.home, link.seq = link.home, home, 0
         try:
-            place, boot = await self.ask("connect", link.hello, link.sid, home)
+            place, boot = await self.ask("connect", link.hello, link.sid, home,
+                                         self.connect_timeout)
         except BaseException:
             link.home = previous
             raise
@@ -1077,9 +1087,7 @@ class RemoteClient:
         link.hello = {"player": player, "guest_pass": guest_pass}
         link.since = self._remote._now()
         link.home = await self._remote.seat_home(player.identity)
-        # (the coordinator's claim of the name may wait through an election of the online
-        # bucket's leader, CLAIM_WAIT: the player waits for it rather than being refused)
-        timeout = self._remote.timeout + CLAIM_WAIT
+        timeout = self._remote.connect_timeout
         started = self._remote._now()
         try:
             place: Place

@@ -120,3 +120,31 @@ async def test_a_player_seated_elsewhere_who_connects_while_the_owners_bucket_el
                              away.boot, remote.timeout + CLAIM_WAIT)
         assert refused.value.code == "elsewhere", refused.value
         assert refused.value.params.get("home") == home.boot
+
+
+async def test_a_session_moving_while_the_online_bucket_elects_moves_once(
+        cluster: NatsCluster, tmp_path: Path) -> None:
+    """Kim plays at A's table; A dies as the node leading the online bucket does. Her session
+    moves to B, whose connect waits through the election: the front waits for that answer
+    (its request time-out is 1 s here) instead of asking again while the first connect goes
+    on, which then replaced her session by its own copy: « Vous vous êtes connecté ailleurs »,
+    the session ended (the 50-kill chaos bench, seed 13: bus7 at LDMZ)."""
+    async with coordinator(cluster, tmp_path / "a") as a, \
+            coordinator(cluster, tmp_path / "b") as b, front(cluster) as remote:
+        remote.timeout = 1.0
+        kim = Seat(remote.client())
+        await kim.client.connect(Player("SHA256:kim", "kim"))
+        table = await kim.client.create_table("defausse", seats=2, bots={1: "random"})
+        assert await kim.play(1)
+        home, away = (a, b) if table in a.coordinator.tables else (b, a)
+        await kill_the_leader_of(cluster, home, bus.ONLINE_BUCKET)
+        await home.nc.close()  # (A dies too: no lease, no heartbeat)
+        deadline = time.monotonic() + 40
+        while kim.client._link.home != away.boot or not kim.client._link.settled.is_set():
+            assert time.monotonic() < deadline, "Kim's session did not move"
+            while kim.client.pending:
+                mail = await kim.client.mail()
+                assert not mail.closed, mail.notices
+            await asyncio.sleep(0.1)
+        assert kim.client.open
+        assert await kim.play(1)  # (served by B)
