@@ -40,7 +40,10 @@ log = logging.getLogger(__name__)
 
 LEASE_EVERY = 1.0  # seconds between two puts of a coordinator's lease
 LEASE_MAX_AGE = 3.0  # seconds a lease lives without a put: a dead coordinator's is gone then
-WRONG_LAST_SEQUENCE = 10071  # JetStream's error code: an expected last sequence not met
+LOST_RACE = frozenset({10071, 10164})
+"""JetStream's error codes for a write whose expected last sequence does not hold: it came
+second (10071), or, on a replicated stream, while another write of that key was in process
+(10164). Either way another write won."""
 GUEST_SECRET = "guests"  # the guests' secret's key in pioche_keys
 
 
@@ -141,10 +144,17 @@ async def owners(buckets: OwnerBuckets) -> dict[str, tuple[str, int]]:
 async def create(buckets: OwnerBuckets, table_id: str, cid: str) -> int | None:
     """``cid`` owns the new table ``table_id``: the key's revision, or None when the key
     exists (another coordinator owns a table of that id)."""
-    try:
-        return int(await buckets.owners.create(table_id, wire.encode(wire.Owner(cid))))
-    except KeyWrongLastSequenceError:
-        return None
+    for _ in range(3):
+        try:
+            return int(await buckets.owners.create(table_id, wire.encode(wire.Owner(cid))))
+        except KeyNotFoundError:  # (nats-py's create, refused while another create of the
+            # key is in process on a replicated bucket, looks for a deleted key to write over,
+            # and finds none yet: asked again, it finds the other's)
+            await asyncio.sleep(0.05)
+        except (KeyWrongLastSequenceError, BadRequestError) as error:
+            _lost(error)
+            return None
+    return None
 
 
 async def claim(buckets: OwnerBuckets, table_id: str, cid: str, revision: int) -> int | None:
@@ -153,7 +163,8 @@ async def claim(buckets: OwnerBuckets, table_id: str, cid: str, revision: int) -
     try:
         return int(await buckets.owners.update(table_id, wire.encode(wire.Owner(cid)),
                                                last=revision))
-    except KeyWrongLastSequenceError:
+    except (KeyWrongLastSequenceError, BadRequestError) as error:
+        _lost(error)
         return None
 
 
@@ -162,8 +173,15 @@ async def release(buckets: OwnerBuckets, table_id: str, revision: int) -> None:
     ``revision`` (a deposed owner never deletes its successor's)."""
     try:
         await buckets.owners.delete(table_id, last=revision)
-    except (KeyWrongLastSequenceError, KeyNotFoundError):
+    except KeyNotFoundError:
         pass
-    except BadRequestError as error:  # (a delete's wrong revision comes back as this)
-        if error.err_code != WRONG_LAST_SEQUENCE:
-            raise
+    except (KeyWrongLastSequenceError, BadRequestError) as error:  # (a delete's wrong
+        _lost(error)  # revision comes back as a BadRequestError)
+
+
+def _lost(error: Exception) -> None:
+    """Nothing for a write that lost a race (``LOST_RACE``: nats-py names only 10071 so, and
+    only for a create or an update); any other error raised."""
+    if not isinstance(error, KeyWrongLastSequenceError) and not (
+            isinstance(error, BadRequestError) and error.err_code in LOST_RACE):
+        raise error
