@@ -912,15 +912,37 @@ class Remote:
             await asyncio.wait_for(link.settled.wait(), REHOME_WAIT)
         return link.open and link.home not in (None, home)
 
-    async def move(self, link: _Link, home: str) -> None:
-        """Move the session to ``home`` (a join or watch refused ``elsewhere``): closed on its
-        home, connected there."""
+    async def move(self, link: _Link, home: str, table_id: str) -> None:
+        """Move the session to ``home``, the owner of ``table_id`` (a join or watch refused
+        ``elsewhere``): closed on its home, connected there. If that owner does not answer (it
+        died a moment ago, its heartbeats still fresh), the session waits for the table's
+        claim and goes to its new owner (``REHOME_WAIT`` at most; then back to its old home,
+        and refused ``unavailable``). (It was left homed on the dead coordinator: the join
+        refused « Le serveur ne répond pas », the session lost until its home was taken for
+        dead: the 50-kill chaos bench, seed 7, an SSH player joining a table made 0.1 s before
+        its coordinator's kill.)"""
         link.settled.clear()
+        started = self._now()
         try:
             old, link.home = link.home, home  # (what the old home sends now is dropped)
             with contextlib.suppress(Refused):
                 await self.call("close", {}, link.sid, old)
-            await self._connect_at(link, home)
+            while True:
+                try:
+                    await self._connect_at(link, home)
+                    break
+                except Refused as refusal:
+                    if refusal.code != "unavailable" or self.alive(home) \
+                            or self._now() - started > REHOME_WAIT:
+                        with contextlib.suppress(Refused):  # (not lost: back where it was)
+                            await self._connect_at(link, old)
+                        raise
+                await asyncio.sleep(REHOME_POLL)
+                with contextlib.suppress(Exception):  # (the bucket electing: looked at again)
+                    found = await owner_of(self.owners, table_id) \
+                        if self.owners is not None else None
+                    if found is not None and self.alive(found[0]):
+                        home = found[0]
             log.info("session %s moved from %s to %s", link.sid, old, home)
         finally:
             link.settled.set()
@@ -1015,7 +1037,8 @@ class RemoteClient:
                     return await self._remote.call(request, args, link.sid, link.home)
                 if refusal.code != "elsewhere" or request not in ("join", "watch"):
                     raise
-                await self._remote.move(link, str(refusal.params.get("home")))
+                await self._remote.move(link, str(refusal.params.get("home")),
+                                        str(args["table_id"]).strip().upper())
                 return await self._remote.call(request, args, link.sid, link.home)
         finally:
             self._in_flight.discard(answered)

@@ -126,6 +126,33 @@ async def test_a_player_who_connects_as_their_tables_coordinator_dies_gets_their
             assert (await owner_of(remote.owners, table) or ("",))[0] != first.boot
 
 
+async def test_a_join_of_a_table_whose_coordinator_just_died_waits_for_its_claim(
+        tmp_path: Path, jetstream_server: NatsServer, postgres: PostgresServer,
+        front: tuple[Client, list[Remote]]) -> None:
+    """Dora's table at A waits for a player; A is SIGKILLed; Ada, just connected (at B),
+    joins it at once: B refuses the join ``elsewhere`` (A's), and the front, finding A gone,
+    waits for B to claim the table and seats her there. (The join was refused « Le serveur ne
+    répond pas », Ada's session left homed on the dead A: the 50-kill chaos bench, seed 7, an
+    SSH player joining a table made 0.1 s before its coordinator's kill, its table standing
+    still 20.9 s.)"""
+    nc, remotes = front
+    db = postgres.new_database()
+    async with coordinator(tmp_path, "a", jetstream_server.url, db) as first:
+        remote = await a_remote(nc, remotes, "f1")
+        dora = remote.client()
+        await dora.connect(Player("SHA256:dora2", "dora2"))
+        table = await dora.create_table("defausse", seats=3, bots={2: "random"})
+        async with coordinator(tmp_path, "b", jetstream_server.url, db):
+            await until(lambda: alive_count(remote, 2))
+            first.kill()
+            ada = remote.client()
+            await ada.connect(Player("SHA256:ada2", "ada2"))  # (at B: A is gone)
+            await ada.join(table)
+            assert ada.open and ada.table_id == table
+            assert remote.owners is not None
+            assert (await owner_of(remote.owners, table) or ("",))[0] != first.boot
+
+
 async def waiting_back(owners: Any, table: str, dead: str) -> bool:
     owner = await owner_of(owners, table)
     return owner is not None and owner[0] != dead
