@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
@@ -27,7 +28,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
@@ -185,8 +185,10 @@ class PiocheApp(App[None]):
     # --- start and end --------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        """The default screen, under every other: blank, but for « Connexion au serveur… »
-        while a session is slow to open (``connect``)."""
+        """The default screen, under every other: « Connexion au serveur… » there while the
+        first session opens slowly (``connect``); removed once the start is over (a widget left
+        on the default screen outlived its ended session in a reference cycle:
+        server/cycles.py breaks a removed one's)."""
         yield Static("", id="connecting")
 
     async def on_mount(self) -> None:
@@ -197,6 +199,14 @@ class PiocheApp(App[None]):
             self.say_farewell(self.farewell)
 
     async def _start(self) -> None:
+        """``_open_session``, then « Connexion au serveur… » taken off the default screen."""
+        try:
+            await self._open_session()
+        finally:
+            for screen in self.screen_stack[:1]:
+                screen.query("#connecting").remove()
+
+    async def _open_session(self) -> None:
         """The player's settings, the server's facts, then the session: handed over, resumed,
         or opened under the name they asked for (else the nickname screen)."""
         await self._load_prefs()
@@ -335,26 +345,25 @@ class PiocheApp(App[None]):
             self.guest_pass = await client.guest_pass()
         identity = self.guest_pass.identity if self.guest_pass is not None else self.identity
         player = Player(identity, name, self.guest_pass is not None, self.watch_only, self.peer)
-        # (an asyncio timer: the app's own wait for this, in ``on_mount``, holds its messages)
-        slow = asyncio.get_running_loop().call_later(SLOW_CONNECT, self._say_connecting)
+        # (an asyncio timer: the app's own wait for this, in ``on_mount``, holds its messages.
+        # In an empty context: a cancelled timer keeps its context until its time, and this
+        # one's, the app's, kept the ended session's app for the cycle collector)
+        slow = asyncio.get_running_loop().call_later(SLOW_CONNECT, self._show_connecting,
+                                                     context=contextvars.Context())
         try:
             place = await client.connect(player, self.guest_pass)
         except Refused as e:
             return self.t.refusal(e)
         finally:
             slow.cancel()
-            self._say_connecting("")
         await self.take_session(place)
         return None
 
-    def _say_connecting(self, text: str | None = None) -> None:
-        """« Connexion au serveur… » on the default screen (seen while it is the only one:
-        at the start; the nickname screen, over it, says its own), or ``text``."""
-        if not self.screen_stack:  # (the app has ended)
-            return
-        with contextlib.suppress(NoMatches):  # (or is ending)
-            self.screen_stack[0].query_one("#connecting", Static).update(
-                self.t("notice.connecting") if text is None else text)
+    def _show_connecting(self) -> None:
+        """« Connexion au serveur… » on the default screen, while it is there (the start)."""
+        for note in self.screen_stack[:1]:
+            for static in note.query("#connecting").results(Static):
+                static.update(self.t("notice.connecting"))
 
     @property
     def player_name(self) -> str | None:
