@@ -19,10 +19,23 @@ import pytest
 
 from pioche_tui.coordinator.mailbox import Mail
 from pioche_tui.coordinator.model import Place, Player, Refused
+from pioche_tui.coordinator.remote import Remote, RemoteClient
 from tests.bus.world import until
 from tests.contract.conftest import news_until, several, update_until
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
+
+
+async def playing_at_b(remote: Remote, b: str, name: str) -> tuple[RemoteClient, str, int]:
+    """``name`` connected (their session homed on B, whose boot id is ``b``) at a toy table of
+    B's, their first move made: the client, the table, the step of that move."""
+    client = remote.client()
+    await client.connect(Player(f"SHA256:{name}", name))
+    table = await client.quick_play("toy", seats=2)
+    assert client._link.home == b
+    update = await update_until(client, lambda u: u.view is not None and 0 in u.to_act)
+    await client.act(1, update.step)
+    return client, table, update.step
 
 
 async def test_a_guests_pass_from_one_coordinator_holds_on_the_other(tmp_path: Path) -> None:
@@ -76,12 +89,7 @@ async def test_a_deposed_owners_sessions_move_to_the_new_owner(tmp_path: Path) -
 
     async with several(tmp_path / "data") as (hosts, remote):
         a, b = hosts
-        alice = remote.client()
-        await alice.connect(Player("SHA256:alice", "alice"))
-        table = await alice.quick_play("toy", seats=2)
-        assert alice._link.home == b.boot
-        update = await update_until(alice, lambda u: u.view is not None and 0 in u.to_act)
-        await alice.act(1, update.step)
+        alice, table, _step = await playing_at_b(remote, b.boot, "alice")
         assert a.owners is not None and b.owners is not None
         await until(lambda: table in b.owners.revisions, "B's owner key")
         owned = await kv.owner_of(a.owners.buckets, table)
@@ -147,13 +155,8 @@ async def test_a_session_whose_table_is_gone_at_its_new_home_is_sent_to_the_lobb
 
     async with several(tmp_path / "data") as (hosts, remote):
         a, b = hosts
-        kim = remote.client()
-        await kim.connect(Player("SHA256:kim", "kim"))
-        table = await kim.quick_play("toy", seats=2)
-        assert kim._link.home == b.boot
-        update = await update_until(kim, lambda u: u.view is not None and 0 in u.to_act)
-        await kim.act(1, update.step)
-        await update_until(kim, lambda u: u.step > update.step and 0 in u.to_act)
+        kim, table, step = await playing_at_b(remote, b.boot, "kim")
+        await update_until(kim, lambda u: u.step > step and 0 in u.to_act)
         await jslog.remove(b.nc.jetstream(timeout=5.0), table)
         await b.nc.close()  # (B dies)
         async def until_left() -> Mail:  # (B's silence, its lease's expiry, A's claim)
