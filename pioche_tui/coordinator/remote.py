@@ -1110,7 +1110,7 @@ class RemoteClient:
         link.hello = {"player": player, "guest_pass": guest_pass}
         link.since = self._remote._now()
         link.home = await self._remote.seat_home(player.identity)
-        timeout = self._remote.connect_timeout
+        timeout, hops = self._remote.connect_timeout, 0
         started = self._remote._now()
         try:
             place: Place
@@ -1122,7 +1122,12 @@ class RemoteClient:
                 except Refused as refusal:
                     late = self._remote._now() - started > REHOME_WAIT
                     if refusal.code == "elsewhere" and not late:  # (a seat held at another
-                        link.home = str(refusal.params.get("home"))  # coordinator's table)
+                        # coordinator's table; sent on again, a moment for the coordinators'
+                        # views of its owner to agree, not a storm of requests)
+                        if hops:
+                            await asyncio.sleep(REHOME_POLL)
+                        hops += 1
+                        link.home = str(refusal.params.get("home"))
                         continue
                     if refusal.code != "unavailable" or link.home is None \
                             or self._remote.alive(link.home) or late:

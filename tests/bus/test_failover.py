@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import nats.errors
 import pytest
 import pytest_asyncio
 from nats.aio.client import Client
@@ -145,12 +146,30 @@ async def test_a_join_of_a_table_whose_coordinator_just_died_waits_for_its_claim
         async with coordinator(tmp_path, "b", jetstream_server.url, db):
             await until(lambda: alive_count(remote, 2))
             first.kill()
+            await gone_from_the_bus(nc, bus.home_subject(first.boot, remote.name))
             ada = remote.client()
             await ada.connect(Player("SHA256:ada2", "ada2"))  # (at B: A is gone)
             await ada.join(table)
             assert ada.open and ada.table_id == table
             assert remote.owners is not None
             assert (await owner_of(remote.owners, table) or ("",))[0] != first.boot
+
+
+async def gone_from_the_bus(nc: Client, subject: str) -> None:
+    """Until nats-server has dropped a killed process's subscriptions (``subject``: one of
+    them): a request made the moment after the kill may still be routed to it, and wait for
+    its whole time-out (CI, a loaded machine: Ada's connect through the coordinators' queue
+    group went to the dead A)."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            await nc.request(subject, b"", timeout=0.5)
+        except nats.errors.NoRespondersError:
+            return
+        except nats.errors.TimeoutError:
+            pass
+        assert time.monotonic() < deadline, f"{subject} still served"
+        await asyncio.sleep(0.05)
 
 
 async def waiting_back(owners: Any, table: str, dead: str) -> bool:

@@ -297,7 +297,8 @@ async def test_an_app_over_its_budget_paints_nothing_until_it_is_back_under(
     while meter.wait() == 0:  # (its burst spent first)
         await asyncio.sleep(0.1)
     _owned, over = await spending(meter, 2.0)
-    assert over < painting / 4, (
+    # (a sixth on a quiet machine, a third under a loaded CI's; painting on, it was two thirds)
+    assert over < painting / 2.5, (
         f"{painting * 1000:.0f} ms a second on frames, {over * 1000:.0f} while over budget")
     shown = int(alice.screen.text().split("touches : ")[1].split()[0])
     assert shown < 2000  # (it was over its budget all along)
