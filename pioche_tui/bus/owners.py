@@ -35,7 +35,7 @@ from nats.js.kv import KeyValue
 
 from .. import wire
 from . import KEYS_BUCKET, LEASES_BUCKET, OWNERS_BUCKET, REQUEST_TIMEOUT
-from .directory import through_elections
+from .directory import make_bucket, through_elections
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,6 @@ class OwnerBuckets:
 async def open_owner_buckets(nc: Client, replicas: int = 1) -> OwnerBuckets:
     """The buckets, created if missing (file storage, ``replicas`` copies); a bucket that
     exists with another configuration is used as it is (as ``directory.open_buckets``)."""
-    from .directory import make_bucket
 
     js = nc.jetstream(timeout=REQUEST_TIMEOUT)
     owners = await make_bucket(js, KeyValueConfig(

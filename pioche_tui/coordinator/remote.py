@@ -938,11 +938,7 @@ class Remote:
                             await self._connect_at(link, old)
                         raise
                 await asyncio.sleep(REHOME_POLL)
-                with contextlib.suppress(Exception):  # (the bucket electing: looked at again)
-                    found = await owner_of(self.owners, table_id) \
-                        if self.owners is not None else None
-                    if found is not None and self.alive(found[0]):
-                        home = found[0]
+                home = await self.live_owner(table_id) or home
             log.info("session %s moved from %s to %s", link.sid, old, home)
         finally:
             link.settled.set()
@@ -964,11 +960,20 @@ class Remote:
         if self.owners is None or self.lobby is None:
             return None
         for table in self.lobby.tables:
-            if any(seat.kind == "player" and seat.identity == identity for seat in table.seats):
-                with contextlib.suppress(Exception):
-                    found = await owner_of(self.owners, table.id)
-                    if found is not None and self.alive(found[0]):
-                        return found[0]
+            if any(seat.kind == "player" and seat.identity == identity
+                   for seat in table.seats) and (owner := await self.live_owner(table.id)):
+                return owner
+        return None
+
+    async def live_owner(self, table_id: str) -> str | None:
+        """Several coordinators: the table's owner if it is alive; None otherwise, and while
+        the owners' bucket does not answer (an election: asked again later)."""
+        if self.owners is None:
+            return None
+        with contextlib.suppress(Exception):
+            found = await owner_of(self.owners, table_id)
+            if found is not None and self.alive(found[0]):
+                return found[0]
         return None
 
     async def _beat(self) -> None:
